@@ -1,0 +1,30 @@
+// One autocannon measurement, reduced to the figures we report.
+import autocannon from 'autocannon';
+
+export interface Figures {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export async function measure(url: string, options: { connections?: number; duration?: number; headers?: Record<string, string> } = {}): Promise<Figures> {
+  const result = await autocannon({
+    url,
+    connections: options.connections ?? 50,
+    duration: options.duration ?? Number(process.env.BENCH_SECONDS ?? 10),
+    headers: options.headers,
+  });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+export function row(name: string, f: Figures): string {
+  return `${name.padEnd(34)} ${String(f.requestsPerSecond).padStart(8)} req/s   p50 ${String(f.p50Ms).padStart(4)} ms   p99 ${String(f.p99Ms).padStart(4)} ms   non-2xx ${f.non2xx}   errors ${f.errors}`;
+}

@@ -1,0 +1,13 @@
+// `npm run bench`: every benchmark, each printing ratios against a baseline measured in the same run.
+import { existsSync } from 'node:fs';
+import { cacheHitBench } from './cache-hit.js';
+
+console.log(`node ${process.version}, ${new Date().toISOString()}, BENCH_SECONDS=${process.env.BENCH_SECONDS ?? 10}`);
+await cacheHitBench();
+
+// Benchmarks owned by other areas export a default async function; run the ones present.
+for (const file of ['quota-economy.ts', 'overview.ts', 'broker-quotes.ts']) {
+  if (!existsSync(new URL(file, import.meta.url))) continue;
+  const module = (await import(`./${file.replace(/\.ts$/, '.js')}`)) as { default?: () => Promise<void> };
+  if (typeof module.default === 'function') await module.default();
+}

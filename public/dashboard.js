@@ -1,0 +1,439 @@
+// The dashboard: plain modules, no build step, no network beyond this service's own API. Every panel
+// refreshes on its own timer, no faster than the proxy's cache windows, so an open page never spends the
+// upstream budget faster than the cache allows; timers pause while the tab is hidden.
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const $ = (id) => document.getElementById(id);
+
+/** An API error body (`{ error: { code, message, status, requestId } }`) made readable. */
+class ApiFailure extends Error {
+  constructor(status, body, retryAfter) {
+    const error = body && typeof body === 'object' && body.error ? body.error : null;
+    super(error ? error.message : `the service answered HTTP ${status}`);
+    this.status = status;
+    this.code = error ? error.code : `HTTP_${status}`;
+    this.requestId = error ? error.requestId : null;
+    this.retryAfter = retryAfter;
+  }
+}
+
+/** GET a JSON path; resolves with the body and how old the data is (from the Age header). */
+async function api(path) {
+  let res;
+  try {
+    res = await fetch(path, { headers: { accept: 'application/json' } });
+  } catch {
+    throw new ApiFailure(0, { error: { code: 'NETWORK', message: 'the service cannot be reached' } }, null);
+  }
+  const text = await res.text();
+  let body = null;
+  try { body = text ? JSON.parse(text) : null; } catch { body = null; }
+  if (!res.ok) throw new ApiFailure(res.status, body, res.headers.get('retry-after'));
+  const age = Number(res.headers.get('age'));
+  const mode = res.headers.get('x-data-mode');
+  if (mode) setMode(mode);
+  return {
+    body,
+    cache: res.headers.get('x-cache'),
+    // When the upstream produced this value, in this page's clock.
+    producedAt: Date.now() - (Number.isFinite(age) ? age * 1000 : 0),
+    partial: res.headers.get('x-partial'),
+  };
+}
+
+function setMode(mode) {
+  const badge = $('mode');
+  if (badge.dataset.mode === mode) return;
+  badge.dataset.mode = mode;
+  badge.textContent = mode;
+}
+
+// ---------- small rendering helpers ----------
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === 'class') node.className = value;
+    else if (key === 'text') node.textContent = value;
+    else if (key === 'title') node.title = value;
+    else node.dataset[key] = value;
+  }
+  for (const child of children) if (child != null) node.append(child);
+  return node;
+}
+
+function svg(tag, attrs = {}) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  return node;
+}
+
+function showError(panel, failure) {
+  const box = panel.querySelector('.error');
+  if (!failure) {
+    box.hidden = true;
+    box.textContent = '';
+    return;
+  }
+  box.hidden = false;
+  box.textContent = '';
+  const retry = failure.retryAfter ? ` Try again in ${failure.retryAfter} s.` : '';
+  box.append(el('code', { text: failure.code || 'ERROR' }), ` ${String(failure.message).replace(/\.$/, '')}.${retry}`);
+  if (failure.requestId) box.title = `request id ${failure.requestId}`;
+  panel.dataset.state = panel.dataset.state === 'ready' ? 'ready' : 'error';
+}
+
+function setReady(panel) {
+  panel.dataset.state = 'ready';
+  showError(panel, null);
+}
+
+function num(value) {
+  const n = typeof value === 'number' ? value : Number(String(value ?? '').replace(/[,%\s]/g, ''));
+  return Number.isFinite(n) ? n : null;
+}
+
+function signClass(value) {
+  const n = num(value);
+  if (n === null || n === 0) return '';
+  return n > 0 ? 'up' : 'down';
+}
+
+function fmt(value, digits = 2) {
+  const n = num(value);
+  if (n === null) return value == null || value === '' ? '—' : String(value);
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function signed(text) {
+  const n = num(text);
+  return n !== null && n > 0 && !String(text).startsWith('+') ? `+${text}` : String(text ?? '');
+}
+
+function ago(ms) {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 90) return `${s} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  if (s < 172800) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86400)} d`;
+}
+
+function timeOf(iso) {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleTimeString();
+}
+
+// ---------- freshness: how old is what is shown ----------
+
+const freshness = new Map();
+
+function markFresh(name, result) {
+  freshness.set(name, { producedAt: result.producedAt, cache: result.cache });
+  renderFreshness();
+}
+
+function renderFreshness() {
+  for (const node of document.querySelectorAll('[data-fresh-for]')) {
+    const f = freshness.get(node.dataset.freshFor);
+    if (!f) continue;
+    node.textContent = `data age ${ago(Date.now() - f.producedAt)}${f.cache ? ` · ${f.cache.toLowerCase()}` : ''}`;
+    node.title = 'Age of the value shown (from the Age header) and whether the proxy answered from its cache.';
+  }
+}
+
+// ---------- table rendering for records whose exact fields depend on the provider ----------
+
+function renderTable(table, rows, preferred, emptyText) {
+  const thead = table.tHead;
+  const tbody = table.tBodies[0];
+  thead.textContent = '';
+  tbody.textContent = '';
+  if (rows.length === 0) {
+    tbody.append(el('tr', {}, el('td', { class: 'empty', text: emptyText })));
+    return;
+  }
+  const present = new Set(rows.flatMap((r) => Object.keys(r).filter((k) => r[k] === null || typeof r[k] !== 'object')));
+  const columns = [...preferred.filter((k) => present.has(k)), ...[...present].filter((k) => !preferred.includes(k))].slice(0, 8);
+  thead.append(el('tr', {}, ...columns.map((c) => el('th', { text: c }))));
+  for (const row of rows) {
+    tbody.append(
+      el('tr', {}, ...columns.map((c) => {
+        const v = row[c];
+        return el('td', { class: typeof v === 'number' ? 'num' : '', text: v == null ? '—' : String(v) });
+      })),
+    );
+  }
+}
+
+// ---------- panels ----------
+
+async function refreshOverview() {
+  const panel = $('overview-panel');
+  try {
+    const result = await api('/api/market/overview');
+    const tiles = $('tiles');
+    tiles.textContent = '';
+    for (const [symbol, entry] of Object.entries(result.body ?? {})) {
+      const dir = signClass(entry.change);
+      tiles.append(
+        el('div', { class: `tile ${dir}`, symbol, title: entry.asOf ? `as of ${new Date(entry.asOf).toLocaleString()}` : symbol },
+          el('div', { class: 'sym' }, el('span', { text: symbol }), el('span', { text: entry.category ?? '' })),
+          el('div', { class: 'name', text: entry.name ?? symbol }),
+          el('div', { class: 'price', text: fmt(entry.price) }),
+          el('div', { class: 'chg', text: `${signed(entry.change)} (${signed(entry.changePercent)})` })),
+      );
+    }
+    markFresh('overview', result);
+    setReady(panel);
+    if (result.partial) showError(panel, { code: 'PARTIAL', message: `some symbols could not be fetched (${result.partial})` });
+  } catch (failure) {
+    showError(panel, failure);
+  }
+}
+
+let quoteSymbol = 'IBM';
+
+const QUOTE_FACTS = [
+  ['02. open', 'Open'], ['03. high', 'High'], ['04. low', 'Low'],
+  ['08. previous close', 'Prev. close'], ['06. volume', 'Volume'], ['07. latest trading day', 'Trading day'],
+];
+
+async function refreshQuote() {
+  const panel = $('quote-panel');
+  try {
+    const result = await api(`/api/provider-a/quote?symbol=${encodeURIComponent(quoteSymbol)}`);
+    const q = result.body['Global Quote'];
+    $('quote-symbol-out').textContent = q['01. symbol'];
+    $('quote-price').textContent = fmt(q['05. price'], 2);
+    const change = $('quote-change');
+    change.textContent = `${signed(fmt(q['09. change'], 2))} (${signed(q['10. change percent'])})`;
+    change.className = `quote-change ${signClass(q['09. change'])}`;
+    const facts = $('quote-facts');
+    facts.textContent = '';
+    for (const [key, label] of QUOTE_FACTS) {
+      const value = key === '06. volume' ? fmt(q[key], 0) : key === '07. latest trading day' ? q[key] : fmt(q[key]);
+      facts.append(el('div', {}, el('dt', { text: label }), el('dd', { text: value ?? '—' })));
+    }
+    markFresh('quote', result);
+    setReady(panel);
+  } catch (failure) {
+    showError(panel, failure);
+  }
+}
+
+async function refreshRsi() {
+  const panel = $('quote-panel');
+  const chart = $('rsi-chart');
+  try {
+    const result = await api(`/api/provider-a/technical?symbol=${encodeURIComponent(quoteSymbol)}&indicator=RSI&interval=daily`);
+    const key = Object.keys(result.body).find((k) => k.startsWith('Technical Analysis'));
+    const series = Object.entries(key ? result.body[key] : {})
+      .map(([date, row]) => [date, num(row.RSI)])
+      .filter(([, v]) => v !== null)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .slice(-90);
+    drawRsi(chart, series);
+    const last = series.at(-1);
+    $('rsi-note').textContent = last
+      ? `Latest RSI ${last[1].toFixed(2)} on ${last[0]}${last[1] >= 70 ? ' · overbought' : last[1] <= 30 ? ' · oversold' : ''}`
+      : 'No RSI values for this symbol.';
+    markFresh('rsi', result);
+    chart.dataset.state = 'ready';
+  } catch (failure) {
+    chart.textContent = '';
+    chart.dataset.state = 'error';
+    $('rsi-note').textContent = '';
+    showError(panel, failure);
+  }
+}
+
+/** RSI lives in 0..100; the 30/70 band is where it usually stays. */
+function drawRsi(chart, series) {
+  const W = 400;
+  const H = 120;
+  const y = (v) => H - (v / 100) * H;
+  chart.textContent = '';
+  chart.append(svg('rect', { class: 'band', x: 0, y: y(70), width: W, height: y(30) - y(70) }));
+  for (const level of [30, 50, 70]) chart.append(svg('line', { class: 'guide', x1: 0, x2: W, y1: y(level), y2: y(level) }));
+  if (series.length < 2) return;
+  const step = W / (series.length - 1);
+  const points = series.map(([, v], i) => `${(i * step).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+  const line = svg('polyline', { class: 'line', points });
+  line.append(svg('title'));
+  line.firstChild.textContent = `RSI, ${series.length} days`;
+  chart.append(line);
+}
+
+let dividendsSymbol = '';
+
+const DIVIDEND_COLUMNS = ['ticker', 'ex_dividend_date', 'pay_date', 'cash_amount', 'currency', 'frequency', 'dividend_type', 'declaration_date', 'record_date'];
+
+async function refreshDividends() {
+  const panel = $('dividends-panel');
+  try {
+    const query = dividendsSymbol ? `?symbol=${encodeURIComponent(dividendsSymbol)}` : '';
+    const result = await api(`/api/provider-b/dividends${query}`);
+    const rows = (result.body.results ?? []).slice(0, 25);
+    renderTable($('dividends-table'), rows, DIVIDEND_COLUMNS, dividendsSymbol ? `No dividends for ${dividendsSymbol}.` : 'No dividends.');
+    const count = result.body.count ?? rows.length;
+    $('dividends-count').textContent = `${count} record${count === 1 ? '' : 's'}${result.body.next ? ' on this page; more available' : ''}${dividendsSymbol ? ` for ${dividendsSymbol}` : ' across all symbols'}.`;
+    markFresh('dividends', result);
+    setReady(panel);
+  } catch (failure) {
+    showError(panel, failure);
+  }
+}
+
+const ACCOUNT_COLUMNS = ['id', 'accountId', 'name', 'displayName', 'type', 'currency'];
+const POSITION_COLUMNS = ['accountId', 'symbol', 'quantity', 'marketPrice', 'marketValue', 'averageCost', 'unrealizedPnl', 'currency'];
+const QUOTE_COLUMNS = ['symbol', 'last', 'bid', 'ask', 'change', 'changePercent', 'volume', 'updatedAt'];
+
+async function refreshBroker(withAccounts) {
+  const panel = $('broker-panel');
+  try {
+    const health = await api('/api/broker/health');
+    const h = health.body;
+    const state = $('broker-state');
+    state.dataset.status = h.status;
+    $('broker-state-text').textContent = `${h.broker}: ${h.status.replace('_', ' ')}${h.latencyMs != null ? ` · ${h.latencyMs} ms` : ''}${h.message ? ` · ${h.message}` : ''}`;
+    markFresh('broker', health);
+    if (h.status !== 'connected') {
+      // Accounts and positions cannot be read without a session; asking would only produce errors.
+      for (const id of ['accounts-table', 'positions-table', 'broker-quotes-table']) renderTable($(id), [], [], 'Not available until the broker is connected.');
+      setReady(panel);
+      return;
+    }
+    if (withAccounts) {
+      const accounts = await api('/api/broker/accounts');
+      renderTable($('accounts-table'), accounts.body.accounts ?? [], ACCOUNT_COLUMNS, 'No accounts.');
+    }
+    const positions = await api('/api/broker/positions');
+    const list = positions.body.positions ?? [];
+    renderTable($('positions-table'), list, POSITION_COLUMNS, 'No open positions.');
+    const symbols = [...new Set(list.map((p) => p.symbol).filter(Boolean))].slice(0, 10);
+    const quotes = await api(`/api/broker/quotes?symbols=${encodeURIComponent((symbols.length ? symbols : ['SPY', 'AAPL']).join(','))}`);
+    renderTable($('broker-quotes-table'), Object.values(quotes.body.quotes ?? {}), QUOTE_COLUMNS, 'No quotes.');
+    setReady(panel);
+  } catch (failure) {
+    showError(panel, failure);
+  }
+}
+
+async function refreshStatus() {
+  const panel = $('status-panel');
+  try {
+    const result = await api('/api/system/status');
+    const s = result.body;
+    setMode(s.mode);
+    const overall = $('overall');
+    overall.dataset.status = s.status;
+    $('overall-text').textContent = `${s.status} · v${s.version}`;
+    overall.title = s.reason;
+    $('status-reason').textContent = s.reason;
+    const list = $('upstreams');
+    list.textContent = '';
+    for (const u of s.upstreams) list.append(renderUpstream(u));
+    const store = s.store.kind + (s.store.redisConfigured ? ` (Redis ${s.store.redisReachable === false ? 'unreachable' : s.store.redisReachable ? 'reachable' : 'unknown'}${s.store.fallback ? ', local fallback' : ''})` : '');
+    const ratio = s.cache.hitRatio == null ? '—' : `${Math.round(s.cache.hitRatio * 100)}%`;
+    $('status-foot').textContent = `Store: ${store} · cache ${s.cache.entries ?? '—'} entries, hit ratio ${ratio} · up ${ago(s.uptimeSeconds * 1000)}`;
+    markFresh('status', { producedAt: Date.parse(s.checkedAt) || Date.now(), cache: null });
+    setReady(panel);
+  } catch (failure) {
+    $('overall').dataset.status = 'error';
+    $('overall-text').textContent = 'status unavailable';
+    showError(panel, failure);
+  }
+}
+
+function renderUpstream(u) {
+  const stateText = { ok: 'ok', failing: 'failing', idle: 'no calls yet', not_configured: 'not configured' }[u.state] ?? u.state;
+  const box = el('div', { class: 'upstream', state: u.state, upstream: u.id },
+    el('div', { class: 'upstream-head' }, el('span', { text: u.label }), el('span', { class: 'state', text: stateText })));
+  const meta = el('div', { class: 'upstream-meta' });
+  const parts = [];
+  if (u.lastSuccessAt) parts.push(`last success ${ago(Date.now() - Date.parse(u.lastSuccessAt))} ago`);
+  if (u.cache.hitRatio != null) parts.push(`cache hits ${Math.round(u.cache.hitRatio * 100)}%`);
+  parts.push(`${u.calls} call${u.calls === 1 ? '' : 's'}`);
+  meta.append(parts.join(' · '));
+  if (u.lastError) meta.append(el('div', { class: 'err', text: `last error ${timeOf(u.lastError.at)}: ${u.lastError.code}, ${u.lastError.message}` }));
+  box.append(meta);
+  if (u.budget) {
+    box.append(gauge('minute', u.budget.usedMinute, u.budget.limitMinute, u.budget.leftMinute));
+    box.append(gauge('day', u.budget.usedDay, u.budget.limitDay, u.budget.leftDay));
+    const back = u.budget.backedOffUntil ?? u.budget.nextAvailableAt;
+    if (back) box.append(el('div', { class: 'upstream-meta', text: `next call possible at ${timeOf(back)}` }));
+  }
+  return box;
+}
+
+/** A bar showing how much of the budget is left in one window. */
+function gauge(label, used, limit, left) {
+  const bar = el('div', { class: 'bar' });
+  const fill = el('div', { class: 'fill' });
+  bar.append(fill);
+  let text;
+  if (limit == null) {
+    fill.style.width = '100%';
+    text = `${used} used, no cap`;
+  } else {
+    const share = limit > 0 ? left / limit : 0;
+    fill.style.width = `${Math.round(share * 100)}%`;
+    if (share < 0.2) fill.classList.add('low');
+    else if (share < 0.5) fill.classList.add('mid');
+    text = `${left} of ${limit} left`;
+  }
+  const box = el('div', { class: 'gauge', gauge: label, title: `${used} used this ${label}` }, el('span', { text: `per ${label}` }), bar, el('span', { class: 'num', text }));
+  return box;
+}
+
+// ---------- timers ----------
+
+const timers = [];
+
+/** Runs `task` now and every `seconds`, skipping turns while the tab is hidden or the last run is pending. */
+function every(seconds, task) {
+  let running = false;
+  const run = async () => {
+    if (running || document.hidden) return;
+    running = true;
+    try { await task(); } finally { running = false; }
+  };
+  timers.push(run);
+  setInterval(run, seconds * 1000);
+  return run();
+}
+
+function wireForms() {
+  $('quote-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const value = $('quote-symbol').value.trim().toUpperCase();
+    if (!value) return;
+    quoteSymbol = value;
+    refreshQuote();
+    refreshRsi();
+  });
+  $('dividends-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    dividendsSymbol = $('dividends-symbol').value.trim().toUpperCase();
+    refreshDividends();
+  });
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden) for (const run of timers) run();
+  });
+}
+
+function start() {
+  wireForms();
+  setInterval(renderFreshness, 1000);
+  // Intervals follow the default cache windows: a refresh inside the fresh window is a cache hit.
+  every(10, refreshStatus);
+  every(60, refreshOverview);
+  every(60, refreshQuote);
+  every(600, refreshRsi);
+  every(900, refreshDividends);
+  let brokerTurn = 0;
+  every(15, () => refreshBroker(brokerTurn++ % 4 === 0));
+}
+
+start();

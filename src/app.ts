@@ -1,0 +1,92 @@
+// Builds the service; never listens (server.ts does). Tests build it with their own config and deps.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import cors from '@fastify/cors';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { type AppDeps, createDeps } from './deps.js';
+import { createLogger, RequestLogController } from './logger.js';
+import { registerErrorHandling } from './plugins/error-handler.js';
+import { registerMetrics } from './plugins/metrics.js';
+import { registerRateLimit } from './plugins/rate-limit.js';
+import { registerOpenApi } from './plugins/openapi.js';
+import dashboardRoutes from './routes/dashboard.js';
+import systemRoutes from './routes/system/index.js';
+import providerARoutes from './routes/provider-a/index.js';
+import providerBRoutes from './routes/provider-b/index.js';
+import marketRoutes from './routes/market/index.js';
+import brokerRoutes from './routes/broker/index.js';
+import { ErrorResponse } from './routes/schemas.js';
+
+export interface BuildAppOptions {
+  logger?: Logger;
+  /** Prebuilt shared services (tests pass their own store or Redis prefix). */
+  deps?: AppDeps;
+}
+
+export const EXPOSED_HEADERS = ['X-Cache', 'Age', 'Cache-Control', 'ETag', 'Retry-After', 'X-Data-Mode', 'X-Request-Id', 'X-Partial'];
+
+const REQUEST_ID = /^[\w.:-]{1,64}$/;
+
+export async function buildApp(config: Config, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const logger = options.logger ?? createLogger(config);
+  const tls = config.tls && { https: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } };
+  const app = Fastify({
+    ...tls,
+    loggerInstance: logger,
+    logController: new RequestLogController(),
+    trustProxy: trustProxyOption(config.trustProxy),
+    routerOptions: { maxParamLength: 200 },
+    bodyLimit: 1024,
+    return503OnClosing: true,
+    requestTimeout: 30_000,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
+  }) as unknown as FastifyInstance;
+
+  const deps = options.deps ?? (await createDeps(config, logger));
+  app.decorate('deps', deps);
+  app.addHook('onClose', async () => deps.close());
+  app.addSchema(ErrorResponse);
+
+  const getRoutes = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.includes('GET')) getRoutes.add(route.url);
+  });
+  registerErrorHandling(app, getRoutes);
+
+  await app.register(cors, {
+    origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
+    methods: ['GET', 'HEAD', 'OPTIONS'],
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.headers({ 'x-data-mode': config.mode, 'x-request-id': request.id, 'x-content-type-options': 'nosniff' });
+  });
+
+  // Per-caller limits (RATE_LIMIT_PER_MINUTE); before the routes, whose onRoute hooks it adds.
+  await registerRateLimit(app);
+  registerMetrics(app);
+  // Before the route plugins, so the document sees every route.
+  await registerOpenApi(app);
+
+  await app.register(providerARoutes, { prefix: '/api/provider-a' });
+  await app.register(providerBRoutes, { prefix: '/api/provider-b' });
+  await app.register(marketRoutes, { prefix: '/api/market' });
+  await app.register(brokerRoutes, { prefix: '/api/broker' });
+  await app.register(systemRoutes, { prefix: '/api/system' });
+  await app.register(dashboardRoutes);
+  return app;
+}
+
+/** A hop count means "trust the nearest n proxies"; Fastify takes that as a function. */
+function trustProxyOption(value: Config['trustProxy']): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof value === 'number' ? (_address, hop) => hop < value : value;
+}

@@ -1,0 +1,79 @@
+// One broker interface, whichever brokerage is behind it: the routes only ever see these shapes.
+import type { BrokerKind } from '../config.js';
+
+export type BrokerStatus = 'connected' | 'unauthenticated' | 'disconnected' | 'not_configured';
+
+export interface BrokerHealth {
+  broker: BrokerKind;
+  status: BrokerStatus;
+  authenticated: boolean;
+  connected: boolean;
+  checkedAt: string;
+  latencyMs: number;
+  /** What the operator should do, in words; never a credential. */
+  message: string;
+}
+
+export interface BrokerAccount {
+  accountId: string;
+  name: string;
+  /** The broker's account type, e.g. "INDIVIDUAL" or "Roth IRA". */
+  type: string | null;
+  currency: string | null;
+}
+
+export const ASSET_CLASSES = ['stock', 'option', 'future', 'future_option', 'forex', 'crypto', 'bond', 'fund', 'warrant', 'index', 'other'] as const;
+export type AssetClass = (typeof ASSET_CLASSES)[number];
+
+export interface BrokerPosition {
+  accountId: string;
+  symbol: string;
+  /** The broker's own description of the contract (e.g. an option's expiry and strike), when it differs from the symbol. */
+  description: string | null;
+  assetClass: AssetClass;
+  /** Signed: negative for a short position. */
+  quantity: number;
+  /** Average price paid per unit, in price terms (not multiplied by the contract multiplier). */
+  averageCost: number | null;
+  marketPrice: number | null;
+  marketValue: number | null;
+  unrealizedPnl: number | null;
+  currency: string | null;
+}
+
+export interface BrokerQuote {
+  symbol: string;
+  last: number | null;
+  bid: number | null;
+  ask: number | null;
+  bidSize: number | null;
+  askSize: number | null;
+  change: number | null;
+  changePercent: number | null;
+  volume: number | null;
+  updatedAt: string | null;
+}
+
+export interface BrokerQuotes {
+  quotes: Record<string, BrokerQuote>;
+  /** Requested symbols the broker does not know. */
+  missing: string[];
+}
+
+export interface Broker {
+  readonly kind: BrokerKind;
+  /** Never throws: every failure is a state in the report. */
+  health(): Promise<BrokerHealth>;
+  accounts(): Promise<BrokerAccount[]>;
+  /** Across every account and every page. */
+  positions(): Promise<BrokerPosition[]>;
+  /** `symbols` are upper-case and distinct. */
+  quotes(symbols: string[]): Promise<BrokerQuotes>;
+  /** Starts session care (keep-alive); a no-op for brokers without a session to keep. */
+  start(): void;
+  close(): Promise<void>;
+}
+
+export function emptyQuote(symbol: string): BrokerQuote {
+  return { symbol, last: null, bid: null, ask: null, bidSize: null, askSize: null, change: null, changePercent: null, volume: null, updatedAt: null };
+}

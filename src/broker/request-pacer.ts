@@ -1,0 +1,92 @@
+// A local limiter in front of a broker: at most `perWindow` calls in any `windowMs`, a minimum spacing
+// for paths the broker paces on their own (IBKR: /portfolio/accounts once per 5 s), and a back-off after
+// the broker answers 429. A call that would have to wait too long is refused instead of queued, so a
+// caller gets a 503 with Retry-After rather than a hung request.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from '../errors.js';
+
+export interface RequestPacerOptions {
+  /** Used in messages, e.g. "IBKR gateway". */
+  name: string;
+  perWindow: number;
+  windowMs: number;
+  /** Minimum gap between any two calls: spreads a burst evenly, so that latency jitter cannot bunch calls up at the broker. */
+  minIntervalMs?: number;
+  /** Minimum spacing between two calls of one key (a path), in ms. */
+  spacing?: Record<string, number>;
+  /** Longest a caller may wait for its slot. */
+  maxWaitMs: number;
+  /** Back-off after the first refusal without Retry-After; doubles with each further refusal. */
+  baseBackOffMs?: number;
+  maxBackOffMs?: number;
+  now?: () => number;
+}
+
+export class RequestPacer {
+  /** Reserved start times, sorted; kept while they can still constrain a new slot. */
+  private slots: number[] = [];
+  private readonly lastByKey = new Map<string, number>();
+  private backedOffUntil = 0;
+  private refusals = 0;
+  private readonly now: () => number;
+
+  constructor(private readonly options: RequestPacerOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Reserves a slot and waits for it; throws BROKER_UNAVAILABLE when backed off or the wait is too long. */
+  async acquire(key?: string): Promise<void> {
+    const now = this.now();
+    if (now < this.backedOffUntil) throw this.unavailable(`${this.options.name} asked us to slow down`, this.backedOffUntil - now);
+    const spacing = key === undefined ? undefined : this.options.spacing?.[key];
+    if (key !== undefined && spacing !== undefined) {
+      const last = this.lastByKey.get(key);
+      const keyAt = last === undefined ? now : Math.max(now, last + spacing);
+      if (keyAt - now > this.options.maxWaitMs) throw this.unavailable(`${this.options.name} allows this call once per ${spacing / 1000} s`, keyAt - now);
+      this.lastByKey.set(key, keyAt);
+      if (keyAt > now) await sleep(keyAt - now);
+    }
+    const start = this.now();
+    const at = this.nextSlot(start);
+    if (at - start > this.options.maxWaitMs) throw this.unavailable(`${this.options.name} request pacing is saturated`, at - start);
+    // Reserve before waiting so that concurrent callers queue behind this one.
+    this.slots.push(at);
+    if (at > start) await sleep(at - start);
+  }
+
+  /** The broker refused (429): stop sending until Retry-After, or an escalating back-off with jitter. Returns the wait in ms. */
+  refused(retryAfterSeconds?: number): number {
+    this.refusals += 1;
+    const base = this.options.baseBackOffMs ?? 5_000;
+    const max = this.options.maxBackOffMs ?? 600_000;
+    const escalated = Math.min(max, base * 2 ** (this.refusals - 1));
+    const waitMs = retryAfterSeconds !== undefined && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : Math.round(escalated * (1 + Math.random() * 0.2));
+    this.backedOffUntil = Math.max(this.backedOffUntil, this.now() + waitMs);
+    return waitMs;
+  }
+
+  succeeded(): void {
+    this.refusals = 0;
+  }
+
+  /** Milliseconds until calls may be sent again after a refusal; 0 when not backed off. */
+  backOffRemainingMs(): number {
+    return Math.max(0, this.backedOffUntil - this.now());
+  }
+
+  unavailable(reason: string, waitMs: number): ApiError {
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    return new ApiError('BROKER_UNAVAILABLE', `${reason}; retry in ${seconds} s`, { retryAfterSeconds: seconds });
+  }
+
+  /** Slots stay sorted: each is at least the previous one, and at least `windowMs` after the one `perWindow` back. */
+  private nextSlot(now: number): number {
+    const { perWindow, windowMs } = this.options;
+    const keep = Math.max(windowMs, this.options.minIntervalMs ?? 0);
+    this.slots = this.slots.filter((t) => t > now - keep);
+    const last = this.slots.at(-1);
+    let at = last === undefined ? now : Math.max(now, last + (this.options.minIntervalMs ?? 0));
+    if (this.slots.length >= perWindow) at = Math.max(at, (this.slots[this.slots.length - perWindow] as number) + windowMs);
+    return at;
+  }
+}

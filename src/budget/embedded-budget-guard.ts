@@ -1,0 +1,66 @@
+// The budget guard without Redis: the ledger lives in the embedded SQLite store, and every reservation
+// is committed (fsynced) before the call is sent, so a restart or a kill -9 never resets the day's
+// count. Each acquire decides inside one IMMEDIATE transaction over the stored calls, which also keeps
+// several processes sharing one STATE_DIR inside one budget.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Statement } from 'better-sqlite3';
+import { BudgetExhaustedError } from '../errors.js';
+import type { StateDatabase } from '../store/state-database.js';
+import { type BudgetGuard, type BudgetLimits, type BudgetSnapshot, MAX_PACING_WAIT_MS } from './budget-guard.js';
+import { dayOf, decide, type LedgerState, type SlotDecision } from './budget-ledger.js';
+import { snapshotOf } from './memory-budget-guard.js';
+
+export class EmbeddedBudgetGuard implements BudgetGuard {
+  private readonly selectCalls: Statement<[string, number], { at: number }>;
+  private readonly selectBackoff: Statement<[string], { until: number }>;
+  private readonly insertCall: Statement<[string, number]>;
+  private readonly pruneCalls: Statement<[string, number]>;
+  private readonly upsertBackoff: Statement<[string, number]>;
+  private readonly reserve: (now: number) => SlotDecision;
+
+  constructor(
+    readonly name: string,
+    readonly limits: BudgetLimits,
+    private readonly db: StateDatabase,
+    private readonly maxWaitMs = MAX_PACING_WAIT_MS,
+  ) {
+    this.selectCalls = db.prepare('SELECT at FROM budget_calls WHERE name = ? AND at > ? ORDER BY at ASC');
+    this.selectBackoff = db.prepare('SELECT until FROM budget_backoff WHERE name = ?');
+    this.insertCall = db.prepare('INSERT INTO budget_calls (name, at) VALUES (?, ?)');
+    this.pruneCalls = db.prepare('DELETE FROM budget_calls WHERE name = ? AND at <= ?');
+    this.upsertBackoff = db.prepare(
+      'INSERT INTO budget_backoff (name, until) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET until = MAX(until, excluded.until)',
+    );
+    const reserve = db.transaction((now: number): SlotDecision => {
+      this.pruneCalls.run(this.name, now - dayOf(this.limits));
+      const decision = decide(this.read(now), this.limits, now, this.maxWaitMs);
+      if (decision.ok) this.insertCall.run(this.name, decision.at);
+      return decision;
+    });
+    this.reserve = (now) => reserve.immediate(now);
+  }
+
+  async acquire(): Promise<void> {
+    const now = Date.now();
+    const decision = this.reserve(now);
+    if (!decision.ok) {
+      const seconds = (decision.retryAt - now) / 1000;
+      throw new BudgetExhaustedError(`${this.name} call budget is spent; it returns in ${Math.ceil(seconds)} s`, seconds);
+    }
+    if (decision.at > now) await sleep(decision.at - now);
+  }
+
+  async backOff(retryAfterMs: number): Promise<void> {
+    this.upsertBackoff.run(this.name, Date.now() + retryAfterMs);
+  }
+
+  async snapshot(): Promise<BudgetSnapshot> {
+    const now = Date.now();
+    return snapshotOf(this.read(now), this.limits, now, 'embedded', 'local');
+  }
+
+  private read(now: number): LedgerState {
+    const calls = this.selectCalls.all(this.name, now - dayOf(this.limits)).map((row) => row.at);
+    return { calls, backedOffUntil: this.selectBackoff.get(this.name)?.until ?? 0 };
+  }
+}

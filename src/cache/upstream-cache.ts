@@ -1,0 +1,208 @@
+// The one path every upstream read takes: fresh hit, stale-while-revalidate, stale-if-error, and single
+// flight so that concurrent misses for one key share one upstream call, in this process and (with a
+// flight lock) across replicas.
+//
+// Tiers: L1 is in-process and read synchronously, so a fresh hit costs a map lookup and no await. L2
+// (SQLite or Redis) holds the last good value until its stale window ends; it is read on an L1 miss and
+// written through on every successful load.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { ApiError, BudgetExhaustedError } from '../errors.js';
+import type { UpstreamHealth } from '../upstreams/upstream-health.js';
+import { type CacheEntry, type CacheResult, type CacheStore, type CacheWindow, isFresh, isServable, makeEntry } from './cache-store.js';
+import type { FlightLock } from './flight-lock.js';
+import type { MemoryCacheStore } from './memory-cache-store.js';
+import { TieredCacheStore } from './tiered-cache-store.js';
+
+export interface UpstreamCacheOptions {
+  memory: MemoryCacheStore;
+  logger: Logger;
+  health: UpstreamHealth;
+  /** Second tier (SQLite or Redis); without it only L1 is used. */
+  l2?: CacheStore;
+  /** Cross-replica single flight (Redis); without it single flight is per process. */
+  lock?: FlightLock;
+  /** Lock lifetime: long enough for one upstream call including its pacing wait. */
+  lockTtlMs?: number;
+  /** How long a replica waits for another replica's load before giving up (504). */
+  lockWaitMs?: number;
+  /** Upper bound of the pause after a failed background refresh (the fresh window caps it too). */
+  refreshBackoffMs?: number;
+}
+
+export interface FetchOptions {
+  /** Which upstream the loader calls, for status and metrics. */
+  upstream: string;
+}
+
+type Load<T> = () => Promise<T>;
+
+const MAX_BLOCKED_KEYS = 10_000;
+
+export class UpstreamCache {
+  private readonly tiers: TieredCacheStore;
+  private readonly logger: Logger;
+  private readonly health: UpstreamHealth;
+  private readonly lock: FlightLock | undefined;
+  private readonly lockTtlMs: number;
+  private readonly lockWaitMs: number;
+  private readonly refreshBackoffMs: number;
+  private readonly inFlight = new Map<string, Promise<CacheEntry>>();
+  private readonly misses = new Map<string, Promise<CacheResult<unknown>>>();
+  /** Keys whose last background refresh failed, and until when not to try again. */
+  private readonly refreshBlocked = new Map<string, number>();
+  readonly counters = { hit: 0, miss: 0, stale: 0, singleFlightWaits: 0, crossReplicaWaits: 0, refreshes: 0, refreshFailures: 0 };
+
+  constructor(options: UpstreamCacheOptions) {
+    this.tiers = new TieredCacheStore(options.memory, options.l2);
+    this.logger = options.logger;
+    this.health = options.health;
+    this.lock = options.lock;
+    this.lockTtlMs = options.lockTtlMs ?? 15_000;
+    this.lockWaitMs = options.lockWaitMs ?? this.lockTtlMs;
+    this.refreshBackoffMs = options.refreshBackoffMs ?? 5_000;
+  }
+
+  /** Both tiers; `size` and `calculatedSize` report the in-process tier. */
+  get store(): TieredCacheStore {
+    return this.tiers;
+  }
+
+  async fetch<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheResult<T>> {
+    const now = Date.now();
+    const cached = this.tiers.getSync<T>(key);
+    if (cached !== undefined && isFresh(cached, now)) {
+      this.counters.hit += 1;
+      return { entry: cached, status: 'HIT' };
+    }
+    if (cached !== undefined && isServable(cached, now)) {
+      this.counters.stale += 1;
+      this.refreshInBackground(key, window, load, options);
+      return { entry: cached, status: 'STALE' };
+    }
+    const result = await this.resolveMiss(key, window, load, options);
+    this.counters[result.status === 'HIT' ? 'hit' : result.status === 'STALE' ? 'stale' : 'miss'] += 1;
+    return result;
+  }
+
+  /** L1 missed: look in L2, then load, with every concurrent caller sharing the one attempt. */
+  private resolveMiss<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheResult<T>> {
+    const pending = this.misses.get(key);
+    if (pending !== undefined) {
+      this.counters.singleFlightWaits += 1;
+      return pending as Promise<CacheResult<T>>;
+    }
+    const promise = (async (): Promise<CacheResult<T>> => {
+      const found = await this.tiers.getL2<T>(key);
+      const now = Date.now();
+      if (found !== undefined && isFresh(found, now)) return { entry: found, status: 'HIT' };
+      if (found !== undefined && isServable(found, now)) {
+        this.refreshInBackground(key, window, load, options);
+        return { entry: found, status: 'STALE' };
+      }
+      return { entry: await this.loadOnce(key, window, load, options), status: 'MISS' };
+    })().finally(() => this.misses.delete(key));
+    this.misses.set(key, promise);
+    return promise;
+  }
+
+  private refreshInBackground<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): void {
+    if (this.inFlight.has(key)) return;
+    const blockedUntil = this.refreshBlocked.get(key);
+    if (blockedUntil !== undefined) {
+      if (Date.now() < blockedUntil) return;
+      this.refreshBlocked.delete(key);
+    }
+    this.counters.refreshes += 1;
+    this.loadOnce(key, window, load, options).then(
+      () => this.refreshBlocked.delete(key),
+      (error: unknown) => {
+        this.counters.refreshFailures += 1;
+        // A dead upstream is not hammered by every request that sees the stale value.
+        const pause = Math.min(this.refreshBackoffMs, window.freshMs);
+        if (pause > 0) {
+          if (this.refreshBlocked.size >= MAX_BLOCKED_KEYS) this.refreshBlocked.clear();
+          this.refreshBlocked.set(key, Date.now() + pause);
+        }
+        this.logger.debug({ key, upstream: options.upstream, code: (error as { code?: string }).code }, 'background refresh failed; serving stale');
+      },
+    );
+  }
+
+  private loadOnce<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T>> {
+    const pending = this.inFlight.get(key);
+    if (pending !== undefined) {
+      this.counters.singleFlightWaits += 1;
+      return pending as Promise<CacheEntry<T>>;
+    }
+    const promise = (this.lock === undefined ? this.loadAndStore(key, window, load, options) : this.loadAcrossReplicas(key, window, load, options, this.lock)).finally(
+      () => this.inFlight.delete(key),
+    );
+    this.inFlight.set(key, promise as Promise<CacheEntry>);
+    return promise;
+  }
+
+  /** One replica loads while the others poll L2 for its value, for at most `lockWaitMs`. */
+  private async loadAcrossReplicas<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions, lock: FlightLock): Promise<CacheEntry<T>> {
+    const startedAt = Date.now();
+    const deadline = startedAt + this.lockWaitMs;
+    for (;;) {
+      const attempt = await lock.tryAcquire(key, this.lockTtlMs);
+      if (attempt.kind === 'unavailable') return this.loadAndStore(key, window, load, options);
+      if (attempt.kind === 'acquired') {
+        try {
+          // Another replica may have stored the value between our L2 read and our lock.
+          const found = await this.tiers.getL2<T>(key);
+          if (found !== undefined && isFresh(found, Date.now())) return found;
+          return await this.loadAndStore(key, window, load, options);
+        } finally {
+          await lock.release(key, attempt.token);
+        }
+      }
+      this.counters.crossReplicaWaits += 1;
+      const outcome = await this.waitForOther<T>(key, lock, startedAt, deadline);
+      if (outcome === 'unavailable') return this.loadAndStore(key, window, load, options);
+      if (outcome === 'timeout') throw new ApiError('UPSTREAM_TIMEOUT', 'the upstream did not answer in time');
+      if (outcome !== 'released') return outcome;
+      const failure = await lock.failureSince(key, startedAt);
+      if (failure !== undefined) throw failure;
+      // Released without a value or a recorded failure (the holder died): try to load ourselves.
+    }
+  }
+
+  private async waitForOther<T>(key: string, lock: FlightLock, startedAt: number, deadline: number): Promise<CacheEntry<T> | 'released' | 'timeout' | 'unavailable'> {
+    let pause = 20;
+    while (Date.now() < deadline) {
+      await sleep(Math.min(pause, Math.max(1, deadline - Date.now())));
+      pause = Math.min(pause * 2, 200);
+      const found = await this.tiers.getL2<T>(key);
+      if (found !== undefined && (isFresh(found, Date.now()) || found.storedAt >= startedAt)) return found;
+      const held = await lock.isHeld(key);
+      if (held === undefined) return 'unavailable';
+      if (!held) {
+        // The holder writes the value before it releases: one more look closes that race.
+        const last = await this.tiers.getL2<T>(key);
+        return last !== undefined && (isFresh(last, Date.now()) || last.storedAt >= startedAt) ? last : 'released';
+      }
+    }
+    return 'timeout';
+  }
+
+  private async loadAndStore<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T>> {
+    let value: T;
+    try {
+      value = await load();
+    } catch (error) {
+      // A call our own budget declined was never sent: it is no upstream failure.
+      if (!(error instanceof BudgetExhaustedError)) this.health.recordError(options.upstream, error);
+      // Replicas waiting on this flight fail with its outcome rather than each retry the upstream.
+      if (error instanceof ApiError) await this.lock?.recordFailure(key, error);
+      throw error;
+    }
+    this.health.recordSuccess(options.upstream);
+    const entry = makeEntry(value, window);
+    await this.tiers.set(key, entry);
+    return entry;
+  }
+}
+

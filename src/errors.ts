@@ -1,0 +1,72 @@
+// The fixed list of error codes this service answers with, rendered in one body shape at the edge.
+
+export const ERROR_STATUS = {
+  MISSING_PARAMETER: 400,
+  INVALID_PARAMETER: 400,
+  NOT_FOUND: 404,
+  SYMBOL_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  RATE_LIMITED: 429,
+  QUOTA_EXHAUSTED: 429,
+  INTERNAL_ERROR: 500,
+  UPSTREAM_ERROR: 502,
+  PROVIDER_NOT_CONFIGURED: 503,
+  BROKER_UNAVAILABLE: 503,
+  UPSTREAM_TIMEOUT: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+export interface ApiErrorOptions {
+  /** Seconds until a retry can succeed; rendered as `Retry-After`. */
+  retryAfterSeconds?: number;
+  /** Extra response headers (e.g. `Allow`). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/** An error whose message is safe to show to a caller: it never holds a key, URL or stack. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryAfterSeconds: number | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.retryAfterSeconds =
+      options.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfterSeconds));
+    this.headers = options.headers ?? {};
+  }
+}
+
+/**
+ * The upstream refused for its own limits (an Alpha Vantage `Note`/`Information` body, an HTTP 429).
+ * Budget guards back off on it; the cache never stores it.
+ */
+export class UpstreamRefusalError extends ApiError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super('QUOTA_EXHAUSTED', message, { retryAfterSeconds });
+    this.name = 'UpstreamRefusalError';
+  }
+}
+
+/** Our own budget guard declined to send the call. */
+export class BudgetExhaustedError extends ApiError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super('QUOTA_EXHAUSTED', message, { retryAfterSeconds });
+    this.name = 'BudgetExhaustedError';
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; status: number; requestId: string };
+}
+
+export function errorBody(error: ApiError, requestId: string): ErrorBody {
+  return { error: { code: error.code, message: error.message, status: error.status, requestId } };
+}

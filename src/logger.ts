@@ -1,0 +1,62 @@
+// One pino logger for the service. Secrets are removed twice: by field path, and by value from every
+// finished line, so a key can never reach a log even through an unexpected error message.
+import { Writable } from 'node:stream';
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import type { Config } from './config.js';
+
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.apikey',
+  '*.apiKey',
+  '*.token',
+  '*.access_token',
+  '*.refresh_token',
+  '*.client_secret',
+];
+
+export function secretsOf(config: Config): string[] {
+  const { alphaVantage, massive, broker } = config;
+  return [alphaVantage.apiKey, massive.apiKey, broker.tastytrade.clientSecret, broker.tastytrade.refreshToken].filter(
+    (s): s is string => s !== undefined && s.length >= 4,
+  );
+}
+
+/** Replaces every occurrence of a secret in each line before it is written. */
+export function redactingStream(destination: DestinationStream, secrets: string[]): DestinationStream {
+  if (secrets.length === 0) return destination;
+  return new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      let line = chunk.toString('utf8');
+      for (const secret of secrets) if (line.includes(secret)) line = line.split(secret).join('[REDACTED]');
+      destination.write(line);
+      callback();
+    },
+  });
+}
+
+export function createLogger(config: Config, destination: DestinationStream = pino.destination(1)): Logger {
+  return pino(
+    { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } },
+    redactingStream(destination, secretsOf(config)),
+  );
+}
+
+/** One line per request, written when the response is finished (Fastify's default writes two). */
+export class RequestLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = {
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime),
+      cache: reply.getHeader('x-cache'),
+      ip: request.ip,
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request');
+  }
+}

@@ -1,0 +1,235 @@
+// Prometheus metrics at /metrics. The request path pays for one map lookup and two observations: labelled
+// children are cached per (method, route, status), and everything that already lives in a counter
+// elsewhere (cache outcomes, upstream calls, budgets) is read only when Prometheus scrapes.
+import type {} from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AppDeps } from '../deps.js';
+import { upstreamIdOf, upstreamOfRoute } from '../routes/system/upstream-catalog.js';
+import { within } from '../routes/system/within.js';
+
+export type CacheOutcome = 'HIT' | 'MISS' | 'STALE';
+export interface OutcomeCounts {
+  HIT: number;
+  MISS: number;
+  STALE: number;
+}
+
+/** Optional hook an UpstreamHealth may call after each upstream call (see report); unused until it exists. */
+export type UpstreamCallObserver = (upstream: string, ms: number, error?: unknown) => void;
+
+interface RouteChildren {
+  count: Counter.Internal;
+  duration: Histogram.Internal<string>;
+  /** Which catalogue upstream serves this route, for per-upstream cache outcomes. */
+  upstream: string | null;
+}
+
+const UNMATCHED = '(unmatched)';
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  /** Cache outcomes of API responses (X-Cache), per catalogue upstream; read by /api/system/status. */
+  readonly outcomesByUpstream = new Map<string, OutcomeCounts>();
+  private readonly children = new Map<string, RouteChildren>();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly duration: Histogram<'method' | 'route' | 'status'>;
+  private readonly responses: Counter<'upstream' | 'outcome'>;
+  private readonly upstreamDuration: Histogram<'upstream' | 'outcome'>;
+
+  constructor(deps: AppDeps) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route and status.', labelNames: ['method', 'route', 'status'], registers });
+    this.duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time to answer an HTTP request, by route and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.responses = new Counter({
+      name: 'http_cache_responses_total',
+      help: 'API responses by the X-Cache outcome they carried, per upstream.',
+      labelNames: ['upstream', 'outcome'],
+      registers,
+    });
+    this.upstreamDuration = new Histogram({
+      name: 'upstream_call_duration_seconds',
+      help: 'Duration of upstream calls by outcome (needs the UpstreamHealth observer hook).',
+      labelNames: ['upstream', 'outcome'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    registerStateMetrics(this.registry, deps);
+  }
+
+  /** Called once per answered request; cheap on purpose (the cache-hit path is benchmarked). */
+  observe(request: FastifyRequest, reply: FastifyReply): void {
+    const route = request.routeOptions.url ?? UNMATCHED;
+    const status = reply.statusCode;
+    const key = `${request.method} ${status} ${route}`;
+    let children = this.children.get(key);
+    if (children === undefined) {
+      const labels = { method: request.method, route, status: String(status) };
+      children = { count: this.requests.labels(labels), duration: this.duration.labels(labels), upstream: upstreamOfRoute(route) };
+      this.children.set(key, children);
+    }
+    children.count.inc();
+    children.duration.observe(reply.elapsedTime / 1000);
+    if (children.upstream !== null) {
+      const outcome = reply.getHeader('x-cache');
+      if (outcome === 'HIT' || outcome === 'MISS' || outcome === 'STALE') this.countOutcome(children.upstream, outcome);
+    }
+  }
+
+  observeUpstreamCall: UpstreamCallObserver = (upstream, ms, error) => {
+    const code = error === undefined ? 'ok' : String((error as { code?: unknown }).code ?? 'error');
+    this.upstreamDuration.labels(upstreamIdOf(upstream), code).observe(ms / 1000);
+  };
+
+  private countOutcome(upstream: string, outcome: CacheOutcome): void {
+    let counts = this.outcomesByUpstream.get(upstream);
+    if (counts === undefined) {
+      counts = { HIT: 0, MISS: 0, STALE: 0 };
+      this.outcomesByUpstream.set(upstream, counts);
+    }
+    counts[outcome] += 1;
+    this.responses.labels(upstream, outcome).inc();
+  }
+}
+
+/** Counters that live elsewhere are exported as the growth seen since the previous scrape. */
+function deltaCounter(last: Map<string, number>, key: string, now: number): number {
+  const delta = Math.max(0, now - (last.get(key) ?? 0));
+  last.set(key, Math.max(now, last.get(key) ?? 0));
+  return delta;
+}
+
+function numericCounters(deps: AppDeps): Record<string, number> {
+  return deps.cache.counters as unknown as Record<string, number>;
+}
+
+function registerStateMetrics(registry: Registry, deps: AppDeps): void {
+  const registers = [registry];
+  const seenCache = new Map<string, number>();
+  new Counter({
+    name: 'cache_lookups_total',
+    help: 'Upstream cache lookups by outcome (hit, miss, stale).',
+    labelNames: ['outcome'],
+    registers,
+    collect() {
+      const counters = numericCounters(deps);
+      for (const outcome of ['hit', 'miss', 'stale']) this.inc({ outcome }, deltaCounter(seenCache, outcome, counters[outcome] ?? 0));
+    },
+  });
+  new Counter({
+    name: 'cache_single_flight_waits_total',
+    help: 'Callers that waited on an upstream call already in flight for the same key instead of sending their own (scope: this process, or another replica via Redis).',
+    labelNames: ['scope'],
+    registers,
+    collect() {
+      const counters = numericCounters(deps);
+      this.inc({ scope: 'process' }, deltaCounter(seenCache, 'singleFlightWaits', counters.singleFlightWaits ?? 0));
+      this.inc({ scope: 'replicas' }, deltaCounter(seenCache, 'crossReplicaWaits', counters.crossReplicaWaits ?? 0));
+    },
+  });
+  new Counter({
+    name: 'cache_background_refreshes_total',
+    help: 'Stale-while-revalidate refreshes started, and those that failed (the stale value kept being served).',
+    labelNames: ['result'],
+    registers,
+    collect() {
+      const counters = numericCounters(deps);
+      this.inc({ result: 'started' }, deltaCounter(seenCache, 'refreshes', counters.refreshes ?? 0));
+      this.inc({ result: 'failed' }, deltaCounter(seenCache, 'refreshFailures', counters.refreshFailures ?? 0));
+    },
+  });
+  new Gauge({
+    name: 'cache_entries',
+    help: 'Entries held by the in-process cache.',
+    registers,
+    collect() {
+      const size = (deps.cache.store as { size?: unknown }).size;
+      this.set(typeof size === 'number' ? size : 0);
+    },
+  });
+
+  const seenUpstream = new Map<string, number>();
+  new Counter({
+    name: 'upstream_calls_total',
+    help: 'Calls sent to each upstream (successful or not).',
+    labelNames: ['upstream'],
+    registers,
+    collect() {
+      for (const [name, state] of Object.entries(deps.health.all())) {
+        this.inc({ upstream: upstreamIdOf(name) }, deltaCounter(seenUpstream, `calls:${name}`, state.calls));
+      }
+    },
+  });
+  new Counter({
+    name: 'upstream_errors_total',
+    help: 'Upstream calls that failed, by upstream and the code of the last error.',
+    labelNames: ['upstream'],
+    registers,
+    collect() {
+      for (const [name, state] of Object.entries(deps.health.all())) {
+        this.inc({ upstream: upstreamIdOf(name) }, deltaCounter(seenUpstream, `errors:${name}`, state.errors));
+      }
+    },
+  });
+  new Gauge({
+    name: 'upstream_last_success_timestamp_seconds',
+    help: 'When each upstream last answered successfully (Unix time).',
+    labelNames: ['upstream'],
+    registers,
+    collect() {
+      for (const [name, state] of Object.entries(deps.health.all())) {
+        if (state.lastSuccessAt !== null) this.set({ upstream: upstreamIdOf(name) }, Date.parse(state.lastSuccessAt) / 1000);
+      }
+    },
+  });
+  const budgetGauge = (name: string, help: string, pick: (s: { usedMinute: number; usedDay: number; leftMinute: number | null; leftDay: number | null }, window: 'minute' | 'day') => number | null) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['upstream', 'window'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const [upstream, guard] of deps.budgets.all()) {
+          const snapshot = await within(guard.snapshot(), null);
+          if (snapshot === null) continue;
+          for (const window of ['minute', 'day'] as const) {
+            const value = pick(snapshot, window);
+            if (value !== null) this.set({ upstream: upstreamIdOf(upstream), window }, value);
+          }
+        }
+      },
+    });
+  budgetGauge('upstream_budget_left', 'Upstream calls left in the current minute and day (only for capped upstreams).', (s, w) => (w === 'minute' ? s.leftMinute : s.leftDay));
+  budgetGauge('upstream_budget_used', 'Upstream calls spent in the current minute and day.', (s, w) => (w === 'minute' ? s.usedMinute : s.usedDay));
+}
+
+/** Adds the request hook and the /metrics route on the root instance (not encapsulated). */
+export function registerMetrics(app: FastifyInstance): ServiceMetrics {
+  const metrics = new ServiceMetrics(app.deps);
+  app.decorate('metrics', metrics);
+  const health = app.deps.health as unknown as { observer?: UpstreamCallObserver };
+  health.observer = metrics.observeUpstreamCall;
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.observe(request, reply);
+    done();
+  });
+  app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false } }, async (_request, reply) => {
+    const text = await metrics.registry.metrics();
+    return reply.header('cache-control', 'no-store').type(metrics.registry.contentType).send(text);
+  });
+  return metrics;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: ServiceMetrics;
+  }
+}

@@ -1,0 +1,28 @@
+// GET /api/broker/accounts -> { accounts: [...] } in one shape for every broker.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Broker } from '../../broker/broker.js';
+import { errorResponses } from '../schemas.js';
+import { sendCached } from '../send-cached.js';
+import { AccountsResponse } from './schemas.js';
+
+export function accountsRoute(app: FastifyInstance, broker: Broker): void {
+  const window = app.deps.config.cache.windows.BROKER_ACCOUNTS;
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/accounts',
+    {
+      schema: {
+        summary: 'Brokerage accounts',
+        description: 'Every account the broker session can read. Cached (fresh 60 s by default); see X-Cache and Age.',
+        tags: ['broker'],
+        response: { 200: AccountsResponse, ...errorResponses(429, 502, 503, 504) },
+      },
+    },
+    async (request, reply) => {
+      const result = await app.deps.cache.fetch(`broker:${broker.kind}:accounts`, window, async () => ({ accounts: await broker.accounts() }), {
+        upstream: broker.kind,
+      });
+      return sendCached(request, reply, result);
+    },
+  );
+}

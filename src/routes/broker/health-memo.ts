@@ -1,0 +1,34 @@
+// The health check is live but cheap: one check per window (~1.5 s) whatever the traffic, concurrent
+// callers sharing the one in flight. Each check is recorded in UpstreamHealth for /api/system/status.
+import type { Broker, BrokerHealth } from '../../broker/broker.js';
+import { type CacheEntry, makeEntry } from '../../cache/cache-store.js';
+import { ApiError } from '../../errors.js';
+import type { UpstreamHealth } from '../../upstreams/upstream-health.js';
+
+export const HEALTH_WINDOW = { freshMs: 1_500, staleMs: 0 };
+
+export class HealthMemo {
+  private entry: CacheEntry<BrokerHealth> | undefined;
+  private pending: Promise<CacheEntry<BrokerHealth>> | undefined;
+
+  constructor(
+    private readonly broker: Broker,
+    private readonly upstreams: UpstreamHealth,
+  ) {}
+
+  async get(): Promise<{ entry: CacheEntry<BrokerHealth>; status: 'HIT' | 'MISS' }> {
+    if (this.entry !== undefined && Date.now() < this.entry.freshUntil) return { entry: this.entry, status: 'HIT' };
+    this.pending ??= this.check().finally(() => {
+      this.pending = undefined;
+    });
+    return { entry: await this.pending, status: 'MISS' };
+  }
+
+  private async check(): Promise<CacheEntry<BrokerHealth>> {
+    const health = await this.broker.health();
+    if (health.status === 'connected') this.upstreams.recordSuccess(this.broker.kind);
+    else if (health.status !== 'not_configured') this.upstreams.recordError(this.broker.kind, new ApiError('BROKER_UNAVAILABLE', health.message));
+    this.entry = makeEntry(health, HEALTH_WINDOW);
+    return this.entry;
+  }
+}

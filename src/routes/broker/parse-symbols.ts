@@ -1,0 +1,26 @@
+// `symbols=A,b,A` -> ["A", "B"]: trimmed, upper-cased, de-duplicated and sorted (the sorted list is the
+// cache key, so any order of the same symbols shares one entry and one upstream call).
+import { ApiError } from '../../errors.js';
+import { SYMBOL_PATTERN } from '../schemas.js';
+
+export const MAX_SYMBOLS = 50;
+
+const SYMBOL = new RegExp(SYMBOL_PATTERN);
+
+export function parseSymbolList(raw: string): string[] {
+  const parts = raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  if (parts.length === 0) throw new ApiError('MISSING_PARAMETER', 'symbols is required: a comma-separated list such as AAPL,MSFT');
+  const bad = parts.find((part) => !SYMBOL.test(part));
+  if (bad !== undefined) {
+    const shown = bad.length > 24 ? `${bad.slice(0, 24)}…` : bad;
+    throw new ApiError('INVALID_PARAMETER', `symbols: "${shown}" is not a valid symbol (letters, digits, ".", "-", "^", "=", at most 20 characters)`);
+  }
+  const distinct = [...new Set(parts.map((part) => part.toUpperCase()))].sort();
+  if (distinct.length > MAX_SYMBOLS) {
+    throw new ApiError('INVALID_PARAMETER', `symbols: at most ${MAX_SYMBOLS} symbols per request (got ${distinct.length})`);
+  }
+  return distinct;
+}

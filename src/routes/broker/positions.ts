@@ -1,0 +1,28 @@
+// GET /api/broker/positions -> { positions: [...] } across every account and every page.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Broker } from '../../broker/broker.js';
+import { errorResponses } from '../schemas.js';
+import { sendCached } from '../send-cached.js';
+import { PositionsResponse } from './schemas.js';
+
+export function positionsRoute(app: FastifyInstance, broker: Broker): void {
+  const window = app.deps.config.cache.windows.BROKER_POSITIONS;
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/positions',
+    {
+      schema: {
+        summary: 'Open positions',
+        description: 'Every position of every account, all pages, with numbers as numbers. Cached (fresh 5 s by default); see X-Cache and Age.',
+        tags: ['broker'],
+        response: { 200: PositionsResponse, ...errorResponses(429, 502, 503, 504) },
+      },
+    },
+    async (request, reply) => {
+      const result = await app.deps.cache.fetch(`broker:${broker.kind}:positions`, window, async () => ({ positions: await broker.positions() }), {
+        upstream: broker.kind,
+      });
+      return sendCached(request, reply, result);
+    },
+  );
+}

@@ -1,0 +1,42 @@
+// GET /api/broker/quotes?symbols=A,B,C -> { quotes: { A: {...} }, missing: [...] }. Up to 50 symbols; the
+// sorted distinct list is the cache key, so concurrent identical requests cost one broker call.
+import { type Static, Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Broker } from '../../broker/broker.js';
+import { errorResponses } from '../schemas.js';
+import { sendCached } from '../send-cached.js';
+import { MAX_SYMBOLS, parseSymbolList } from './parse-symbols.js';
+import { QuotesResponse } from './schemas.js';
+
+const Querystring = Type.Object({
+  symbols: Type.String({
+    minLength: 1,
+    maxLength: 2_000,
+    description: `Comma-separated symbols, at most ${MAX_SYMBOLS} distinct; case-insensitive, duplicates ignored.`,
+    examples: ['AAPL,MSFT,SPY'],
+  }),
+});
+
+export function quotesRoute(app: FastifyInstance, broker: Broker): void {
+  const window = app.deps.config.cache.windows.BROKER_QUOTES;
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/quotes',
+    {
+      schema: {
+        summary: 'Real-time quotes from the broker',
+        description: `Up to ${MAX_SYMBOLS} symbols. Unknown symbols are listed in missing, not reported as errors. Cached (fresh 1 s by default); see X-Cache and Age.`,
+        tags: ['broker'],
+        querystring: Querystring,
+        response: { 200: QuotesResponse, ...errorResponses(400, 429, 502, 503, 504) },
+      },
+    },
+    async (request, reply) => {
+      const symbols = parseSymbolList((request.query as Static<typeof Querystring>).symbols);
+      const result = await app.deps.cache.fetch(`broker:${broker.kind}:quotes:${symbols.join(',')}`, window, () => broker.quotes(symbols), {
+        upstream: broker.kind,
+      });
+      return sendCached(request, reply, result);
+    },
+  );
+}

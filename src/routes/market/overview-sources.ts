@@ -1,0 +1,32 @@
+// The sources the overview can read from, chosen by name. Yahoo's chart API is the default; another
+// source (a licensed feed, for a public deployment where Yahoo's terms forbid redistribution) is added
+// here and selected by configuration, with no change to the route or the cache.
+import type { BudgetRegistry } from '../../budget/budget-registry.js';
+import type { Config } from '../../config.js';
+import type { Logger } from 'pino';
+import { HttpClient } from '../../upstreams/http-client.js';
+import type { OverviewSource } from '../../upstreams/overview-source.js';
+import { YAHOO, YahooChartSource } from '../../upstreams/yahoo/yahoo-chart-source.js';
+
+export interface SourceContext {
+  config: Config;
+  logger: Logger;
+  budgets: BudgetRegistry;
+}
+
+export const OVERVIEW_SOURCES: Record<string, (context: SourceContext) => OverviewSource> = {
+  [YAHOO]: ({ config, logger, budgets }) =>
+    new YahooChartSource({
+      url: config.overview.url,
+      http: new HttpClient({ name: 'Yahoo', timeoutMs: config.upstreamTimeoutMs, logger, connections: config.overview.concurrency }),
+      budget: budgets.get(YAHOO, { perMinute: 0, perDay: 0, minIntervalMs: 0 }),
+    }),
+};
+
+/** `overview.source` when the configuration names one (OVERVIEW_SOURCE), else Yahoo. */
+export function createOverviewSource(context: SourceContext): OverviewSource {
+  const name = (context.config.overview as { source?: string }).source ?? YAHOO;
+  const factory = OVERVIEW_SOURCES[name];
+  if (factory === undefined) throw new Error(`unknown overview source "${name}"; known: ${Object.keys(OVERVIEW_SOURCES).join(', ')}`);
+  return factory(context);
+}

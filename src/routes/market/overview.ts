@@ -1,0 +1,65 @@
+// GET /api/market/overview -> { "^GSPC": { price, change, changePercent, name, category, currency, asOf }, ... }
+// Instruments that could not be served are left out and named in `X-Partial` (comma list).
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
+import { errorResponses } from '../schemas.js';
+import { sendCached } from '../send-cached.js';
+import type { MarketOverview, OverviewValue } from './market-overview.js';
+import type { OverviewEntry } from './overview-entry.js';
+
+const TWO_DECIMALS = '^-?\\d+\\.\\d{2}$';
+
+const OverviewEntrySchema = Type.Object(
+  {
+    price: Type.String({ pattern: TWO_DECIMALS, examples: ['5222.68'] }),
+    change: Type.String({ pattern: TWO_DECIMALS, description: 'Against the previous daily close.', examples: ['-8.60'] }),
+    changePercent: Type.String({ pattern: '^-?\\d+\\.\\d{2}%$', examples: ['-0.16%'] }),
+    name: Type.Optional(Type.String({ examples: ['S&P 500'] })),
+    category: Type.Union([Type.Literal('index'), Type.Literal('commodity'), Type.Literal('crypto'), Type.Literal('equity'), Type.Literal('currency')]),
+    currency: Type.Optional(Type.String({ examples: ['USD'] })),
+    asOf: Type.String({ format: 'date-time', description: 'Time of the price (ISO-8601).' }),
+  },
+  { additionalProperties: false },
+);
+
+export const OverviewResponse = Type.Record(Type.String(), OverviewEntrySchema, {
+  $id: 'OverviewResponse',
+  description: 'Keyed by instrument symbol (indices, a volatility index, commodities, crypto; set by OVERVIEW_SYMBOLS).',
+});
+
+/** The cached value holds the partial list too; callers see only the quotes. One view per cache entry. */
+const views = new WeakMap<CacheEntry<OverviewValue>, CacheEntry<Record<string, OverviewEntry>>>();
+
+function quotesView(result: CacheResult<OverviewValue>): CacheResult<Record<string, OverviewEntry>> {
+  let entry = views.get(result.entry);
+  if (entry === undefined) {
+    entry = { ...result.entry, value: result.entry.value.quotes };
+    views.set(result.entry, entry);
+  }
+  return { entry, status: result.status };
+}
+
+export function overviewRoute(app: FastifyInstance, overview: MarketOverview): void {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/overview',
+    {
+      schema: {
+        summary: 'Market overview: indices, volatility, commodities and crypto',
+        description:
+          'Price, change and change percent against the previous daily close, as two-decimal strings, per instrument. ' +
+          'One instrument failing never fails the overview: it is served stale if cached, else left out and named in the X-Partial header. ' +
+          'Cached as a whole (fresh 60 s by default); see X-Cache and Age.',
+        tags: ['market'],
+        response: { 200: OverviewResponse, ...errorResponses(429, 502, 503, 504) },
+      },
+    },
+    async (request, reply) => {
+      const result = await overview.get();
+      const { missing } = result.entry.value;
+      if (missing.length > 0) reply.header('x-partial', missing.join(','));
+      return sendCached(request, reply, quotesView(result));
+    },
+  );
+}

@@ -1,0 +1,32 @@
+// Provider A (Alpha Vantage): quotes and technical indicators. Without a key (live mode) the routes stay
+// registered and answer PROVIDER_NOT_CONFIGURED, so the API surface never depends on configuration.
+import type { FastifyPluginAsync } from 'fastify';
+import { ApiError } from '../../errors.js';
+import { AlphaVantageClient } from '../../upstreams/alpha-vantage/alpha-vantage-client.js';
+import { HttpClient } from '../../upstreams/http-client.js';
+import { quoteRoute } from './quote.js';
+import { technicalRoute } from './technical.js';
+
+export const ALPHA_VANTAGE = 'alphaVantage';
+
+export type ClientGetter = () => AlphaVantageClient;
+
+const providerARoutes: FastifyPluginAsync = async (app) => {
+  const { config, budgets, logger } = app.deps;
+  const { apiKey, url, callsPerMinute, callsPerDay, minIntervalMs } = config.alphaVantage;
+  let client: AlphaVantageClient | undefined;
+  if (apiKey !== undefined) {
+    const http = new HttpClient({ name: 'Alpha Vantage', timeoutMs: config.upstreamTimeoutMs, logger });
+    app.addHook('onClose', () => http.close());
+    const budget = budgets.get(ALPHA_VANTAGE, { perMinute: callsPerMinute, perDay: callsPerDay, minIntervalMs });
+    client = new AlphaVantageClient({ url, apiKey, http, budget });
+  }
+  const getClient: ClientGetter = () => {
+    if (client === undefined) throw new ApiError('PROVIDER_NOT_CONFIGURED', 'provider A is not configured: set ALPHA_VANTAGE_API_KEY');
+    return client;
+  };
+  quoteRoute(app, getClient);
+  technicalRoute(app, getClient);
+};
+
+export default providerARoutes;

@@ -1,0 +1,45 @@
+// GET /api/provider-a/quote?symbol=IBM -> { "Global Quote": { ten string fields } }
+import { type Static, Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { QUOTE_FIELDS } from '../../upstreams/alpha-vantage/parse-global-quote.js';
+import { errorResponses, SymbolParam } from '../schemas.js';
+import { sendCached } from '../send-cached.js';
+import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
+
+const FIELD_PATTERNS: Record<string, string> = {
+  '05. price': '^-?\\d+\\.\\d{4}$',
+  '09. change': '^-?\\d+\\.\\d{4}$',
+  '10. change percent': '^-?\\d+\\.\\d{4}%$',
+};
+
+const GlobalQuote = Type.Object(
+  Object.fromEntries(QUOTE_FIELDS.map((field) => [field, Type.String(FIELD_PATTERNS[field] ? { pattern: FIELD_PATTERNS[field] } : {})])),
+  { additionalProperties: false },
+);
+
+export const QuoteResponse = Type.Object({ 'Global Quote': GlobalQuote }, { additionalProperties: false, $id: 'QuoteResponse' });
+
+const Querystring = Type.Object({ symbol: SymbolParam });
+
+export function quoteRoute(app: FastifyInstance, client: ClientGetter): void {
+  const window = app.deps.config.cache.windows.QUOTE;
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/quote',
+    {
+      schema: {
+        summary: 'Latest quote for a symbol',
+        description:
+          'Alpha Vantage GLOBAL_QUOTE. All values are strings; prices and change have four decimals, change percent four decimals and a trailing %. Cached (fresh 60 s by default); see X-Cache and Age.',
+        tags: ['provider-a'],
+        querystring: Querystring,
+        response: { 200: QuoteResponse, ...errorResponses(400, 404, 429, 502, 503, 504) },
+      },
+    },
+    async (request, reply) => {
+      const symbol = (request.query as Static<typeof Querystring>).symbol.toUpperCase();
+      const result = await app.deps.cache.fetch(`av:quote:${symbol}`, window, () => client().globalQuote(symbol), { upstream: ALPHA_VANTAGE });
+      return sendCached(request, reply, result);
+    },
+  );
+}

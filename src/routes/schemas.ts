@@ -1,0 +1,47 @@
+// Schemas shared by several routes: one source for validation, serialisation and the OpenAPI document.
+import { type SchemaOptions, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
+import { ERROR_CODES } from '../errors.js';
+
+/** Letters, digits and the punctuation tickers use (`BRK.B`, `^GSPC`, `GC=F`, `BTC-USD`). */
+export const SYMBOL_PATTERN = '^[A-Za-z0-9.^=-]{1,20}$';
+
+/** A string enum as plain JSON Schema `enum`: clear validation errors and a clean OpenAPI document. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
+}
+
+export const SymbolParam = Type.String({
+  minLength: 1,
+  maxLength: 20,
+  pattern: SYMBOL_PATTERN,
+  description: 'Ticker symbol: letters, digits, ".", "-", "^", "=", at most 20 characters. Case-insensitive.',
+  examples: ['IBM'],
+});
+
+export const ErrorResponse = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.Union(ERROR_CODES.map((code) => Type.Literal(code))),
+      message: Type.String(),
+      status: Type.Integer(),
+      requestId: Type.String(),
+    }),
+  },
+  { $id: 'ErrorResponse', description: 'Every error, whatever the route, has this shape.' },
+);
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'MISSING_PARAMETER or INVALID_PARAMETER',
+  404: 'SYMBOL_NOT_FOUND',
+  429: 'RATE_LIMITED (this caller) or QUOTA_EXHAUSTED (upstream budget); see Retry-After',
+  502: 'UPSTREAM_ERROR',
+  503: 'PROVIDER_NOT_CONFIGURED or BROKER_UNAVAILABLE',
+  504: 'UPSTREAM_TIMEOUT',
+};
+
+/** Response schemas for the error statuses a route can answer with. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(
+    statuses.map((status) => [status, Type.Ref(ErrorResponse, { description: ERROR_DESCRIPTIONS[status] ?? 'Error' })]),
+  );
+}

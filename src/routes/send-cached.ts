@@ -1,0 +1,47 @@
+// Renders a cache result: X-Cache, Age, Cache-Control, ETag and a 304 when the caller already has it.
+// The body and its ETag are computed once per cache entry, so a hit costs a map lookup and a write.
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CacheEntry, CacheResult } from '../cache/cache-store.js';
+
+interface Rendered {
+  body: string;
+  etag: string;
+}
+
+const rendered = new WeakMap<CacheEntry, Rendered>();
+
+function render(entry: CacheEntry): Rendered {
+  let out = rendered.get(entry);
+  if (out === undefined) {
+    const body = JSON.stringify(entry.value);
+    out = { body, etag: `"${createHash('sha1').update(body).digest('base64url').slice(0, 27)}"` };
+    rendered.set(entry, out);
+  }
+  return out;
+}
+
+export function sendCached(request: FastifyRequest, reply: FastifyReply, result: CacheResult<unknown>): FastifyReply {
+  const { entry, status } = result;
+  const now = Date.now();
+  const { body, etag } = render(entry);
+  const maxAge = status === 'STALE' ? 0 : Math.max(0, Math.floor((entry.freshUntil - now) / 1000));
+  const swr = Math.max(0, Math.floor((entry.staleUntil - Math.max(now, entry.freshUntil)) / 1000));
+  reply.headers({
+    'x-cache': status,
+    age: String(Math.max(0, Math.floor((now - entry.storedAt) / 1000))),
+    'cache-control': `public, max-age=${maxAge}, stale-while-revalidate=${swr}`,
+    etag,
+  });
+  if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  return reply.type('application/json; charset=utf-8').send(body);
+}
+
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header === etag) return true;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}

@@ -1,0 +1,68 @@
+// System routes: status for people, liveness and readiness for orchestrators. They read state only, are
+// never rate limited and never cached by intermediaries.
+import type {} from '@fastify/rate-limit';
+import type { FastifyPluginAsync } from 'fastify';
+import { LiveResponse, ReadyResponse, SystemStatus } from './status-schema.js';
+import { buildSystemStatus, readStoreStatus } from './system-status.js';
+
+const NO_RATE_LIMIT = { rateLimit: false } as const;
+
+const systemRoutes: FastifyPluginAsync = async (app) => {
+  const startedAt = new Date();
+
+  app.get(
+    '/status',
+    {
+      config: NO_RATE_LIMIT,
+      schema: {
+        summary: 'Service status: mode, store, and per upstream its health, budget and cache figures',
+        description:
+          'Reads state the service already holds and never calls an upstream, so it answers in milliseconds even when every upstream is down. `status` is ok, degraded or down, with the reason.',
+        tags: ['system'],
+        response: { 200: SystemStatus },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return buildSystemStatus({ deps: app.deps, startedAt, outcomes: app.hasDecorator('metrics') ? app.metrics.outcomesByUpstream : undefined });
+    },
+  );
+
+  app.get(
+    '/live',
+    {
+      config: NO_RATE_LIMIT,
+      schema: { summary: 'Liveness: the process answers', tags: ['system'], response: { 200: LiveResponse } },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return { status: 'live' as const };
+    },
+  );
+
+  app.get(
+    '/ready',
+    {
+      config: NO_RATE_LIMIT,
+      schema: {
+        summary: 'Readiness: configuration valid and store reachable (or fallen back to local state by design)',
+        tags: ['system'],
+        response: { 200: ReadyResponse, 503: ReadyResponse },
+      },
+    },
+    async (_request, reply) => {
+      const store = await readStoreStatus(app.deps);
+      // A lost Redis with a local fallback is a designed mode, not a reason to stop traffic.
+      const storeOk = !store.redisConfigured || store.redisReachable !== false || store.fallback;
+      reply.header('cache-control', 'no-store');
+      if (!storeOk) reply.code(503);
+      return {
+        status: storeOk ? ('ready' as const) : ('not_ready' as const),
+        checks: { config: true, store: storeOk },
+        reason: storeOk ? null : (store.message ?? 'Redis is unreachable and no local fallback is active'),
+      };
+    },
+  );
+};
+
+export default systemRoutes;

@@ -1,0 +1,135 @@
+// The shape of /api/system/status, /api/system/live and /api/system/ready: one source for serialisation
+// and the OpenAPI document.
+import { type Static, Type } from '@sinclair/typebox';
+
+const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer> | ReturnType<typeof Type.Number> | ReturnType<typeof Type.Boolean>>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+const IsoTime = Type.String({ format: 'date-time' });
+
+export const OverallStatus = Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')], {
+  description: 'ok: everything configured works; degraded: something is failing, spent or fallen back but data is served; down: no configured upstream is answering.',
+});
+
+const LastError = Type.Union(
+  [
+    Type.Object(
+      {
+        at: IsoTime,
+        code: Type.String({ description: 'The error code a caller saw (e.g. UPSTREAM_TIMEOUT).' }),
+        message: Type.String({ description: 'Short and safe: never a key, token or upstream URL.' }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: 'The most recent failed upstream call, or null.' },
+);
+
+const Budget = Type.Union(
+  [
+    Type.Object(
+      {
+        limitMinute: Nullable(Type.Integer({ description: 'null: no per-minute cap' })),
+        limitDay: Nullable(Type.Integer({ description: 'null: no daily cap' })),
+        usedMinute: Type.Integer(),
+        usedDay: Type.Integer({ description: 'Calls in the last 24 hours.' }),
+        leftMinute: Nullable(Type.Integer()),
+        leftDay: Nullable(Type.Integer()),
+        nextAvailableAt: Nullable(Type.String({ format: 'date-time', description: 'When the next call may be sent; null when one may be sent now.' })),
+        backedOffUntil: Nullable(Type.String({ format: 'date-time', description: 'The upstream refused for its own limits; nothing is sent before this time.' })),
+        store: Type.String({ description: 'Where the ledger lives: memory, embedded, redis or local-fallback.' }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: 'The call budget, or null when this upstream has none (or it could not be read in time).' },
+);
+
+const CacheOutcomes = Type.Object(
+  {
+    hits: Type.Integer(),
+    misses: Type.Integer(),
+    stale: Type.Integer(),
+    hitRatio: Nullable(Type.Number({ minimum: 0, maximum: 1, description: '(hits + stale) / responses; null before the first response.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const UpstreamStatus = Type.Object(
+  {
+    id: Type.String({ description: 'provider-a, provider-b, overview, broker, or the name an adapter records.' }),
+    label: Type.String(),
+    configured: Type.Boolean(),
+    state: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('idle'), Type.Literal('not_configured')], {
+      description: 'failing: the last call failed; idle: no call yet.',
+    }),
+    calls: Type.Integer(),
+    errors: Type.Integer(),
+    lastSuccessAt: Nullable(IsoTime),
+    lastError: LastError,
+    budget: Budget,
+    cache: CacheOutcomes,
+  },
+  { additionalProperties: false },
+);
+
+export const StoreStatus = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('embedded'), Type.Literal('redis'), Type.Literal('memory')], {
+      description: 'Where cache, budgets and last good values are kept.',
+    }),
+    redisConfigured: Type.Boolean(),
+    redisReachable: Nullable(Type.Boolean()),
+    fallback: Type.Boolean({ description: 'Redis is configured but lost: local state is used, by design.' }),
+    message: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const SystemStatus = Type.Object(
+  {
+    status: OverallStatus,
+    reason: Type.String({ description: 'Why the status is what it is, in one line.' }),
+    reasons: Type.Array(Type.String()),
+    version: Type.Literal('1.0.0'),
+    mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')]),
+    startedAt: IsoTime,
+    uptimeSeconds: Type.Integer(),
+    checkedAt: IsoTime,
+    store: StoreStatus,
+    cache: Type.Object(
+      {
+        entries: Nullable(Type.Integer()),
+        bytes: Nullable(Type.Integer()),
+        lookups: Type.Object({ hit: Type.Integer(), miss: Type.Integer(), stale: Type.Integer() }, { additionalProperties: false }),
+        hitRatio: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+      },
+      { additionalProperties: false },
+    ),
+    upstreams: Type.Array(UpstreamStatus),
+  },
+  { $id: 'SystemStatus', additionalProperties: false, description: 'The service state, read from memory: never an upstream call.' },
+);
+export type SystemStatus = Static<typeof SystemStatus>;
+export type UpstreamStatus = Static<typeof UpstreamStatus>;
+export type StoreStatus = Static<typeof StoreStatus>;
+
+export const LiveResponse = Type.Object({ status: Type.Literal('live') }, { additionalProperties: false, description: 'The process is up and answering.' });
+
+export const ReadyResponse = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
+    checks: Type.Object(
+      {
+        config: Type.Boolean({ description: 'The configuration was validated at start.' }),
+        store: Type.Boolean({ description: 'The store answers, or Redis was lost and local state took over by design.' }),
+      },
+      { additionalProperties: false },
+    ),
+    reason: Nullable(Type.String()),
+  },
+  { additionalProperties: false, description: 'ready (200) or not_ready (503), with the failing check.' },
+);
+export type ReadyResponse = Static<typeof ReadyResponse>;

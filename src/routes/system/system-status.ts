@@ -1,0 +1,186 @@
+// Builds /api/system/status from state the service already holds (health records, budget ledgers, cache
+// counters, store state). It never calls an upstream, so it answers in milliseconds when all are down.
+import type { BudgetSnapshot } from '../../budget/budget-guard.js';
+import type { AppDeps } from '../../deps.js';
+import type { OutcomeCounts } from '../../plugins/metrics.js';
+import type { UpstreamState } from '../../upstreams/upstream-health.js';
+import type { StoreStatus, SystemStatus, UpstreamStatus } from './status-schema.js';
+import { UPSTREAMS, upstreamIdOf } from './upstream-catalog.js';
+import { within } from './within.js';
+
+export interface StatusSources {
+  deps: AppDeps;
+  startedAt: Date;
+  /** Cache outcomes of API responses per upstream (from the metrics plugin), when it is registered. */
+  outcomes?: ReadonlyMap<string, OutcomeCounts>;
+}
+
+const NEVER_CALLED: UpstreamState = { calls: 0, errors: 0, lastSuccessAt: null, lastError: null };
+
+export async function buildSystemStatus(sources: StatusSources): Promise<SystemStatus> {
+  const { deps, startedAt } = sources;
+  const now = new Date();
+  const [budgets, store] = await Promise.all([readBudgets(deps), readStoreStatus(deps)]);
+  const upstreams = listUpstreams(deps, budgets, sources.outcomes ?? new Map());
+  const { status, reasons } = judge(upstreams, store);
+  return {
+    status,
+    reason: reasons.length === 0 ? 'all configured upstreams answer' : reasons.join('; '),
+    reasons,
+    version: '1.0.0',
+    mode: deps.config.mode,
+    startedAt: startedAt.toISOString(),
+    uptimeSeconds: Math.floor((now.getTime() - startedAt.getTime()) / 1000),
+    checkedAt: now.toISOString(),
+    store,
+    cache: cacheFigures(deps),
+    upstreams,
+  };
+}
+
+function listUpstreams(deps: AppDeps, budgets: Map<string, BudgetSnapshot>, outcomes: ReadonlyMap<string, OutcomeCounts>): UpstreamStatus[] {
+  const health = new Map<string, UpstreamState>();
+  for (const [name, state] of Object.entries(deps.health.all())) health.set(upstreamIdOf(name), state);
+  const known = UPSTREAMS.map((u) => ({ id: u.id, label: labelOf(u.id, u.label, deps), configured: u.configured(deps.config) }));
+  const knownIds = new Set(known.map((u) => u.id));
+  // Records under names no catalogue entry claims still appear, so a new area never goes unseen.
+  const extra = [...new Set([...health.keys(), ...budgets.keys()])]
+    .filter((id) => !knownIds.has(id))
+    .map((id) => ({ id, label: id, configured: true }));
+  return [...known, ...extra].map(({ id, label, configured }) => {
+    const state = health.get(id) ?? NEVER_CALLED;
+    return {
+      id,
+      label,
+      configured,
+      state: stateOf(configured, state),
+      calls: state.calls,
+      errors: state.errors,
+      lastSuccessAt: state.lastSuccessAt,
+      lastError: state.lastError === null ? null : { ...state.lastError, message: state.lastError.message.slice(0, 200) },
+      budget: budgetOf(budgets.get(id)),
+      cache: outcomesOf(outcomes.get(id)),
+    };
+  });
+}
+
+function labelOf(id: string, label: string, deps: AppDeps): string {
+  return id === 'broker' ? `${label} (${deps.config.broker.kind})` : label;
+}
+
+function stateOf(configured: boolean, state: UpstreamState): UpstreamStatus['state'] {
+  if (!configured) return 'not_configured';
+  if (state.lastError !== null && (state.lastSuccessAt === null || state.lastError.at > state.lastSuccessAt)) return 'failing';
+  return state.calls === 0 ? 'idle' : 'ok';
+}
+
+function budgetOf(snapshot: BudgetSnapshot | undefined): UpstreamStatus['budget'] {
+  if (snapshot === undefined) return null;
+  return {
+    limitMinute: snapshot.limits.perMinute > 0 ? snapshot.limits.perMinute : null,
+    limitDay: snapshot.limits.perDay > 0 ? snapshot.limits.perDay : null,
+    usedMinute: snapshot.usedMinute,
+    usedDay: snapshot.usedDay,
+    leftMinute: snapshot.leftMinute,
+    leftDay: snapshot.leftDay,
+    nextAvailableAt: snapshot.nextAvailableAt,
+    backedOffUntil: snapshot.backedOffUntil,
+    store: snapshot.store,
+  };
+}
+
+function outcomesOf(counts: OutcomeCounts | undefined): UpstreamStatus['cache'] {
+  const { HIT = 0, MISS = 0, STALE = 0 } = counts ?? {};
+  const total = HIT + MISS + STALE;
+  return { hits: HIT, misses: MISS, stale: STALE, hitRatio: total === 0 ? null : round((HIT + STALE) / total) };
+}
+
+function round(ratio: number): number {
+  return Math.round(ratio * 10_000) / 10_000;
+}
+
+async function readBudgets(deps: AppDeps): Promise<Map<string, BudgetSnapshot>> {
+  const entries = await Promise.all(
+    [...deps.budgets.all()].map(async ([name, guard]) => [upstreamIdOf(name), await within(guard.snapshot(), undefined)] as const),
+  );
+  const out = new Map<string, BudgetSnapshot>();
+  for (const [id, snapshot] of entries) if (snapshot !== undefined && !out.has(id)) out.set(id, snapshot);
+  return out;
+}
+
+function cacheFigures(deps: AppDeps): SystemStatus['cache'] {
+  const counters = deps.cache.counters;
+  const store = deps.cache.store as { size?: unknown; calculatedSize?: unknown };
+  const total = counters.hit + counters.miss + counters.stale;
+  return {
+    entries: typeof store.size === 'number' ? store.size : null,
+    bytes: typeof store.calculatedSize === 'number' ? store.calculatedSize : null,
+    lookups: { hit: counters.hit, miss: counters.miss, stale: counters.stale },
+    hitRatio: total === 0 ? null : round((counters.hit + counters.stale) / total),
+  };
+}
+
+/** What a store may report about itself; read loosely so the store layer can evolve without breaking status. */
+interface ReportedStoreStatus {
+  kind?: unknown;
+  reachable?: unknown;
+  redisReachable?: unknown;
+  connected?: unknown;
+  fallback?: unknown;
+  fallenBack?: unknown;
+  message?: unknown;
+  redis?: { reachable?: unknown; connected?: unknown; fallback?: unknown };
+}
+
+interface StatusReporter {
+  status(): unknown;
+}
+
+export async function readStoreStatus(deps: AppDeps): Promise<StoreStatus> {
+  const redisConfigured = deps.config.redis.url !== undefined;
+  const reporter = (deps as { store?: Partial<StatusReporter> }).store;
+  const fallbackKind = redisConfigured ? 'redis' : 'memory';
+  if (reporter === undefined || typeof reporter.status !== 'function') {
+    return { kind: fallbackKind, redisConfigured, redisReachable: null, fallback: false, message: null };
+  }
+  const read = within(Promise.resolve().then(() => reporter.status?.() as ReportedStoreStatus), 'timeout' as const);
+  const reported = await read;
+  if (reported === 'timeout' || reported === null || typeof reported !== 'object') {
+    return { kind: fallbackKind, redisConfigured, redisReachable: redisConfigured ? false : null, fallback: redisConfigured, message: 'the store did not report its state in time' };
+  }
+  const kind = reported.kind === 'embedded' || reported.kind === 'redis' || reported.kind === 'memory' ? reported.kind : fallbackKind;
+  const reachable = firstBoolean(reported.redisReachable, reported.redis?.reachable, reported.redis?.connected, kind === 'redis' ? firstBoolean(reported.reachable, reported.connected) : null);
+  const fallback = firstBoolean(reported.fallback, reported.fallenBack, reported.redis?.fallback) ?? (redisConfigured && reachable === false);
+  return {
+    kind,
+    redisConfigured,
+    redisReachable: redisConfigured ? reachable : null,
+    fallback,
+    message: typeof reported.message === 'string' ? reported.message.slice(0, 200) : null,
+  };
+}
+
+function firstBoolean(...values: unknown[]): boolean | null {
+  for (const value of values) if (typeof value === 'boolean') return value;
+  return null;
+}
+
+function judge(upstreams: UpstreamStatus[], store: StoreStatus): { status: SystemStatus['status']; reasons: string[] } {
+  const reasons: string[] = [];
+  const configured = upstreams.filter((u) => u.configured);
+  const failing = configured.filter((u) => u.state === 'failing');
+  for (const u of failing) reasons.push(`${u.label}: last call failed (${u.lastError?.code ?? 'error'})`);
+  for (const u of configured) {
+    const b = u.budget;
+    if (b === null) continue;
+    if (b.backedOffUntil !== null) reasons.push(`${u.label}: upstream refused for its limits; backing off until ${b.backedOffUntil}`);
+    else if (b.leftMinute === 0 || b.leftDay === 0) reasons.push(`${u.label}: call budget spent${b.nextAvailableAt ? ` until ${b.nextAvailableAt}` : ''}; cached values are served`);
+  }
+  if (store.fallback) reasons.push('store: Redis is unreachable; using local state');
+  if (configured.length === 0) return { status: 'down', reasons: ['no upstream is configured', ...reasons] };
+  const called = configured.filter((u) => u.state !== 'idle');
+  if (called.length > 0 && failing.length === called.length && called.length === configured.length) {
+    return { status: 'down', reasons: ['no configured upstream is answering', ...reasons] };
+  }
+  return { status: reasons.length === 0 ? 'ok' : 'degraded', reasons };
+}

@@ -1,0 +1,88 @@
+// The simulated Alpha Vantage: `GET /query` exactly as UPSTREAMS.md documents it, always HTTP 200 JSON,
+// errors and limits included, so the adapter runs the same code path against it as against the real API.
+import { indicatorSpec } from '../../upstreams/alpha-vantage/indicators.js';
+import { SimulatedUpstream, type SimRequest, type SimResponse } from '../simulated-upstream.js';
+import { findInstrument } from '../universe.js';
+import { CallLimits, type LimitVerdict } from './call-limits.js';
+import { globalQuote } from './global-quote.js';
+import { INVALID_API_KEY, PREMIUM_ENDPOINT, burstInformation, dailyCapInformation, invalidApiCall, perMinuteNote } from './messages.js';
+import { readIndicatorParams, technicalIndicatorBody } from './technical-indicator.js';
+
+export interface AlphaVantageSimulatorOptions {
+  /** API keys the simulator accepts; any other (or none) gets the invalid-key body. */
+  validKeys: string[];
+  /** Per key; 0 disables a limit. Defaults: 5 per minute, 500 per day, 1 per second. */
+  callsPerMinute?: number;
+  callsPerDay?: number;
+  burstPerSecond?: number;
+  /** Early arrival forgiven on the second and minute windows (default 100 ms; see call-limits.ts). */
+  jitterAllowanceMs?: number;
+  /** Functions that answer the premium-endpoint notice (default `VWAP`, premium on the real API). */
+  premiumFunctions?: string[];
+  /** The clock limits and prices follow (tests inject one). */
+  now?: () => number;
+  host?: string;
+  port?: number;
+}
+
+/** The documented per-day figure, used in the per-minute notice when the daily cap is off. */
+const DOCUMENTED_DAILY = 500;
+
+export function createAlphaVantageSimulator(options: AlphaVantageSimulatorOptions): SimulatedUpstream {
+  const validKeys = new Set(options.validKeys);
+  const premium = new Set((options.premiumFunctions ?? ['VWAP']).map((f) => f.toUpperCase()));
+  const limits = new CallLimits({
+    perMinute: options.callsPerMinute ?? 5,
+    perDay: options.callsPerDay ?? 500,
+    perSecond: options.burstPerSecond ?? 1,
+    jitterAllowanceMs: options.jitterAllowanceMs,
+  });
+  const now = options.now ?? Date.now;
+
+  const handler = (req: SimRequest): SimResponse => {
+    if (req.url.pathname !== '/query') {
+      return { status: 404, body: '<!DOCTYPE html><html><body><h1>Not Found</h1></body></html>', headers: { 'content-type': 'text/html' } };
+    }
+    const query = req.url.searchParams;
+    const key = query.get('apikey');
+    if (key === null || !validKeys.has(key)) return ok(INVALID_API_KEY);
+    const nowMs = now();
+    const verdict = limits.take(key, nowMs);
+    if (verdict !== 'ok') return ok(limitBody(verdict, limits.options));
+    const fn = (query.get('function') ?? '').trim().toUpperCase();
+    if (premium.has(fn)) return ok(PREMIUM_ENDPOINT);
+    if (fn === 'GLOBAL_QUOTE') return ok(quoteBody(query.get('symbol'), nowMs));
+    if (indicatorSpec(fn) !== undefined) return ok(indicatorBody(fn, query, nowMs));
+    return ok(invalidApiCall(fn));
+  };
+
+  return new SimulatedUpstream({ name: 'alpha-vantage', handler, host: options.host, port: options.port });
+}
+
+function ok(body: unknown): SimResponse {
+  return { status: 200, body };
+}
+
+function limitBody(verdict: Exclude<LimitVerdict, 'ok'>, limits: CallLimits['options']): unknown {
+  switch (verdict) {
+    case 'day':
+      return dailyCapInformation(limits.perDay);
+    case 'minute':
+      return perMinuteNote(limits.perMinute, limits.perDay > 0 ? limits.perDay : DOCUMENTED_DAILY);
+    case 'burst':
+      return burstInformation(limits.perSecond);
+  }
+}
+
+function quoteBody(symbol: string | null, nowMs: number): unknown {
+  if (symbol === null || symbol.trim() === '') return invalidApiCall('GLOBAL_QUOTE');
+  const instrument = findInstrument(symbol);
+  return { 'Global Quote': instrument === undefined ? {} : globalQuote(instrument.symbol, nowMs) };
+}
+
+function indicatorBody(fn: string, query: URLSearchParams, nowMs: number): unknown {
+  const instrument = findInstrument(query.get('symbol') ?? '');
+  const params = readIndicatorParams(fn, query);
+  if (instrument === undefined || params === null) return invalidApiCall(fn);
+  return technicalIndicatorBody(fn, instrument.symbol, params, nowMs);
+}

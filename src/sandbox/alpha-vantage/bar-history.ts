@@ -1,0 +1,119 @@
+// Bar histories for the indicator simulator, keyed the way Alpha Vantage keys its rows: trading days
+// (`YYYY-MM-DD`) for daily and longer, US/Eastern minutes (`YYYY-MM-DD HH:MM`) inside the extended session
+// for intraday. The bar holding `now` is cut at `now`, so the newest values move with the price.
+//
+// A history starts on an anchor (a fixed multiple of bars since the epoch) rather than exactly
+// `minBars` back: indicators seeded at the start (EMA, Wilder, OBV, A/D) then give the same value for a
+// past row on every request until the anchor moves, as a provider computing on full history would.
+import type { Interval } from '../../upstreams/alpha-vantage/indicators.js';
+import { type Bar, barAt, priceAt, unit } from '../price-model.js';
+import { DAY_MS, MINUTE_MS, easternMinute, inExtendedSession, isUtcWeekday, utcDate } from './market-time.js';
+
+export interface KeyedBar extends Bar {
+  /** The row key Alpha Vantage would use for this bar. */
+  key: string;
+}
+
+const INTRADAY_MINUTES: Partial<Record<Interval, number>> = { '1min': 1, '5min': 5, '15min': 15, '30min': 30, '60min': 60 };
+const ANCHOR = { intraday: 128, daily: 128, weekly: 52, monthly: 12 } as const;
+
+/** At least `minBars` bars ending with the one holding `nowMs`, oldest first. */
+export function barHistory(symbol: string, interval: Interval, nowMs: number, minBars: number): KeyedBar[] {
+  const minutes = INTRADAY_MINUTES[interval];
+  if (minutes !== undefined) return intradayBars(symbol, minutes * MINUTE_MS, nowMs, minBars);
+  if (interval === 'daily') return dailyBars(symbol, nowMs, minBars);
+  if (interval === 'weekly') return groupedBars(symbol, nowMs, minBars, weekOf, ANCHOR.weekly);
+  return groupedBars(symbol, nowMs, minBars, monthOf, ANCHOR.monthly);
+}
+
+function intradayBars(symbol: string, stepMs: number, nowMs: number, minBars: number): KeyedBar[] {
+  const bars: KeyedBar[] = [];
+  for (let index = Math.floor(nowMs / stepMs); ; index -= 1) {
+    const start = index * stepMs;
+    if (inExtendedSession(start)) {
+      const bar = start + stepMs > nowMs ? partialBar(symbol, start, nowMs) : barAt(symbol, start, stepMs);
+      bars.push({ ...bar, key: easternMinute(start) });
+    }
+    if (bars.length >= minBars && index % ANCHOR.intraday === 0) break;
+  }
+  return bars.reverse();
+}
+
+function dailyBars(symbol: string, nowMs: number, minBars: number): KeyedBar[] {
+  const bars: KeyedBar[] = [];
+  for (let day = Math.floor(nowMs / DAY_MS); ; day -= 1) {
+    const start = day * DAY_MS;
+    if (isUtcWeekday(start)) bars.push({ ...dayBar(symbol, start, nowMs), key: utcDate(start) });
+    if (bars.length >= minBars && day % ANCHOR.daily === 0) break;
+  }
+  return bars.reverse();
+}
+
+/** The group (week or month) a day belongs to: an ordinal, and the first day of the group. */
+type Grouping = (day: number) => { group: number; firstDay: number };
+
+/** Weeks run Monday to Sunday; day 0 (1970-01-01) was a Thursday. */
+function weekOf(day: number): { group: number; firstDay: number } {
+  const group = Math.floor((day + 3) / 7);
+  return { group, firstDay: group * 7 - 3 };
+}
+
+function monthOf(day: number): { group: number; firstDay: number } {
+  const date = new Date(day * DAY_MS);
+  const year = date.getUTCFullYear();
+  const month = date.getUTCMonth();
+  return { group: year * 12 + month, firstDay: Date.UTC(year, month, 1) / DAY_MS };
+}
+
+/** Weekly or monthly bars aggregated from the trading days they hold, keyed by their last trading day. */
+function groupedBars(symbol: string, nowMs: number, minBars: number, grouping: Grouping, anchor: number): KeyedBar[] {
+  const bars: KeyedBar[] = [];
+  let lastDay = Math.floor(nowMs / DAY_MS);
+  for (;;) {
+    const { group, firstDay } = grouping(lastDay);
+    const days: KeyedBar[] = [];
+    for (let day = firstDay; day <= lastDay; day += 1) {
+      const start = day * DAY_MS;
+      if (isUtcWeekday(start)) days.push({ ...dayBar(symbol, start, nowMs), key: utcDate(start) });
+    }
+    if (days.length > 0) bars.push(aggregate(days));
+    if (bars.length >= minBars && group % anchor === 0) break;
+    lastDay = firstDay - 1;
+  }
+  return bars.reverse();
+}
+
+function aggregate(days: KeyedBar[]): KeyedBar {
+  const first = days[0] as KeyedBar;
+  const last = days[days.length - 1] as KeyedBar;
+  return {
+    time: first.time,
+    open: first.open,
+    high: Math.max(...days.map((d) => d.high)),
+    low: Math.min(...days.map((d) => d.low)),
+    close: last.close,
+    volume: days.reduce((sum, d) => sum + d.volume, 0),
+    key: last.key,
+  };
+}
+
+/** A finished day is the price model's daily bar; today is cut at `nowMs`. */
+function dayBar(symbol: string, start: number, nowMs: number): Bar {
+  return start + DAY_MS > nowMs ? partialBar(symbol, start, nowMs) : barAt(symbol, start, DAY_MS);
+}
+
+/** A bar still forming: sampled from its start to `end`, volume in proportion to the time elapsed. */
+export function partialBar(symbol: string, start: number, end: number): Bar {
+  const samples = 8;
+  const prices = Array.from({ length: samples + 1 }, (_, i) => priceAt(symbol, start + ((end - start) * i) / samples));
+  const baseVolume = 200_000 + unit(`volume:${symbol}`) * 40_000_000;
+  const volume = Math.round(baseVolume * ((end - start) / DAY_MS) * (0.6 + unit(`v:${symbol}:${start}`) * 0.8));
+  return {
+    time: start,
+    open: prices[0] as number,
+    high: Math.max(...prices),
+    low: Math.min(...prices),
+    close: prices[samples] as number,
+    volume: Math.max(volume, 100),
+  };
+}

@@ -1,0 +1,68 @@
+// US/Eastern wall-clock time without Intl (fast enough to test thousands of bar starts per request):
+// daylight saving from the second Sunday of March 02:00 to the first Sunday of November 02:00.
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+
+const dstCache = new Map<number, readonly [number, number]>();
+
+/** The UTC instants daylight saving starts and ends in `year`. */
+function dstRange(year: number): readonly [number, number] {
+  let range = dstCache.get(year);
+  if (range === undefined) {
+    const marchFirst = new Date(Date.UTC(year, 2, 1)).getUTCDay();
+    const novemberFirst = new Date(Date.UTC(year, 10, 1)).getUTCDay();
+    const secondSundayOfMarch = 1 + ((7 - marchFirst) % 7) + 7;
+    const firstSundayOfNovember = 1 + ((7 - novemberFirst) % 7);
+    // 02:00 EST is 07:00 UTC; 02:00 EDT is 06:00 UTC.
+    range = [Date.UTC(year, 2, secondSundayOfMarch, 7), Date.UTC(year, 10, firstSundayOfNovember, 6)] as const;
+    dstCache.set(year, range);
+  }
+  return range;
+}
+
+/** US/Eastern offset from UTC at `utcMs`, in ms (negative). */
+export function easternOffsetMs(utcMs: number): number {
+  const [start, end] = dstRange(new Date(utcMs).getUTCFullYear());
+  return utcMs >= start && utcMs < end ? -4 * HOUR_MS : -5 * HOUR_MS;
+}
+
+/** A Date whose UTC fields read as US/Eastern wall-clock time. */
+function eastern(utcMs: number): Date {
+  return new Date(utcMs + easternOffsetMs(utcMs));
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** `YYYY-MM-DD` of the UTC calendar day (daily bars follow the price model's UTC days). */
+export function utcDate(utcMs: number): string {
+  return new Date(utcMs).toISOString().slice(0, 10);
+}
+
+/** `YYYY-MM-DD HH:MM` in US/Eastern. */
+export function easternMinute(utcMs: number): string {
+  const d = eastern(utcMs);
+  return `${d.toISOString().slice(0, 10)} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+}
+
+/** Monday to Friday by the UTC calendar. */
+export function isUtcWeekday(utcMs: number): boolean {
+  const day = new Date(utcMs).getUTCDay();
+  return day !== 0 && day !== 6;
+}
+
+/** Inside the extended US session Alpha Vantage's intraday data covers: weekdays 04:00 to 20:00 Eastern. */
+export function inExtendedSession(utcMs: number): boolean {
+  const d = eastern(utcMs);
+  const day = d.getUTCDay();
+  const minute = d.getUTCHours() * 60 + d.getUTCMinutes();
+  return day !== 0 && day !== 6 && minute >= 240 && minute < 1200;
+}
+
+/** The latest weekday (UTC calendar) on or before `utcMs`, as `YYYY-MM-DD`. */
+export function latestTradingDay(utcMs: number): string {
+  let t = Math.floor(utcMs / DAY_MS) * DAY_MS;
+  while (!isUtcWeekday(t)) t -= DAY_MS;
+  return utcDate(t);
+}

@@ -1,0 +1,265 @@
+// A simulated IBKR Client Portal Gateway on HTTPS with a self-signed certificate, under /v1/api. It keeps
+// the session states a real gateway goes through (logged out: 401 everywhere; logged in without a
+// brokerage session: "Init session first"; connected), answers the first snapshot of a conid without
+// fields, sends values as strings with thousands separators and suffixes, and enforces the pacing
+// (about 10 requests per second as a token bucket, /portfolio/accounts once per 5 s) with 429.
+import { randomBytes } from 'node:crypto';
+import { previousClose, priceAt, round, unit } from '../price-model.js';
+import { type SimRequest, type SimResponse, SimulatedUpstream } from '../simulated-upstream.js';
+import { contractByConid, secdefListings } from './ibkr-contracts.js';
+import { accountBody, DEFAULT_ACCOUNTS, positionBody, type SimAccount } from './ibkr-portfolio.js';
+import { selfSignedCertificate } from './self-signed.js';
+
+export type IbkrSessionState = 'logged_out' | 'no_session' | 'connected';
+
+export interface IbkrSimulatorOptions {
+  session?: IbkrSessionState;
+  accounts?: readonly SimAccount[];
+  /** Enforce the gateway's pacing with 429 (default true). */
+  pacing?: boolean;
+  now?: () => number;
+  host?: string;
+  port?: number;
+}
+
+export const IBKR_BASE_PATH = '/v1/api';
+const PAGE_SIZE = 100;
+const INIT_SESSION_FIRST = { status: 400, body: { error: 'Init session first', statusCode: 400 } } as const;
+const LOGGED_OUT: SimResponse = { status: 401, body: '' };
+/** A token bucket of 10 refilled at 10 per second: a client keeping to 10/s passes whatever the network jitter. */
+const PACING_BURST = 10;
+const PACING_PER_SECOND = 10;
+
+export class IbkrSimulator extends SimulatedUpstream {
+  session: IbkrSessionState;
+  accounts: SimAccount[];
+  pacing: boolean;
+  private readonly now: () => number;
+  private subscribed = new Set<number>();
+  private brokerageAccountsRead = false;
+  private portfolioAccountsRead = false;
+  private lastPortfolioAccountsAt = -Infinity;
+  private bucket = { tokens: PACING_BURST, at: 0 };
+  private readonly sessionId = randomBytes(16).toString('hex');
+
+  constructor(options: IbkrSimulatorOptions & { tls: { key: string; cert: string } }) {
+    let self: IbkrSimulator | undefined;
+    super({ name: 'ibkr', tls: options.tls, host: options.host, port: options.port, handler: (req) => (self as IbkrSimulator).answer(req) });
+    self = this;
+    this.session = options.session ?? 'connected';
+    this.accounts = (options.accounts ?? DEFAULT_ACCOUNTS).map((a) => ({ ...a }));
+    this.pacing = options.pacing ?? true;
+    this.now = options.now ?? Date.now;
+  }
+
+  get baseUrl(): string {
+    return `${this.origin}${IBKR_BASE_PATH}`;
+  }
+
+  /** Moves the gateway to a session state; a new or lost session forgets its subscriptions. */
+  setSession(state: IbkrSessionState): void {
+    if (state !== 'connected' || this.session !== 'connected') this.resetBrokerageSession();
+    this.session = state;
+  }
+
+  /** The brokerage session drops without telling anyone (nightly reset, competing login). */
+  loseSessionSilently(): void {
+    this.setSession('no_session');
+  }
+
+  setPositionCount(accountId: string, positions: number): void {
+    const account = this.accounts.find((a) => a.id === accountId);
+    if (account === undefined) throw new Error(`no simulated account ${accountId}`);
+    account.positions = positions;
+  }
+
+  /** Requests counted under the gateway's path (without /v1/api). */
+  gatewayCount(path: string): number {
+    return this.count(`${IBKR_BASE_PATH}${path}`);
+  }
+
+  private resetBrokerageSession(): void {
+    this.subscribed = new Set();
+    this.brokerageAccountsRead = false;
+    this.portfolioAccountsRead = false;
+  }
+
+  answer(req: SimRequest): SimResponse {
+    if (!req.url.pathname.startsWith(`${IBKR_BASE_PATH}/`)) return { status: 404, body: { error: 'not found' } };
+    const path = req.url.pathname.slice(IBKR_BASE_PATH.length);
+    if (this.overPace()) return { status: 429, body: { error: 'Too many requests' } };
+    if (req.method === 'POST' && req.rawBody === '') return { status: 411, body: '<html><body><h1>411 Length Required</h1></body></html>', headers: { 'content-type': 'text/html' } };
+    if (this.session === 'logged_out') return LOGGED_OUT;
+
+    if (path === '/iserver/auth/status') return { status: 200, body: this.authStatus() };
+    if (path === '/tickle' && req.method === 'POST') return { status: 200, body: this.tickle() };
+    if (path === '/iserver/auth/ssodh/init' && req.method === 'POST') {
+      this.setSession('connected');
+      return { status: 200, body: { ...this.authStatus(), passed: true } };
+    }
+    if (path === '/iserver/reauthenticate' && req.method === 'POST') {
+      this.setSession('connected');
+      return { status: 200, body: { message: 'triggered' } };
+    }
+    if (path === '/logout' && req.method === 'POST') {
+      this.setSession('logged_out');
+      return { status: 200, body: { status: true } };
+    }
+    // Everything else needs the brokerage session.
+    if (this.session === 'no_session') return path.startsWith('/portfolio/') ? LOGGED_OUT : INIT_SESSION_FIRST;
+    if (path === '/iserver/accounts') return this.brokerageAccounts();
+    if (path === '/iserver/secdef/search') return this.search(req);
+    if (path === '/iserver/marketdata/snapshot') return this.snapshot(req);
+    if (path === '/portfolio/accounts') return this.portfolioAccounts();
+    const positions = /^\/portfolio\/([^/]+)\/positions\/(\d+)$/.exec(path);
+    if (positions !== null) return this.positions(decodeURIComponent(positions[1] as string), Number(positions[2]));
+    return { status: 404, body: { error: `no route ${path}`, statusCode: 404 } };
+  }
+
+  private overPace(): boolean {
+    if (!this.pacing) return false;
+    const now = this.now();
+    this.bucket.tokens = Math.min(PACING_BURST, this.bucket.tokens + ((now - this.bucket.at) / 1000) * PACING_PER_SECOND);
+    this.bucket.at = now;
+    if (this.bucket.tokens < 1) return true;
+    this.bucket.tokens -= 1;
+    return false;
+  }
+
+  private authStatus(): Record<string, unknown> {
+    const on = this.session === 'connected';
+    return {
+      authenticated: on,
+      established: on,
+      competing: false,
+      connected: true,
+      message: '',
+      MAC: '06:05:9B:DE:2D:8B',
+      serverInfo: { serverName: 'JifN13002', serverVersion: 'Build 10.44.1d, Mar 3, 2026 1:55:32 PM' },
+      fail: '',
+    };
+  }
+
+  private tickle(): Record<string, unknown> {
+    const on = this.session === 'connected';
+    return {
+      session: this.sessionId,
+      ssoExpires: 460_311,
+      collission: false,
+      userId: 123_456_789,
+      hmds: { error: 'no bridge' },
+      iserver: { authStatus: { authenticated: on, competing: false, connected: true, established: on, message: '', MAC: '06:05:9B:DE:2D:8B' } },
+    };
+  }
+
+  private brokerageAccounts(): SimResponse {
+    this.brokerageAccountsRead = true;
+    const ids = this.accounts.map((a) => a.id);
+    return {
+      status: 200,
+      body: {
+        accounts: ids,
+        acctProps: Object.fromEntries(ids.map((id) => [id, { hasChildAccounts: false, supportsCashQty: true, supportsFractions: true }])),
+        aliases: Object.fromEntries(this.accounts.map((a) => [a.id, a.alias ?? a.id])),
+        allowFeatures: { showGFIS: true, allowCrypto: false, allowTypeAhead: true },
+        chartPeriods: { STK: ['*'] },
+        groups: [],
+        profiles: [],
+        selectedAccount: ids[0] ?? '',
+        serverInfo: { serverName: 'JifN13002', serverVersion: 'Build 10.44.1d, Mar 3, 2026 1:55:32 PM' },
+        sessionId: this.sessionId.slice(0, 8),
+        isFT: false,
+        isPaper: true,
+      },
+    };
+  }
+
+  private search(req: SimRequest): SimResponse {
+    const body = req.body as { symbol?: unknown } | undefined;
+    const symbol = req.url.searchParams.get('symbol') ?? (typeof body?.symbol === 'string' ? body.symbol : '');
+    if (symbol.trim() === '') return { status: 400, body: { error: 'Missing symbol', statusCode: 400 } };
+    const listings = secdefListings(symbol);
+    return listings.length === 0 ? { status: 200, body: { error: 'No symbol found' } } : { status: 200, body: listings };
+  }
+
+  private snapshot(req: SimRequest): SimResponse {
+    const conids = (req.url.searchParams.get('conids') ?? '').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+    if (conids.length === 0) return { status: 400, body: { error: 'conids required', statusCode: 400 } };
+    const fields = (req.url.searchParams.get('fields') ?? '31,84,86').split(',');
+    return {
+      status: 200,
+      body: conids.map((conid) => {
+        const row: Record<string, unknown> = { conid, conidEx: String(conid) };
+        const contract = contractByConid(conid);
+        // No data before /iserver/accounts, and none on a conid's first call: that call only subscribes.
+        if (contract === undefined || !this.brokerageAccountsRead || !this.subscribed.has(conid)) {
+          if (contract !== undefined && this.brokerageAccountsRead) this.subscribed.add(conid);
+          return row;
+        }
+        const values = quoteFields(contract.priceSymbol, contract.symbol, this.now());
+        for (const field of fields) if (values[field] !== undefined) row[field] = values[field];
+        row._updated = this.now();
+        row['6119'] = 'q0';
+        row.server_id = 'q0';
+        return row;
+      }),
+    };
+  }
+
+  private portfolioAccounts(): SimResponse {
+    const now = this.now();
+    if (this.pacing && now - this.lastPortfolioAccountsAt < 5_000) return { status: 429, body: { error: 'Too many requests' } };
+    this.lastPortfolioAccountsAt = now;
+    this.portfolioAccountsRead = true;
+    return { status: 200, body: this.accounts.map(accountBody) };
+  }
+
+  private positions(accountId: string, page: number): SimResponse {
+    if (!this.portfolioAccountsRead) return { status: 400, body: { error: 'Please query /portfolio/accounts first', statusCode: 400 } };
+    const account = this.accounts.find((a) => a.id === accountId);
+    if (account === undefined) return { status: 400, body: { error: `Account ${accountId} not found`, statusCode: 400 } };
+    const now = this.now();
+    const rows = [];
+    for (let i = page * PAGE_SIZE; i < Math.min(account.positions, (page + 1) * PAGE_SIZE); i += 1) rows.push(positionBody(account.id, i, now));
+    return { status: 200, body: rows };
+  }
+}
+
+/** Snapshot values the way the gateway writes them: strings, commas, "M"/"K" suffixes, a "C" prefix when closed. */
+export function quoteFields(priceSymbol: string, symbol: string, now: number): Record<string, string> {
+  const last = priceAt(priceSymbol, now);
+  const prior = previousClose(priceSymbol, now);
+  const spread = Math.max(0.01, round(last * 0.0002, 2));
+  const change = last - prior;
+  const volume = Math.round(200_000 + unit(`volume:${priceSymbol}`) * 60_000_000 * (0.5 + unit(`v:${priceSymbol}:${Math.floor(now / 60_000)}`)));
+  return {
+    '31': `${marketOpen(now) ? '' : 'C'}${last.toFixed(2)}`,
+    '55': symbol,
+    '82': change.toFixed(2),
+    '83': ((change / prior) * 100).toFixed(2),
+    '84': (last - spread / 2).toFixed(2),
+    '85': withCommas(100 * (1 + Math.floor(unit(`as:${priceSymbol}:${now}`) * 30))),
+    '86': (last + spread / 2).toFixed(2),
+    '87': volume >= 1_000_000 ? `${(volume / 1_000_000).toFixed(1)}M` : volume >= 1_000 ? `${(volume / 1_000).toFixed(1)}K` : String(volume),
+    '88': withCommas(100 * (1 + Math.floor(unit(`bs:${priceSymbol}:${now}`) * 30))),
+    '7295': priceAt(priceSymbol, now - ((now % 86_400_000) - 14.5 * 3_600_000)).toFixed(2),
+    '7741': prior.toFixed(2),
+    '6509': 'RpB',
+  };
+}
+
+function withCommas(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** US equity hours (14:30-21:00 UTC on weekdays); outside them the last price is the close ("C" prefix). */
+function marketOpen(now: number): boolean {
+  const date = new Date(now);
+  const day = date.getUTCDay();
+  const minutes = date.getUTCHours() * 60 + date.getUTCMinutes();
+  return day >= 1 && day <= 5 && minutes >= 870 && minutes < 1260;
+}
+
+export async function createIbkrSimulator(options: IbkrSimulatorOptions = {}): Promise<IbkrSimulator> {
+  return new IbkrSimulator({ ...options, tls: await selfSignedCertificate() });
+}

@@ -1,0 +1,52 @@
+// Entry point: validate configuration, start the built-in sandbox when in sandbox mode, listen, and shut
+// down gracefully (in-flight requests finish, stores close) on SIGTERM/SIGINT.
+import closeWithGrace from 'close-with-grace';
+import { buildApp } from './app.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { type Sandbox, sandboxConfig, sandboxOptionsFor, startSandbox } from './sandbox/index.js';
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      for (const problem of error.problems) process.stderr.write(`config error: ${problem}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  let config = readConfig();
+  let sandbox: Sandbox | undefined;
+  if (config.mode === 'sandbox') {
+    sandbox = await startSandbox(sandboxOptionsFor(config));
+    config = sandboxConfig(config, sandbox);
+  }
+  const logger = createLogger(config);
+  const app = await buildApp(config, { logger });
+
+  closeWithGrace({ delay: 15_000, logger }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'shutting down after an error');
+    else logger.info({ signal }, 'shutting down');
+    await app.close();
+    await sandbox?.close();
+  });
+
+  await app.listen({ port: config.port, host: config.host });
+  logger.info(
+    {
+      mode: config.mode,
+      url: `${config.tls ? 'https' : 'http'}://${config.host}:${config.port}`,
+      upstreams: sandbox ? 'built-in simulators on loopback (no keys, no network)' : 'live providers',
+    },
+    config.mode === 'sandbox' ? 'market data proxy started in SANDBOX mode' : 'market data proxy started in LIVE mode',
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

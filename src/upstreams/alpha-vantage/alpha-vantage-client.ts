@@ -1,0 +1,67 @@
+// The Alpha Vantage adapter: builds the query from validated values only, spends the budget before each
+// call, and classifies every body. The key goes into the upstream URL and nowhere else.
+import { ApiError, UpstreamRefusalError } from '../../errors.js';
+import type { BudgetGuard } from '../../budget/budget-guard.js';
+import type { HttpClient } from '../http-client.js';
+import { classifyAlphaVantageBody } from './classify-body.js';
+import { indicatorSpec, type Interval, type SeriesType } from './indicators.js';
+import { type GlobalQuoteBody, parseGlobalQuote } from './parse-global-quote.js';
+import { parseTechnical, type TechnicalBody } from './parse-technical.js';
+
+export interface TechnicalQuery {
+  symbol: string;
+  indicator: string;
+  interval: Interval;
+  timePeriod?: number;
+  seriesType?: SeriesType;
+}
+
+export interface AlphaVantageClientOptions {
+  url: string;
+  apiKey: string;
+  http: HttpClient;
+  budget: BudgetGuard;
+}
+
+export class AlphaVantageClient {
+  constructor(private readonly options: AlphaVantageClientOptions) {}
+
+  async globalQuote(symbol: string): Promise<GlobalQuoteBody> {
+    return parseGlobalQuote(await this.call({ function: 'GLOBAL_QUOTE', symbol }));
+  }
+
+  async technical(query: TechnicalQuery): Promise<TechnicalBody> {
+    return parseTechnical(await this.call(technicalParams(query)), query.indicator);
+  }
+
+  private async call(params: Record<string, string>): Promise<Record<string, unknown>> {
+    const url = new URL(this.options.url);
+    // URLSearchParams encodes every value, so nothing a caller sends can add a parameter.
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    url.searchParams.set('apikey', this.options.apiKey);
+
+    await this.options.budget.acquire();
+    const res = await this.options.http.request(url);
+    if (res.status === 429) return this.refuse('Alpha Vantage answered 429 Too Many Requests', 60_000);
+    if (res.status !== 200) throw new ApiError('UPSTREAM_ERROR', `Alpha Vantage answered HTTP ${res.status}`);
+    const classified = classifyAlphaVantageBody(res.json);
+    if (classified.kind === 'refusal') return this.refuse(classified.message, classified.retryAfterMs);
+    if (classified.kind === 'error') throw classified.error;
+    return classified.body;
+  }
+
+  private async refuse(message: string, retryAfterMs: number): Promise<never> {
+    await this.options.budget.backOff(retryAfterMs);
+    throw new UpstreamRefusalError(message, retryAfterMs / 1000);
+  }
+}
+
+/** The real API requires interval, and time_period / series_type where the indicator takes them. */
+export function technicalParams(query: TechnicalQuery): Record<string, string> {
+  const spec = indicatorSpec(query.indicator);
+  if (spec === undefined) throw new ApiError('INVALID_PARAMETER', `unknown indicator ${query.indicator}`);
+  const params: Record<string, string> = { function: query.indicator, symbol: query.symbol, interval: query.interval, ...spec.extra };
+  if (spec.timePeriod !== null) params.time_period = String(query.timePeriod ?? spec.timePeriod);
+  if (spec.seriesType) params.series_type = query.seriesType ?? 'close';
+  return params;
+}

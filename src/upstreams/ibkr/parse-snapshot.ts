@@ -1,0 +1,118 @@
+// GET /iserver/marketdata/snapshot: one row per conid, fields keyed by numeric code, every value a
+// string ("1,300", "50.2M", "C168.42"). The first call for a conid starts a subscription and returns the
+// row without any field: `hasData` tells the caller to ask again.
+import { ApiError } from '../../errors.js';
+import { type BrokerQuote } from '../../broker/broker.js';
+import { changeFrom, toNumber, toText } from '../../broker/numbers.js';
+
+export const FIELD = {
+  last: '31',
+  symbol: '55',
+  change: '82',
+  changePercent: '83',
+  bid: '84',
+  askSize: '85',
+  ask: '86',
+  volume: '87',
+  bidSize: '88',
+  open: '7295',
+  close: '7296',
+  priorClose: '7741',
+  availability: '6509',
+} as const;
+
+/** The fields every snapshot request asks for. */
+export const SNAPSHOT_FIELDS = [
+  FIELD.last,
+  FIELD.symbol,
+  FIELD.change,
+  FIELD.changePercent,
+  FIELD.bid,
+  FIELD.askSize,
+  FIELD.ask,
+  FIELD.volume,
+  FIELD.bidSize,
+  FIELD.open,
+  FIELD.priorClose,
+  FIELD.availability,
+].join(',');
+
+const PRICE_FIELDS = [FIELD.last, FIELD.bid, FIELD.ask, FIELD.change, FIELD.priorClose, FIELD.close];
+
+export type PriceFlag = 'closing' | 'halted' | null;
+
+export interface SnapshotRow {
+  conid: number;
+  /** False for the empty first answer of a new subscription. */
+  hasData: boolean;
+  last: number | null;
+  /** "C" prefix: the last price is the previous close; "H": trading is halted. */
+  lastFlag: PriceFlag;
+  bid: number | null;
+  ask: number | null;
+  bidSize: number | null;
+  askSize: number | null;
+  change: number | null;
+  changePercent: number | null;
+  volume: number | null;
+  priorClose: number | null;
+  /** ms since epoch. */
+  updatedAt: number | null;
+}
+
+/** A price that may carry IBKR's one-letter prefix. */
+export function parsePrice(raw: unknown): { value: number | null; flag: PriceFlag } {
+  if (typeof raw === 'string') {
+    const match = /^\s*([CH])\s*(.+)$/i.exec(raw);
+    if (match !== null) {
+      const flag = (match[1] as string).toUpperCase() === 'C' ? 'closing' : 'halted';
+      return { value: toNumber(match[2]), flag };
+    }
+  }
+  return { value: toNumber(raw), flag: null };
+}
+
+export function parseSnapshot(json: unknown): SnapshotRow[] {
+  if (!Array.isArray(json)) throw new ApiError('UPSTREAM_ERROR', 'the IBKR gateway sent a snapshot that is not a list');
+  const rows: SnapshotRow[] = [];
+  for (const item of json) {
+    if (item === null || typeof item !== 'object') continue;
+    const row = item as Record<string, unknown>;
+    const conid = toNumber(row.conid);
+    if (conid === null) continue;
+    const last = parsePrice(row[FIELD.last]);
+    const close = parsePrice(row[FIELD.close]).value;
+    rows.push({
+      conid,
+      hasData: PRICE_FIELDS.some((code) => toText(row[code]) !== null),
+      last: last.value,
+      lastFlag: last.flag,
+      bid: parsePrice(row[FIELD.bid]).value,
+      ask: parsePrice(row[FIELD.ask]).value,
+      bidSize: toNumber(row[FIELD.bidSize]),
+      askSize: toNumber(row[FIELD.askSize]),
+      change: toNumber(row[FIELD.change]),
+      changePercent: toNumber(row[FIELD.changePercent]),
+      volume: toNumber(row[FIELD.volume]),
+      priorClose: parsePrice(row[FIELD.priorClose]).value ?? close,
+      updatedAt: toNumber(row._updated),
+    });
+  }
+  return rows;
+}
+
+export function snapshotToQuote(symbol: string, row: SnapshotRow): BrokerQuote {
+  const computed = changeFrom(row.last, row.priorClose);
+  return {
+    symbol,
+    last: row.last,
+    bid: row.bid,
+    ask: row.ask,
+    bidSize: row.bidSize,
+    askSize: row.askSize,
+    change: row.change ?? computed.change,
+    changePercent: row.changePercent ?? computed.changePercent,
+    volume: row.volume,
+    updatedAt: row.updatedAt === null ? null : new Date(row.updatedAt).toISOString(),
+  };
+}

@@ -1,0 +1,95 @@
+// The broker interface over the Tastytrade Open API: accounts, positions of every open account, quotes
+// from /market-data/by-type, and a health check that costs one cheap call (plus a token refresh at most
+// every 15 minutes).
+import type { Logger } from 'pino';
+import { ApiError } from '../../errors.js';
+import { type Broker, type BrokerAccount, type BrokerHealth, type BrokerPosition, type BrokerQuotes, type BrokerStatus } from '../../broker/broker.js';
+import { HttpClient } from '../http-client.js';
+import { parseAccounts } from './parse-accounts.js';
+import { parseMarketData } from './parse-market-data.js';
+import { parsePositions } from './parse-positions.js';
+import { marketDataQuery, toMarketDataRequest } from './symbols.js';
+import { TastytradeClient } from './tastytrade-client.js';
+import { TokenRefusedError } from './token-manager.js';
+
+export interface TastytradeBrokerOptions {
+  url: string;
+  clientSecret: string;
+  refreshToken: string;
+  timeoutMs: number;
+  logger: Logger;
+  now?: () => number;
+  refreshMarginMs?: number;
+}
+
+export class TastytradeBroker implements Broker {
+  readonly kind = 'tastytrade' as const;
+  readonly client: TastytradeClient;
+  private readonly http: HttpClient;
+  private readonly origin: string;
+
+  constructor(options: TastytradeBrokerOptions) {
+    this.http = new HttpClient({ name: 'Tastytrade', timeoutMs: options.timeoutMs, logger: options.logger });
+    this.client = new TastytradeClient({ ...options, http: this.http });
+    this.origin = new URL(options.url).origin;
+  }
+
+  start(): void {
+    // Tokens are refreshed on use, ahead of expiry: nothing runs in the background.
+  }
+
+  async close(): Promise<void> {
+    await this.http.close();
+  }
+
+  async health(): Promise<BrokerHealth> {
+    const started = performance.now();
+    const { status, message } = await this.check();
+    return {
+      broker: 'tastytrade',
+      status,
+      authenticated: status === 'connected',
+      connected: status === 'connected' || status === 'unauthenticated',
+      checkedAt: new Date().toISOString(),
+      latencyMs: Math.round(performance.now() - started),
+      message,
+    };
+  }
+
+  private async check(): Promise<{ status: BrokerStatus; message: string }> {
+    try {
+      const accounts = await this.accounts();
+      return { status: 'connected', message: `Connected to Tastytrade (${accounts.length} open account${accounts.length === 1 ? '' : 's'}).` };
+    } catch (error) {
+      if (error instanceof TokenRefusedError) return { status: 'unauthenticated', message: `${error.message}.` };
+      const apiError = error instanceof ApiError ? error : new ApiError('UPSTREAM_ERROR', 'the Tastytrade check failed');
+      if (/refused a freshly issued/.test(apiError.message)) return { status: 'unauthenticated', message: `${apiError.message}; check the OAuth application's scopes.` };
+      if (/not reachable|closed the connection/.test(apiError.message)) return { status: 'disconnected', message: `Nothing answers at ${this.origin}: check the network or TASTYTRADE_URL.` };
+      if (apiError.code === 'UPSTREAM_TIMEOUT') return { status: 'disconnected', message: `Tastytrade at ${this.origin} did not answer in time.` };
+      return { status: 'disconnected', message: `${apiError.message}.` };
+    }
+  }
+
+  accounts(): Promise<BrokerAccount[]> {
+    return this.client.get('/customers/me/accounts', parseAccounts);
+  }
+
+  async positions(): Promise<BrokerPosition[]> {
+    const accounts = await this.accounts();
+    const lists = await Promise.all(
+      accounts.map((a) => this.client.get(`/accounts/${encodeURIComponent(a.accountId)}/positions`, (json) => parsePositions(json, a.accountId), 'include-marks=true')),
+    );
+    return lists.flat();
+  }
+
+  async quotes(symbols: string[]): Promise<BrokerQuotes> {
+    const request = toMarketDataRequest(symbols);
+    const items = await this.client.get('/market-data/by-type', parseMarketData, marketDataQuery(request.byType));
+    const quotes: BrokerQuotes['quotes'] = {};
+    for (const item of items) {
+      const ours = request.ours.get(item.symbol.toUpperCase());
+      if (ours !== undefined) quotes[ours] = { symbol: ours, ...item.quote };
+    }
+    return { quotes, missing: symbols.filter((s) => quotes[s] === undefined) };
+  }
+}

@@ -1,0 +1,17 @@
+// Transport failures towards Tastytrade in the broker's terms: "cannot reach it" is 503 BROKER_UNAVAILABLE.
+import { ApiError } from '../../errors.js';
+import { UpstreamTransportError } from '../http-client.js';
+
+export function transportError(error: unknown): ApiError {
+  if (!(error instanceof UpstreamTransportError)) return error instanceof ApiError ? error : new ApiError('UPSTREAM_ERROR', 'the Tastytrade call failed');
+  switch (error.failure) {
+    case 'timeout':
+      return new ApiError('UPSTREAM_TIMEOUT', 'Tastytrade did not answer in time');
+    case 'unreachable':
+      return new ApiError('BROKER_UNAVAILABLE', 'Tastytrade is not reachable', { retryAfterSeconds: 5 });
+    case 'reset':
+      return new ApiError('BROKER_UNAVAILABLE', 'Tastytrade closed the connection', { retryAfterSeconds: 5 });
+    case 'too_large':
+      return new ApiError('UPSTREAM_ERROR', 'Tastytrade sent a body larger than allowed');
+  }
+}

@@ -1,0 +1,110 @@
+// Yahoo Finance v8 chart answers, classified without I/O so every recorded body can be tested: the price,
+// the previous daily close (previousClose, else regularMarketPreviousClose, else chartPreviousClose, which
+// is the close before the *range*), and the time of the price. Close arrays may hold nulls.
+import { ApiError } from '../../errors.js';
+import { retryAfterMs } from '../massive/retry-after.js';
+import { categoryFromSymbol, type InstrumentCategory, type InstrumentSnapshot } from '../overview-source.js';
+
+export interface ChartResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  json: unknown;
+}
+
+export type ClassifiedChart =
+  | { kind: 'data'; snapshot: InstrumentSnapshot }
+  | { kind: 'refusal'; message: string; retryAfterMs: number }
+  | { kind: 'error'; error: ApiError };
+
+const DEFAULT_BACKOFF_MS = 60_000;
+
+export function classifyChartResponse(res: ChartResponse, symbol: string, now = Date.now()): ClassifiedChart {
+  if (res.status === 429) {
+    return { kind: 'refusal', message: 'Yahoo refused the call: too many requests', retryAfterMs: retryAfterMs(res.headers['retry-after'], DEFAULT_BACKOFF_MS, now) };
+  }
+  if (res.status === 404) return { kind: 'error', error: notFound(symbol) };
+  if (res.status !== 200) return { kind: 'error', error: new ApiError('UPSTREAM_ERROR', `Yahoo answered HTTP ${res.status} for ${symbol}`) };
+  try {
+    return { kind: 'data', snapshot: parseChartBody(res.json, symbol) };
+  } catch (e) {
+    return { kind: 'error', error: e as ApiError };
+  }
+}
+
+export function parseChartBody(json: unknown, symbol: string): InstrumentSnapshot {
+  const chart = isObject(json) ? json.chart : undefined;
+  if (!isObject(chart)) throw unexpected(symbol, 'a body without "chart"');
+  if (isObject(chart.error)) {
+    if (/not found/i.test(String(chart.error.code ?? ''))) throw notFound(symbol);
+    throw unexpected(symbol, 'an error');
+  }
+  const result = Array.isArray(chart.result) ? chart.result[0] : undefined;
+  if (!isObject(result) || !isObject(result.meta)) throw unexpected(symbol, 'a chart without "meta"');
+  const meta = result.meta;
+  if (typeof meta.symbol === 'string' && meta.symbol.toUpperCase() !== symbol.toUpperCase()) throw unexpected(symbol, `the chart of ${meta.symbol.slice(0, 20)}`);
+
+  const bar = lastBar(result);
+  const price = finite(meta.regularMarketPrice) ?? bar?.close;
+  if (price === undefined) throw unexpected(symbol, 'no price');
+  const previousClose = finite(meta.previousClose) ?? finite(meta.regularMarketPreviousClose) ?? finite(meta.chartPreviousClose);
+  if (previousClose === undefined) throw unexpected(symbol, 'no previous close');
+  const time = finite(meta.regularMarketTime) ?? bar?.time;
+  if (time === undefined) throw unexpected(symbol, 'no time for the price');
+
+  return {
+    symbol: symbol.toUpperCase(),
+    price,
+    previousClose,
+    currency: text(meta.currency),
+    name: text(meta.shortName) ?? text(meta.longName),
+    category: categoryOf(text(meta.instrumentType), symbol),
+    asOf: new Date(time * 1000).toISOString(),
+  };
+}
+
+/** The newest bar whose close is not null: Yahoo leaves nulls for bars still forming or missing. */
+function lastBar(result: Record<string, unknown>): { close: number; time: number | undefined } | undefined {
+  const indicators = isObject(result.indicators) ? result.indicators : undefined;
+  const quote = Array.isArray(indicators?.quote) ? indicators.quote[0] : undefined;
+  const closes = isObject(quote) && Array.isArray(quote.close) ? quote.close : [];
+  const times = Array.isArray(result.timestamp) ? result.timestamp : [];
+  for (let i = closes.length - 1; i >= 0; i -= 1) {
+    const close = finite(closes[i]);
+    if (close !== undefined) return { close, time: finite(times[i]) };
+  }
+  return undefined;
+}
+
+const TYPE_CATEGORY: Record<string, InstrumentCategory> = {
+  INDEX: 'index',
+  FUTURE: 'commodity',
+  CRYPTOCURRENCY: 'crypto',
+  CURRENCY: 'currency',
+  EQUITY: 'equity',
+  ETF: 'equity',
+  MUTUALFUND: 'equity',
+};
+
+export function categoryOf(instrumentType: string | null, symbol: string): InstrumentCategory {
+  return (instrumentType !== null ? TYPE_CATEGORY[instrumentType.toUpperCase()] : undefined) ?? categoryFromSymbol(symbol);
+}
+
+function finite(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function notFound(symbol: string): ApiError {
+  return new ApiError('SYMBOL_NOT_FOUND', `Yahoo has no data for ${symbol}`);
+}
+
+function unexpected(symbol: string, what: string): ApiError {
+  return new ApiError('UPSTREAM_ERROR', `Yahoo sent ${what} for ${symbol}`);
+}

@@ -1,0 +1,146 @@
+// Loads the dashboard in headless Chromium against the sandbox and checks that it renders real values
+// with no console error. Skips when Chromium is absent locally; with CI set, a missing browser fails.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startApp } from '../helpers/app.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const IN_CI = Boolean(process.env.CI) && process.env.CI !== 'false';
+const OUTPUT_DIR = 'test-output';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const skip = !existsSync(CHROMIUM) && !IN_CI ? `Chromium not found at ${CHROMIUM} (apt-get install chromium); set CI=true to make this test mandatory` : false;
+
+async function launch(t: TestContext): Promise<BrowserContext> {
+  assert.ok(existsSync(CHROMIUM), `CI is set but Chromium is missing at ${CHROMIUM}`);
+  const profile = mkdtempSync(join(tmpdir(), 'mdp-chromium-'));
+  // A persistent context is how Playwright takes a fresh --user-data-dir.
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 1000 },
+  });
+  t.after(async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
+  return context;
+}
+
+/** Every console error, uncaught page error and failed request. */
+function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+  // Names the URL behind a "Failed to load resource" console line.
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${new URL(response.url()).pathname}${new URL(response.url()).search}`);
+  });
+  return problems;
+}
+
+const PANELS = ['#overview-panel', '#quote-panel', '#status-panel', '#dividends-panel', '#broker-panel'];
+
+test('the dashboard renders tiles, a quote, the RSI chart and the status panel with real values', { skip }, async (t) => {
+  // Production budget and pacing for provider A (its simulator refuses more than one call per second).
+  const { url } = await startApp(t, { env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500', ALPHA_VANTAGE_MIN_INTERVAL_MS: '1100' } });
+  const context = await launch(t);
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems = watchProblems(page);
+
+  const started = Date.now();
+  await page.goto(`${url}/`, { waitUntil: 'load' });
+  await Promise.all([
+    ...PANELS.map((panel) => page.waitForSelector(`${panel}[data-state="ready"]`, { timeout: 30_000 })),
+    page.waitForSelector('#rsi-chart[data-state="ready"] polyline', { timeout: 30_000 }),
+  ]);
+  const readyMs = Date.now() - started;
+  const navigation = await page.evaluate(() => {
+    const entry = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+    return { domContentLoaded: Math.round(entry.domContentLoadedEventEnd), load: Math.round(entry.loadEventEnd) };
+  });
+  t.diagnostic(`dashboard: load event ${navigation.load} ms, DOMContentLoaded ${navigation.domContentLoaded} ms, every panel rendered ${readyMs} ms after navigation`);
+
+  assert.equal(await page.textContent('#mode'), 'sandbox');
+
+  // Market overview tiles: prices with two decimals, coloured by the sign of the change.
+  const tiles = await page.$$eval('.tile', (nodes) =>
+    nodes.map((n) => ({ cls: n.className, price: n.querySelector('.price')?.textContent ?? '', chg: n.querySelector('.chg')?.textContent ?? '' })),
+  );
+  assert.ok(tiles.length >= 5, `tiles: ${tiles.length}`);
+  for (const tile of tiles) {
+    assert.match(tile.price, /^\d{1,3}(,\d{3})*\.\d{2}$/);
+    const change = Number(tile.chg.split(' ')[0]);
+    assert.ok(Number.isFinite(change), tile.chg);
+    if (change > 0) assert.match(tile.cls, /\bup\b/);
+    if (change < 0) assert.match(tile.cls, /\bdown\b/);
+  }
+
+  // The quote and its RSI chart.
+  assert.equal(await page.textContent('#quote-symbol-out'), 'IBM');
+  assert.match((await page.textContent('#quote-price')) ?? '', /^\d{1,3}(,\d{3})*\.\d{2}$/);
+  assert.match((await page.textContent('#quote-change')) ?? '', /^[+-]?\d+\.\d{2} \([+-]?-?\d+\.\d{4}%\)$/);
+  const points = ((await page.getAttribute('#rsi-chart polyline', 'points')) ?? '').split(' ').map((p) => p.split(',').map(Number));
+  assert.ok(points.length >= 10, `RSI points: ${points.length}`);
+  assert.ok(points.every(([x, y]) => x! >= 0 && x! <= 400 && y! >= 0 && y! <= 120), 'RSI points inside the chart');
+  assert.match((await page.textContent('#rsi-note')) ?? '', /^Latest RSI \d+\.\d{2} on \d{4}-\d{2}-\d{2}/);
+
+  // The status panel: every known upstream, a provider A budget gauge with real figures, freshness.
+  const rows = await page.$$eval('.upstream', (nodes) => nodes.map((n) => (n as HTMLElement).dataset.upstream));
+  for (const id of ['provider-a', 'provider-b', 'overview', 'broker']) assert.ok(rows.includes(id), `status row ${id}`);
+  assert.match((await page.textContent('.upstream[data-upstream="provider-a"] [data-gauge="minute"] .num')) ?? '', /^\d of 5 left$/);
+  assert.match((await page.textContent('#overall-text')) ?? '', /^(ok|degraded) · v1\.0\.0$/);
+  assert.match((await page.textContent('[data-fresh-for="overview"]')) ?? '', /^data age \d+ s · (miss|hit|stale)$/);
+
+  // Dividends and broker rendered rows.
+  assert.ok((await page.$$('#dividends-table tbody tr td:not(.empty)')).length > 0, 'dividend rows');
+  assert.match((await page.textContent('#broker-state-text')) ?? '', /:/);
+
+  mkdirSync(OUTPUT_DIR, { recursive: true });
+  await page.screenshot({ path: join(OUTPUT_DIR, 'dashboard.png'), fullPage: true });
+  assert.deepEqual(problems, [], 'no console error, page error or failed request');
+
+  // Interactions: a lookup and a dividends filter.
+  await page.fill('#quote-symbol', 'msft');
+  await page.click('#quote-form button');
+  await page.waitForFunction(() => document.getElementById('quote-symbol-out')?.textContent === 'MSFT');
+  await page.fill('#dividends-symbol', 'aapl');
+  await page.click('#dividends-form button');
+  await page.waitForFunction(() => /for AAPL\.$/.test(document.getElementById('dividends-count')?.textContent ?? ''));
+  const tickers = await page.$$eval('#dividends-table tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
+  assert.ok(tickers.every((row) => row.includes('AAPL') || row.includes('No dividends')), 'filtered by symbol');
+  assert.deepEqual(problems, []);
+});
+
+test('the dashboard shows API errors as readable messages', { skip }, async (t) => {
+  const { url, sandbox } = await startApp(t);
+  const context = await launch(t);
+  const page = context.pages()[0] ?? (await context.newPage());
+  sandbox.alphaVantage.setFaults({ fault: 'http5xx', status: 503 });
+  await page.goto(`${url}/`, { waitUntil: 'load' });
+  await page.waitForSelector('#quote-panel .error:not([hidden])', { timeout: 30_000 });
+  const message = (await page.textContent('#quote-panel .error')) ?? '';
+  assert.match(message, /^UPSTREAM_ERROR \S.+\.$/);
+  assert.ok(!message.includes('{') && !message.includes(sandbox.alphaVantage.origin), message);
+  assert.equal(await page.getAttribute('#quote-panel', 'data-state'), 'error');
+  // The rest of the page keeps working.
+  await page.waitForSelector('#status-panel[data-state="ready"]');
+  await page.waitForSelector('.upstream[data-upstream="provider-a"][data-state="failing"]', { timeout: 30_000 });
+});

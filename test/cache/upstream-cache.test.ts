@@ -1,0 +1,242 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { test } from 'node:test';
+import pino from 'pino';
+import { RedisFlightLock } from '../../src/cache/flight-lock.js';
+import { MemoryCacheStore } from '../../src/cache/memory-cache-store.js';
+import { RedisCacheStore } from '../../src/cache/redis-cache-store.js';
+import { SqliteCacheStore } from '../../src/cache/sqlite-cache-store.js';
+import { UpstreamCache } from '../../src/cache/upstream-cache.js';
+import { ApiError, BudgetExhaustedError } from '../../src/errors.js';
+import { openStateDatabase } from '../../src/store/state-database.js';
+import { UpstreamHealth } from '../../src/upstreams/upstream-health.js';
+import { tempDir } from '../helpers/config.js';
+import { connectRedis, redisPrefix } from '../store/redis-helper.js';
+
+const logger = pino({ level: 'silent' });
+const WINDOW = { freshMs: 60_000, staleMs: 600_000 };
+const OPTS = { upstream: 'test' };
+
+function memory(): MemoryCacheStore {
+  return new MemoryCacheStore({ maxEntries: 100, maxBytes: 1_000_000 });
+}
+
+function embeddedCache(t: import('node:test').TestContext, dir = tempDir(t)) {
+  const db = openStateDatabase(dir);
+  const l2 = new SqliteCacheStore(db, { maxEntries: 100, maxBytes: 1_000_000 });
+  t.after(() => {
+    l2.close();
+    db.close();
+  });
+  const health = new UpstreamHealth();
+  return { cache: new UpstreamCache({ memory: memory(), logger, health, l2 }), l2, health, dir };
+}
+
+/** A loader that counts its calls and resolves when the test says so. */
+function gatedLoader<T>(value: T) {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const loader = {
+    calls: 0,
+    release,
+    load: async () => {
+      loader.calls += 1;
+      await gate;
+      return value;
+    },
+  };
+  return loader;
+}
+
+test('1,000 concurrent misses for one key share one load; later reads are hits', async (t) => {
+  const { cache } = embeddedCache(t);
+  const loader = gatedLoader({ price: 1 });
+  const pending = Array.from({ length: 1000 }, () => cache.fetch('k', WINDOW, loader.load, OPTS));
+  await new Promise((resolve) => setImmediate(resolve));
+  loader.release();
+  const results = await Promise.all(pending);
+  assert.equal(loader.calls, 1);
+  assert.ok(results.every((r) => r.status === 'MISS' && r.entry === results[0]?.entry));
+  const again = await cache.fetch('k', WINDOW, loader.load, OPTS);
+  assert.equal(again.status, 'HIT');
+  assert.equal(loader.calls, 1);
+  assert.equal(cache.counters.singleFlightWaits, 999);
+});
+
+test('a stale entry is served at once while one background refresh runs', async (t) => {
+  const { cache } = embeddedCache(t);
+  const window = { freshMs: 0, staleMs: 60_000 };
+  await cache.fetch('k', window, async () => 'old', OPTS);
+  const loader = gatedLoader('new');
+  const first = await cache.fetch('k', window, loader.load, OPTS);
+  const second = await cache.fetch('k', window, loader.load, OPTS);
+  assert.equal(first.status, 'STALE');
+  assert.equal(first.entry.value, 'old');
+  assert.equal(second.entry.value, 'old');
+  assert.equal(loader.calls, 1, 'one refresh for many stale reads');
+  loader.release();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const third = await cache.fetch('k', { freshMs: 60_000, staleMs: 60_000 }, loader.load, OPTS);
+  assert.equal(third.entry.value, 'new');
+});
+
+test('a failed refresh keeps the stale value served and pauses refreshes of that key', async (t) => {
+  const { cache } = embeddedCache(t);
+  await cache.fetch('k', { freshMs: 0, staleMs: 60_000 }, async () => 'good', OPTS);
+  let calls = 0;
+  const failing = async () => {
+    calls += 1;
+    throw new ApiError('UPSTREAM_ERROR', 'upstream answered HTTP 503');
+  };
+  // freshMs caps the pause: with 0 the refresh may run again at once; with a fresh window it may not.
+  const window = { freshMs: 2_000, staleMs: 60_000 };
+  for (let i = 0; i < 20; i += 1) {
+    const result = await cache.fetch('k', { freshMs: 0, staleMs: 60_000 }, failing, OPTS);
+    assert.equal(result.status, 'STALE');
+    assert.equal(result.entry.value, 'good');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const before = calls;
+  assert.ok(before >= 1);
+  // Now with a fresh window: after one failure the key is left alone for min(5 s, 2 s).
+  const { cache: other } = embeddedCache(t);
+  await other.fetch('j', { freshMs: 0, staleMs: 60_000 }, async () => 'good', OPTS);
+  let otherCalls = 0;
+  const otherFailing = async () => {
+    otherCalls += 1;
+    throw new ApiError('UPSTREAM_ERROR', 'down');
+  };
+  const stale = { ...window, freshMs: 0 };
+  await other.fetch('j', stale, otherFailing, OPTS);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(otherCalls, 1);
+  // The block is min(refreshBackoff, freshMs of the window passed at failure time): use a window with freshMs.
+  const { cache: third } = embeddedCache(t);
+  const entryWindow = { freshMs: 1, staleMs: 60_000 };
+  await third.fetch('x', entryWindow, async () => 'good', OPTS);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  let thirdCalls = 0;
+  const thirdFailing = async () => {
+    thirdCalls += 1;
+    throw new ApiError('UPSTREAM_ERROR', 'down');
+  };
+  const blocking = { freshMs: 2_000, staleMs: 60_000 };
+  assert.equal((await third.fetch('x', blocking, thirdFailing, OPTS)).status, 'STALE');
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  for (let i = 0; i < 50; i += 1) assert.equal((await third.fetch('x', blocking, thirdFailing, OPTS)).entry.value, 'good');
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(thirdCalls, 1, 'no retry during the back-off');
+});
+
+test('errors and budget refusals are never cached; a budget refusal is not an upstream failure', async (t) => {
+  const { cache, health } = embeddedCache(t);
+  await assert.rejects(
+    cache.fetch('k', WINDOW, async () => {
+      throw new BudgetExhaustedError('spent', 30);
+    }, OPTS),
+    BudgetExhaustedError,
+  );
+  assert.equal(health.state('test').calls, 0);
+  await assert.rejects(cache.fetch('k', WINDOW, async () => {
+    throw new ApiError('UPSTREAM_ERROR', 'bad');
+  }, OPTS));
+  assert.equal(health.state('test').errors, 1);
+  const result = await cache.fetch('k', WINDOW, async () => 'ok', OPTS);
+  assert.equal(result.status, 'MISS');
+  assert.equal(result.entry.value, 'ok');
+});
+
+test('the last good value survives in SQLite and is served by a fresh process-level cache', async (t) => {
+  const dir = tempDir(t);
+  const db = openStateDatabase(dir);
+  const l2 = new SqliteCacheStore(db, { maxEntries: 100, maxBytes: 1_000_000 });
+  const first = new UpstreamCache({ memory: memory(), logger, health: new UpstreamHealth(), l2 });
+  await first.fetch('k', { freshMs: 50, staleMs: 60_000 }, async () => ({ v: 42 }), OPTS);
+  l2.close();
+  db.close();
+
+  const { cache } = embeddedCache(t, dir);
+  const hit = await cache.fetch('k', { freshMs: 50, staleMs: 60_000 }, async () => ({ v: 0 }), OPTS);
+  assert.equal(hit.status, 'HIT');
+  assert.deepEqual(hit.entry.value, { v: 42 });
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  const { cache: later } = embeddedCache(t, dir);
+  const stale = await later.fetch('k', { freshMs: 50, staleMs: 60_000 }, async () => {
+    throw new ApiError('UPSTREAM_ERROR', 'down');
+  }, OPTS);
+  assert.equal(stale.status, 'STALE');
+  assert.deepEqual(stale.entry.value, { v: 42 });
+});
+
+test('the SQLite tier drops expired rows and stays within its entry bound', async (t) => {
+  const db = openStateDatabase(tempDir(t));
+  t.after(() => db.close());
+  const store = new SqliteCacheStore(db, { maxEntries: 10, maxBytes: 1_000_000 });
+  t.after(() => store.close());
+  const now = Date.now();
+  for (let i = 0; i < 30; i += 1) await store.set(`k${i}`, { value: i, storedAt: now, freshUntil: now + 1000, staleUntil: now + 10_000 + i });
+  await store.set('gone', { value: 0, storedAt: now - 10, freshUntil: now - 5, staleUntil: now + 1 });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  store.sweep();
+  assert.ok(store.size <= 10, `size ${store.size}`);
+  assert.equal(await store.get('gone'), undefined);
+  assert.equal((await store.get<number>('k29'))?.value, 29, 'keeps those with the longest life');
+});
+
+test('with Redis, concurrent misses in two replicas cost one load; the loser takes the value from Redis', async (t) => {
+  const prefix = redisPrefix(t);
+  const replicas = await Promise.all(
+    [0, 1].map(async () => {
+      const redis = await connectRedis(t, prefix);
+      return new UpstreamCache({ memory: memory(), logger, health: new UpstreamHealth(), l2: new RedisCacheStore(redis), lock: new RedisFlightLock(redis), lockTtlMs: 5_000 });
+    }),
+  );
+  let calls = 0;
+  const load = async () => {
+    calls += 1;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return { price: 7 };
+  };
+  const results = await Promise.all(replicas.flatMap((cache) => Array.from({ length: 200 }, () => cache.fetch('sym', WINDOW, load, OPTS))));
+  assert.equal(calls, 1);
+  assert.ok(results.every((r) => (r.entry.value as { price: number }).price === 7));
+});
+
+test('with Redis, a failed load fails the waiting replica too instead of a second upstream call', async (t) => {
+  const prefix = redisPrefix(t);
+  const [a, b] = await Promise.all(
+    [0, 1].map(async () => {
+      const redis = await connectRedis(t, prefix);
+      return new UpstreamCache({ memory: memory(), logger, health: new UpstreamHealth(), l2: new RedisCacheStore(redis), lock: new RedisFlightLock(redis), lockTtlMs: 5_000 });
+    }),
+  );
+  let calls = 0;
+  const load = async () => {
+    calls += 1;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    throw new ApiError('UPSTREAM_ERROR', 'upstream answered HTTP 503');
+  };
+  const outcomes = await Promise.allSettled([a!.fetch('x', WINDOW, load, OPTS), b!.fetch('x', WINDOW, load, OPTS)]);
+  assert.equal(calls, 1);
+  for (const outcome of outcomes) {
+    assert.equal(outcome.status, 'rejected');
+    assert.equal((outcome as PromiseRejectedResult).reason.code, 'UPSTREAM_ERROR');
+  }
+});
+
+test('with Redis unreachable the cache still answers from its own tier and loads locally', async (t) => {
+  const prefix = redisPrefix(t);
+  const redis = await connectRedis(t, prefix, 'redis://127.0.0.1:1');
+  assert.equal(redis.ready, false);
+  const cache = new UpstreamCache({ memory: memory(), logger, health: new UpstreamHealth(), l2: new RedisCacheStore(redis), lock: new RedisFlightLock(redis) });
+  let calls = 0;
+  const load = async () => {
+    calls += 1;
+    return 'v';
+  };
+  const results = await Promise.all(Array.from({ length: 50 }, () => cache.fetch('k', WINDOW, load, OPTS)));
+  assert.equal(calls, 1);
+  assert.ok(results.every((r) => r.entry.value === 'v'));
+  assert.equal((await cache.fetch('k', WINDOW, load, OPTS)).status, 'HIT');
+  void once;
+});

@@ -1,0 +1,184 @@
+// The OpenAPI document is generated from the route schemas; these tests hold it to the spec and validate
+// real responses from every documented GET path against it, so the document cannot drift from the code.
+// New routes are covered without editing this file: it iterates over the document's own paths.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { startApp, type TestResponse } from '../helpers/app.js';
+
+const SPEC_PATHS = [
+  '/api/provider-a/quote',
+  '/api/provider-a/technical',
+  '/api/provider-b/dividends',
+  '/api/market/overview',
+  '/api/broker/health',
+  '/api/broker/accounts',
+  '/api/broker/positions',
+  '/api/broker/quotes',
+  '/api/system/status',
+  '/api/system/live',
+  '/api/system/ready',
+];
+
+/** Values used when a parameter carries no example of its own. */
+const FALLBACK_EXAMPLES: Record<string, string> = { symbol: 'IBM', symbols: 'IBM,AAPL' };
+
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  example?: unknown;
+  schema?: { enum?: unknown[]; default?: unknown; examples?: unknown[]; type?: string };
+}
+interface Operation {
+  summary?: string;
+  tags?: string[];
+  parameters?: Parameter[];
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+}
+interface Document {
+  openapi: string;
+  info: { version: string; title: string };
+  paths: Record<string, { get?: Operation }>;
+  components: { schemas: Record<string, unknown> };
+}
+
+const DOC_ID = 'https://market-data-proxy.local/openapi.json';
+
+// ajv-formats is CommonJS; its default export arrives as the module object under NodeNext.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+
+/** Compiles response schemas with `#/components/...` refs resolved against the document itself. */
+function validatorFor(doc: Document) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ $id: DOC_ID, components: doc.components });
+  const rebase = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rebase);
+    if (node === null || typeof node !== 'object') return node;
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${DOC_ID}${v}` : rebase(v)]),
+    );
+  };
+  return (schema: unknown, body: unknown): string | null => {
+    const validate = ajv.compile(rebase(schema) as object);
+    return validate(body) ? null : ajv.errorsText(validate.errors, { separator: '\n' });
+  };
+}
+
+function exampleFor(p: Parameter): string | undefined {
+  const value = p.example ?? p.schema?.examples?.[0] ?? FALLBACK_EXAMPLES[p.name] ?? p.schema?.default ?? p.schema?.enum?.[0];
+  return value === undefined ? undefined : String(value);
+}
+
+function checkAgainstDocument(check: ReturnType<typeof validatorFor>, op: Operation, label: string, res: TestResponse): void {
+  const documented = op.responses[String(res.status)];
+  assert.ok(documented, `${label}: status ${res.status} is not documented (${Object.keys(op.responses).join(', ')}); body ${res.text.slice(0, 300)}`);
+  const content = documented.content?.['application/json'];
+  assert.ok(content, `${label}: ${res.status} has no application/json schema`);
+  assert.match(String(res.headers['content-type']), /^application\/json/, label);
+  const problems = check(content.schema, res.body);
+  assert.equal(problems, null, `${label}: body does not match the document:\n${problems}\n${res.text.slice(0, 500)}`);
+}
+
+test('the document is OpenAPI 3.1, version 1.0.0, with every endpoint, parameter and error of the spec', async (t) => {
+  const { get } = await startApp(t);
+  const res = await get('/api/openapi.json');
+  assert.equal(res.status, 200);
+  const doc = res.body as Document;
+  assert.equal(doc.openapi, '3.1.0');
+  assert.equal(doc.info.version, '1.0.0');
+  assert.ok(doc.components.schemas.ErrorResponse, 'ErrorResponse is a component');
+
+  const missing = SPEC_PATHS.filter((p) => doc.paths[p]?.get === undefined);
+  assert.deepEqual(missing, [], 'every endpoint of the spec is documented');
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const op = item.get;
+    if (op === undefined) continue;
+    assert.ok(op.summary && op.tags?.length, `${path}: summary and tags`);
+    assert.ok(op.responses['200']?.content?.['application/json']?.schema, `${path}: a 200 JSON schema`);
+    for (const p of op.parameters ?? []) assert.ok(p.schema, `${path}: parameter ${p.name} has a schema`);
+    if ((op.parameters ?? []).some((p) => p.required)) {
+      const bad = op.responses['400']?.content?.['application/json']?.schema as { $ref?: string } | undefined;
+      assert.equal(bad?.$ref, '#/components/schemas/ErrorResponse', `${path}: 400 is the shared error body`);
+    }
+    // Allowed values are listed plainly, not as a union of one-value schemas.
+    for (const p of op.parameters ?? []) assert.ok(!JSON.stringify(p.schema).includes('"anyOf"'), `${path}: ${p.name} lists its values as an enum`);
+  }
+  const technical = doc.paths['/api/provider-a/technical']?.get?.parameters ?? [];
+  const indicator = technical.find((p) => p.name === 'indicator');
+  assert.ok(indicator?.schema?.enum?.includes('RSI'), 'indicator lists its allowed values');
+  assert.equal(indicator?.required, false, 'a parameter with a default is optional');
+});
+
+test('real responses from every documented GET path validate against the document', async (t) => {
+  // Provider A's simulator refuses more than one call per second, as the real one does. 1100 ms, not the
+  // 1000 ms default: calls paced exactly 1 s apart can arrive closer than that (reported to the lead).
+  const { get } = await startApp(t, { env: { ALPHA_VANTAGE_MIN_INTERVAL_MS: '1100' } });
+  const doc = (await get('/api/openapi.json')).body as Document;
+  const check = validatorFor(doc);
+  let exercised = 0;
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const op = item.get;
+    if (op === undefined) continue;
+    const params = op.parameters ?? [];
+    assert.ok(params.every((p) => p.in === 'query'), `${path}: only query parameters are expected`);
+    const query = new URLSearchParams();
+    for (const p of params) {
+      const value = p.required ? exampleFor(p) : undefined;
+      assert.ok(!p.required || value !== undefined, `${path}: no example for required ${p.name}`);
+      if (value !== undefined) query.set(p.name, value);
+    }
+    const url = query.size > 0 ? `${path}?${query}` : path;
+    const res = await get(url);
+    checkAgainstDocument(check, op, `GET ${url}`, res);
+    assert.ok(res.status < 400 || path === '/api/system/ready', `GET ${url} should succeed in the sandbox, got ${res.status}: ${res.text.slice(0, 300)}`);
+    exercised += 1;
+
+    // The documented error for a missing required parameter, too.
+    const required = params.filter((p) => p.required);
+    if (required.length > 0) checkAgainstDocument(check, op, `GET ${path} (no parameters)`, await get(path));
+    // And an invalid value for each enum parameter.
+    for (const p of params.filter((p) => p.schema?.enum)) {
+      const wrong = new URLSearchParams(query);
+      wrong.set(p.name, 'NOT-A-VALUE');
+      const invalid = await get(`${path}?${wrong}`);
+      assert.equal(invalid.status, 400, `${path}: ${p.name}=NOT-A-VALUE is refused`);
+      checkAgainstDocument(check, op, `GET ${path}?${wrong}`, invalid);
+    }
+  }
+  assert.ok(exercised >= SPEC_PATHS.length, `exercised ${exercised} paths`);
+});
+
+test('unknown paths and wrong methods answer with the documented error body', async (t) => {
+  const { get } = await startApp(t);
+  const doc = (await get('/api/openapi.json')).body as Document;
+  const check = validatorFor(doc);
+  const errorSchema = { $ref: '#/components/schemas/ErrorResponse' };
+  const notFound = await get('/api/no-such-route');
+  assert.equal(notFound.status, 404);
+  assert.equal(check(errorSchema, notFound.body), null);
+  const wrongMethod = await get('/api/system/status', {}, 'POST');
+  assert.equal(wrongMethod.status, 405);
+  assert.equal(check(errorSchema, wrongMethod.body), null);
+});
+
+test('browsable docs are served at /api/docs with their assets, no network needed', async (t) => {
+  const { get } = await startApp(t);
+  const page = await get('/api/docs');
+  // @fastify/swagger-ui may redirect /api/docs to /api/docs/ depending on version.
+  const html = page.status === 302 ? await get('/api/docs/') : page;
+  assert.equal(html.status, 200);
+  assert.match(html.text, /swagger-ui/i);
+  assert.ok(!/https?:\/\/(?!127\.0\.0\.1)[a-z]/i.test(html.text.replace(/<!--[\s\S]*?-->/g, '').replace(/xmlns(:\w+)?="[^"]*"/g, '')), 'no external URL');
+  const assets = [...html.text.matchAll(/(?:href|src)="\.?\/?([^"]+\.(?:css|js))"/g)].map((m) => m[1]!);
+  assert.ok(assets.length > 0);
+  for (const asset of assets) {
+    const url = asset.startsWith('/') ? asset : `/api/docs/${asset.replace(/^api\/docs\//, '')}`;
+    assert.equal((await get(url)).status, 200, url);
+  }
+  const json = await get('/api/docs/json');
+  assert.equal(json.status, 200);
+  assert.equal(json.body.info.version, '1.0.0');
+});

@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pino from 'pino';
+import { createDeps } from '../../../src/deps.js';
+import { ApiError } from '../../../src/errors.js';
+import { SANDBOX_CREDENTIALS } from '../../../src/sandbox/index.js';
+import { buildSystemStatus, readStoreStatus } from '../../../src/routes/system/system-status.js';
+import { buildApp } from '../../../src/app.js';
+import { startApp } from '../../helpers/app.js';
+import { testConfig } from '../../helpers/config.js';
+
+const KNOWN = ['provider-a', 'provider-b', 'overview', 'broker'];
+
+test('status reports version, mode, store and every known upstream before any call', async (t) => {
+  const { get } = await startApp(t);
+  const res = await get('/api/system/status');
+  assert.equal(res.status, 200);
+  assert.equal(res.headers['cache-control'], 'no-store');
+  const s = res.body;
+  assert.equal(s.version, '1.0.0');
+  assert.equal(s.mode, 'sandbox');
+  assert.equal(s.status, 'ok');
+  assert.ok(Number.isInteger(s.uptimeSeconds) && s.uptimeSeconds >= 0);
+  assert.ok(!Number.isNaN(Date.parse(s.startedAt)));
+  assert.equal(s.store.redisConfigured, false);
+  assert.deepEqual(s.upstreams.map((u: { id: string }) => u.id).slice(0, 4), KNOWN);
+  const a = s.upstreams.find((u: { id: string }) => u.id === 'provider-a');
+  assert.equal(a.configured, true);
+  assert.equal(a.state, 'idle');
+  assert.equal(a.lastSuccessAt, null);
+  assert.equal(a.lastError, null);
+});
+
+test('status shows the last error while provider A fails, and recovery after', async (t) => {
+  const { get, sandbox } = await startApp(t);
+  sandbox.alphaVantage.setFaults({ fault: 'http5xx', status: 503 });
+  const failed = await get('/api/provider-a/quote?symbol=IBM');
+  assert.equal(failed.status, 502);
+
+  const during = await get('/api/system/status');
+  const a = during.body.upstreams.find((u: { id: string }) => u.id === 'provider-a');
+  assert.equal(a.state, 'failing');
+  assert.equal(a.lastError.code, 'UPSTREAM_ERROR');
+  assert.ok(a.lastError.message.length > 0 && a.lastError.message.length <= 200);
+  assert.equal(during.body.status, 'degraded');
+  assert.match(during.body.reason, /Provider A/);
+  // Never a key or the upstream's address.
+  assert.ok(!during.text.includes(SANDBOX_CREDENTIALS.alphaVantageKey));
+  assert.ok(!during.text.includes(sandbox.alphaVantage.origin));
+
+  sandbox.alphaVantage.setFaults({ fault: null });
+  const ok = await get('/api/provider-a/quote?symbol=MSFT');
+  assert.equal(ok.status, 200);
+  const after = await get('/api/system/status');
+  const recovered = after.body.upstreams.find((u: { id: string }) => u.id === 'provider-a');
+  assert.equal(recovered.state, 'ok');
+  assert.ok(recovered.lastSuccessAt >= recovered.lastError.at, 'the success is newer than the kept last error');
+  assert.equal(after.body.status, 'ok');
+});
+
+test('status shows provider A budget used and left, and its cache hit ratio', async (t) => {
+  const { get } = await startApp(t, { env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500' } });
+  assert.equal((await get('/api/provider-a/quote?symbol=IBM')).status, 200);
+  assert.equal((await get('/api/provider-a/quote?symbol=IBM')).headers['x-cache'], 'HIT');
+  const a = (await get('/api/system/status')).body.upstreams.find((u: { id: string }) => u.id === 'provider-a');
+  assert.equal(a.budget.limitMinute, 5);
+  assert.equal(a.budget.limitDay, 500);
+  assert.equal(a.budget.usedMinute, 1);
+  assert.equal(a.budget.leftMinute, 4);
+  assert.equal(a.budget.leftDay, 499);
+  assert.deepEqual(a.cache, { hits: 1, misses: 1, stale: 0, hitRatio: 0.5 });
+  assert.equal(a.calls, 1);
+});
+
+test('system routes are never rate limited', async (t) => {
+  const { get } = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '2' } });
+  for (let i = 0; i < 6; i++) {
+    for (const path of ['/api/system/status', '/api/system/live', '/api/system/ready']) {
+      assert.equal((await get(path)).status, 200, `${path} request ${i}`);
+    }
+  }
+});
+
+test('live and ready answer for orchestrators', async (t) => {
+  const { get } = await startApp(t);
+  assert.deepEqual((await get('/api/system/live')).body, { status: 'live' });
+  const ready = await get('/api/system/ready');
+  assert.equal(ready.status, 200);
+  assert.deepEqual(ready.body, { status: 'ready', checks: { config: true, store: true }, reason: null });
+});
+
+test('overall status is down when every configured upstream is failing', async (t) => {
+  const config = testConfig(t, { ALPHA_VANTAGE_API_KEY: 'k-123456', MASSIVE_API_KEY: 'm-123456' });
+  const deps = await createDeps(config, pino({ level: 'silent' }));
+  t.after(() => deps.close());
+  // Names as the adapters record them; the catalogue maps them onto the four known upstreams.
+  for (const name of ['alphaVantage', 'massive', 'yahoo', 'ibkr']) {
+    deps.health.recordError(name, new ApiError('UPSTREAM_TIMEOUT', `${name} did not answer in time`));
+  }
+  const s = await buildSystemStatus({ deps, startedAt: new Date() });
+  assert.equal(s.status, 'down');
+  assert.equal(s.reasons[0], 'no configured upstream is answering');
+  assert.deepEqual(s.upstreams.map((u) => u.state), ['failing', 'failing', 'failing', 'failing']);
+  assert.equal(s.upstreams.length, 4, 'aliases fold into the catalogue instead of adding rows');
+
+  deps.health.recordSuccess('yahoo');
+  assert.equal((await buildSystemStatus({ deps, startedAt: new Date() })).status, 'degraded');
+});
+
+test('an upstream name no catalogue entry claims still gets its own row', async (t) => {
+  const deps = await createDeps(testConfig(t), pino({ level: 'silent' }));
+  t.after(() => deps.close());
+  deps.health.recordSuccess('new-source');
+  const s = await buildSystemStatus({ deps, startedAt: new Date() });
+  const row = s.upstreams.find((u) => u.id === 'new-source');
+  assert.equal(row?.state, 'ok');
+});
+
+test('a spent budget makes the status degraded with the time it returns', async (t) => {
+  const deps = await createDeps(testConfig(t, { ALPHA_VANTAGE_API_KEY: 'k-123456' }), pino({ level: 'silent' }));
+  t.after(() => deps.close());
+  const guard = deps.budgets.get('alphaVantage', { perMinute: 1, perDay: 10, minIntervalMs: 0 });
+  await guard.acquire();
+  const s = await buildSystemStatus({ deps, startedAt: new Date() });
+  const a = s.upstreams.find((u) => u.id === 'provider-a');
+  assert.equal(a?.budget?.leftMinute, 0);
+  assert.ok(a?.budget?.nextAvailableAt !== null);
+  assert.equal(s.status, 'degraded');
+  assert.match(s.reason, /budget spent until/);
+});
+
+test('a store that does not answer in time is reported as fallen back, not waited on', async (t) => {
+  const deps = await createDeps(testConfig(t, { REDIS_URL: 'redis://127.0.0.1:1' }), pino({ level: 'silent' }));
+  t.after(() => deps.close());
+  const hanging = Object.assign(deps, { store: { status: () => new Promise(() => {}) } });
+  // Without the deadline this would never settle and the test would time out.
+  const store = await readStoreStatus(hanging);
+  assert.equal(store.kind, 'redis');
+  assert.equal(store.redisReachable, false);
+  assert.equal(store.fallback, true);
+  assert.match(store.message ?? '', /did not report/);
+});
+
+test('a store report is read loosely: kind, reachability and fallback', async (t) => {
+  const deps = await createDeps(testConfig(t, { REDIS_URL: 'redis://127.0.0.1:6379' }), pino({ level: 'silent' }));
+  t.after(() => deps.close());
+  const reporting = (report: unknown) => Object.assign(deps, { store: { status: async () => report } });
+  assert.deepEqual(await readStoreStatus(reporting({ kind: 'redis', redis: { reachable: true } })), {
+    kind: 'redis', redisConfigured: true, redisReachable: true, fallback: false, message: null,
+  });
+  const lost = await readStoreStatus(reporting({ kind: 'embedded', redisReachable: false, message: 'Redis lost; using local state' }));
+  assert.equal(lost.redisReachable, false);
+  assert.equal(lost.fallback, true);
+  assert.equal(lost.kind, 'embedded');
+});
+
+test('ready is 503 when Redis is configured, unreachable and nothing took over', async (t) => {
+  const config = testConfig(t, { REDIS_URL: 'redis://127.0.0.1:6379' });
+  const logger = pino({ level: 'silent' });
+  const deps = Object.assign(await createDeps(config, logger), {
+    store: { status: async () => ({ kind: 'redis', redisReachable: false, fallback: false, message: 'Redis is unreachable' }) },
+  });
+  const app = await buildApp(config, { logger, deps });
+  t.after(() => app.close());
+  const res = await app.inject('/api/system/ready');
+  assert.equal(res.statusCode, 503);
+  assert.deepEqual(res.json(), { status: 'not_ready', checks: { config: true, store: false }, reason: 'Redis is unreachable' });
+  assert.equal((await app.inject('/api/system/live')).statusCode, 200, 'liveness does not depend on the store');
+});

@@ -1,0 +1,36 @@
+// Tests use the shared Redis at 127.0.0.1:6379 under a random key prefix, and delete their keys after.
+import { randomBytes } from 'node:crypto';
+import type { TestContext } from 'node:test';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { RedisConnection } from '../../src/store/redis-connection.js';
+
+export const REDIS_URL = 'redis://127.0.0.1:6379';
+
+export function redisPrefix(t: TestContext): string {
+  const prefix = `mdp-test:${randomBytes(6).toString('hex')}:`;
+  t.after(() => deleteKeys(prefix));
+  return prefix;
+}
+
+export async function deleteKeys(prefix: string): Promise<void> {
+  const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await client.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** A connection under `prefix`, closed when the test ends. */
+export async function connectRedis(t: TestContext, prefix: string, url = REDIS_URL): Promise<RedisConnection> {
+  const connection = new RedisConnection({ url, keyPrefix: prefix, logger: pino({ level: 'silent' }) });
+  t.after(() => connection.close());
+  await connection.waitReady(2_000);
+  return connection;
+}

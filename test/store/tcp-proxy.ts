@@ -1,0 +1,55 @@
+// A loopback TCP proxy in front of the real Redis that a test can cut and restore, to make Redis "go
+// away" and "come back" without touching the server other tests share.
+import { once } from 'node:events';
+import { createServer, type Server, type Socket, connect } from 'node:net';
+import type { TestContext } from 'node:test';
+
+export class TcpProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(
+    private readonly targetPort: number,
+    private readonly targetHost = '127.0.0.1',
+  ) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  /** Starts listening (on the same port after a cut, so clients reconnect to it). */
+  async open(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(this.targetPort, this.targetHost);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    server.listen(this.port, '127.0.0.1');
+    await once(server, 'listening');
+    this.port = (server.address() as { port: number }).port;
+    this.server = server;
+  }
+
+  /** Drops every connection and stops accepting: Redis is gone as far as clients can tell. */
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+export async function startProxy(t: TestContext, targetPort = 6379): Promise<TcpProxy> {
+  const proxy = new TcpProxy(targetPort);
+  await proxy.open();
+  t.after(() => proxy.cut());
+  return proxy;
+}

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ApiError } from '../../../src/errors.js';
+import { type ChartResponse, classifyChartResponse } from '../../../src/upstreams/yahoo/parse-chart.js';
+import { chartUrl } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';
+import { fixtureText } from '../../helpers/fixtures.js';
+
+function res(status: number, name: string, headers: Record<string, string> = {}): ChartResponse {
+  const text = fixtureText('yahoo', name);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status, headers, json };
+}
+
+function snapshot(name: string, symbol: string) {
+  const classified = classifyChartResponse(res(200, name), symbol);
+  assert.equal(classified.kind, 'data', classified.kind === 'error' ? classified.error.message : '');
+  return (classified as { snapshot: any }).snapshot;
+}
+
+function error(status: number, name: string, symbol: string): ApiError {
+  const classified = classifyChartResponse(res(status, name), symbol);
+  assert.equal(classified.kind, 'error');
+  return (classified as { error: ApiError }).error;
+}
+
+describe('classifyChartResponse', () => {
+  it('reads price, previous close, name, currency, category and time of an index', () => {
+    assert.deepEqual(snapshot('chart-gspc.json', '^GSPC'), {
+      symbol: '^GSPC', price: 5222.68, previousClose: 5214.08, currency: 'USD', name: 'S&P 500', category: 'index',
+      asOf: '2024-05-10T20:00:00.000Z',
+    });
+  });
+
+  it('uses the last non-null close and its time when meta has no price or time', () => {
+    const s = snapshot('chart-null-closes.json', 'CL=F');
+    assert.equal(s.price, 79.01);
+    assert.equal(s.previousClose, 79.26);
+    assert.equal(s.asOf, new Date(1715313900 * 1000).toISOString());
+    assert.equal(s.category, 'commodity');
+  });
+
+  it('falls back to chartPreviousClose only when previousClose is absent', () => {
+    const gold = snapshot('chart-gold-no-previous-close.json', 'GC=F');
+    assert.equal(gold.previousClose, 2310.1);
+    assert.equal(gold.name, 'Gold Jun 24');
+    const eth = snapshot('chart-regular-market-previous-close.json', 'ETH-USD');
+    assert.equal(eth.previousClose, 3036.23, 'regularMarketPreviousClose wins over chartPreviousClose');
+    assert.equal(eth.category, 'crypto');
+    assert.equal(snapshot('chart-gspc.json', '^gspc').previousClose, 5214.08);
+  });
+
+  it('reads the instrument type in any case, and the long name when there is no short one', () => {
+    const btc = snapshot('chart-btc-lowercase-type.json', 'BTC-USD');
+    assert.equal(btc.category, 'crypto');
+    assert.equal(btc.name, 'Bitcoin USD');
+  });
+
+  it('turns the 404 body (and a 200 carrying "Not Found") into SYMBOL_NOT_FOUND', () => {
+    assert.equal(error(404, 'chart-404.json', 'NOPE').code, 'SYMBOL_NOT_FOUND');
+    assert.equal(error(200, 'chart-404.json', 'NOPE').code, 'SYMBOL_NOT_FOUND');
+  });
+
+  it('turns HTML, empty results, error bodies and missing closes into UPSTREAM_ERROR', () => {
+    assert.match(error(200, 'html-consent.txt', '^GSPC').message, /without "chart"/);
+    assert.match(error(200, 'chart-empty-result.json', '^GSPC').message, /without "meta"/);
+    assert.match(error(200, 'chart-200-with-error.json', '^GSPC').message, /an error/);
+    assert.match(error(200, 'chart-no-previous-at-all.json', 'SI=F').message, /no previous close/);
+    assert.match(error(503, 'html-consent.txt', '^GSPC').message, /HTTP 503/);
+    assert.match(error(200, 'chart-gspc.json', '^DJI').message, /chart of \^GSPC/);
+  });
+
+  it('classifies 429 as a refusal with Retry-After or 60 s', () => {
+    assert.deepEqual(classifyChartResponse(res(429, 'too-many-requests.txt'), '^GSPC'), {
+      kind: 'refusal', message: 'Yahoo refused the call: too many requests', retryAfterMs: 60_000,
+    });
+    const r = classifyChartResponse(res(429, 'too-many-requests.txt', { 'retry-after': '5' }), '^GSPC');
+    assert.equal(r.kind === 'refusal' && r.retryAfterMs, 5_000);
+  });
+});
+
+describe('chartUrl', () => {
+  it('encodes the symbol as one path segment and asks for one daily bar', () => {
+    assert.equal(chartUrl('https://query1.finance.yahoo.com', '^GSPC').href, 'https://query1.finance.yahoo.com/v8/finance/chart/%5EGSPC?range=1d&interval=1d');
+    assert.equal(chartUrl('http://h/', 'GC=F').pathname, '/v8/finance/chart/GC%3DF');
+    assert.equal(chartUrl('http://h', '../x').pathname, '/v8/finance/chart/..%2Fx');
+  });
+});
