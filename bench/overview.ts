@@ -11,7 +11,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { sandboxConfig, startSandbox } from '../src/sandbox/index.js';
 import { measure, row } from './autocannon-run.js';
-import { startService } from './processes.js';
+import { startChild } from './processes.js';
 
 const PATH = '/api/market/overview';
 const COLD_SAMPLES = Number(process.env.BENCH_COLD_SAMPLES ?? 30);
@@ -51,7 +51,8 @@ async function cold(upstreamLatencyMs: number, stateDir: string): Promise<string
 }
 
 async function warm(stateDir: string): Promise<string> {
-  const service = await startService({ STATE_DIR: stateDir, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', CACHE_OVERVIEW_FRESH_SECONDS: '3600' });
+  const env = { STATE_DIR: stateDir, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', CACHE_OVERVIEW_FRESH_SECONDS: '3600' };
+  const service = await startChild('bench/overview-service.ts', env, /LISTENING (\d+)/);
   try {
     const first = await request(service.url + PATH);
     await first.body.text();

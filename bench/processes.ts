@@ -1,7 +1,10 @@
 // Child processes for benchmarks: the server under test never shares an event loop with the load generator.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
 
 export interface Child {
   url: string;
@@ -34,7 +37,44 @@ export async function startChild(script: string, env: Record<string, string>, po
   };
 }
 
-/** The service on an ephemeral port, in sandbox mode, with a private state directory. */
-export function startService(env: Record<string, string>): Promise<Child> {
-  return startChild('src/server.ts', { PORT: '0', DATA_MODE: 'sandbox', LOG_LEVEL: 'info', ...env }, /"url":"https?:\/\/[^:]+:(\d+)"/);
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * The real entry point (src/server.ts, sandbox mode) on a free port, ready once its liveness probe
+ * answers; works at any LOG_LEVEL because it never reads the log.
+ */
+export async function startService(env: Record<string, string>): Promise<Child> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { ...process.env, DATA_MODE: 'sandbox', ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt += 1) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode} before it was ready`);
+    try {
+      const res = await request(`${url}/api/system/live`);
+      await res.body.dump();
+      if (res.statusCode === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (attempt > 300) throw new Error('service did not become ready in 30 s');
+    await sleep(100);
+  }
+  return {
+    url,
+    process: child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
 }

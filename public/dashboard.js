@@ -83,6 +83,12 @@ function showError(panel, failure) {
   panel.dataset.state = panel.dataset.state === 'ready' ? 'ready' : 'error';
 }
 
+/** A short refusal (upstream pacing) is retried once its Retry-After has passed; a long one waits for the timer. */
+function retrySoon(failure, task) {
+  const seconds = Number(failure.retryAfter);
+  if (failure.status === 429 && seconds > 0 && seconds <= 10) setTimeout(task, seconds * 1000 + 100);
+}
+
 function setReady(panel) {
   panel.dataset.state = 'ready';
   showError(panel, null);
@@ -144,7 +150,21 @@ function renderFreshness() {
 
 // ---------- table rendering for records whose exact fields depend on the provider ----------
 
-function renderTable(table, rows, preferred, emptyText) {
+const COLUMN_LABELS = {
+  ticker: 'Symbol', ex_dividend_date: 'Ex-date', pay_date: 'Pay date', cash_amount: 'Amount', currency: 'Cur.', frequency: 'Per year',
+  accountId: 'Account', name: 'Name', type: 'Type', symbol: 'Symbol', assetClass: 'Class', quantity: 'Qty',
+  averageCost: 'Avg cost', marketPrice: 'Price', marketValue: 'Value', unrealizedPnl: 'Unreal. P&L',
+  last: 'Last', change: 'Change', changePercent: 'Change %', bid: 'Bid', ask: 'Ask', volume: 'Volume', updatedAt: 'Updated',
+};
+
+function cellText(v) {
+  if (v == null) return '—';
+  if (typeof v === 'number') return Number.isInteger(v) ? v.toLocaleString('en-US') : v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v)) return timeOf(v);
+  return String(v);
+}
+
+function renderTable(table, rows, preferred, emptyText, maxRows = 15) {
   const thead = table.tHead;
   const tbody = table.tBodies[0];
   thead.textContent = '';
@@ -154,15 +174,23 @@ function renderTable(table, rows, preferred, emptyText) {
     return;
   }
   const present = new Set(rows.flatMap((r) => Object.keys(r).filter((k) => r[k] === null || typeof r[k] !== 'object')));
-  const columns = [...preferred.filter((k) => present.has(k)), ...[...present].filter((k) => !preferred.includes(k))].slice(0, 8);
-  thead.append(el('tr', {}, ...columns.map((c) => el('th', { text: c }))));
-  for (const row of rows) {
+  const known = preferred.filter((k) => present.has(k));
+  // Listed columns when the records have them; otherwise whatever simple fields they carry.
+  const columns = (known.length >= 2 ? known : [...present]).slice(0, 8);
+  thead.append(el('tr', {}, ...columns.map((c) => el('th', { text: COLUMN_LABELS[c] ?? c }))));
+  const shown = rows.slice(0, maxRows);
+  for (const row of shown) {
     tbody.append(
       el('tr', {}, ...columns.map((c) => {
         const v = row[c];
-        return el('td', { class: typeof v === 'number' ? 'num' : '', text: v == null ? '—' : String(v) });
+        return el('td', { class: typeof v === 'number' ? 'num' : '', text: cellText(v) });
       })),
     );
+  }
+  if (rows.length > shown.length) {
+    const more = el('td', { class: 'empty', text: `and ${rows.length - shown.length} more` });
+    more.colSpan = columns.length;
+    tbody.append(el('tr', {}, more));
   }
 }
 
@@ -219,6 +247,7 @@ async function refreshQuote() {
     setReady(panel);
   } catch (failure) {
     showError(panel, failure);
+    retrySoon(failure, refreshQuote);
   }
 }
 
@@ -240,11 +269,13 @@ async function refreshRsi() {
       : 'No RSI values for this symbol.';
     markFresh('rsi', result);
     chart.dataset.state = 'ready';
+    if (panel.dataset.state === 'ready') showError(panel, null);
   } catch (failure) {
     chart.textContent = '';
     chart.dataset.state = 'error';
     $('rsi-note').textContent = '';
     showError(panel, failure);
+    retrySoon(failure, refreshRsi);
   }
 }
 
@@ -267,15 +298,15 @@ function drawRsi(chart, series) {
 
 let dividendsSymbol = '';
 
-const DIVIDEND_COLUMNS = ['ticker', 'ex_dividend_date', 'pay_date', 'cash_amount', 'currency', 'frequency', 'dividend_type', 'declaration_date', 'record_date'];
+const DIVIDEND_COLUMNS = ['ticker', 'ex_dividend_date', 'pay_date', 'cash_amount', 'currency', 'frequency'];
 
 async function refreshDividends() {
   const panel = $('dividends-panel');
   try {
     const query = dividendsSymbol ? `?symbol=${encodeURIComponent(dividendsSymbol)}` : '';
     const result = await api(`/api/provider-b/dividends${query}`);
-    const rows = (result.body.results ?? []).slice(0, 25);
-    renderTable($('dividends-table'), rows, DIVIDEND_COLUMNS, dividendsSymbol ? `No dividends for ${dividendsSymbol}.` : 'No dividends.');
+    const rows = result.body.results ?? [];
+    renderTable($('dividends-table'), rows, DIVIDEND_COLUMNS, dividendsSymbol ? `No dividends for ${dividendsSymbol}.` : 'No dividends.', 20);
     const count = result.body.count ?? rows.length;
     $('dividends-count').textContent = `${count} record${count === 1 ? '' : 's'}${result.body.next ? ' on this page; more available' : ''}${dividendsSymbol ? ` for ${dividendsSymbol}` : ' across all symbols'}.`;
     markFresh('dividends', result);
@@ -286,8 +317,8 @@ async function refreshDividends() {
 }
 
 const ACCOUNT_COLUMNS = ['id', 'accountId', 'name', 'displayName', 'type', 'currency'];
-const POSITION_COLUMNS = ['accountId', 'symbol', 'quantity', 'marketPrice', 'marketValue', 'averageCost', 'unrealizedPnl', 'currency'];
-const QUOTE_COLUMNS = ['symbol', 'last', 'bid', 'ask', 'change', 'changePercent', 'volume', 'updatedAt'];
+const POSITION_COLUMNS = ['accountId', 'symbol', 'assetClass', 'quantity', 'averageCost', 'marketPrice', 'marketValue', 'unrealizedPnl', 'currency'];
+const QUOTE_COLUMNS = ['symbol', 'last', 'change', 'changePercent', 'bid', 'ask', 'volume', 'updatedAt'];
 
 async function refreshBroker(withAccounts) {
   const panel = $('broker-panel');
@@ -358,7 +389,9 @@ function renderUpstream(u) {
   meta.append(parts.join(' · '));
   if (u.lastError) meta.append(el('div', { class: 'err', text: `last error ${timeOf(u.lastError.at)}: ${u.lastError.code}, ${u.lastError.message}` }));
   box.append(meta);
-  if (u.budget) {
+  if (u.budget && u.budget.limitMinute == null && u.budget.limitDay == null) {
+    box.append(el('div', { class: 'upstream-meta', text: `budget: no cap · ${u.budget.usedMinute} this minute, ${u.budget.usedDay} today` }));
+  } else if (u.budget) {
     box.append(gauge('minute', u.budget.usedMinute, u.budget.limitMinute, u.budget.leftMinute));
     box.append(gauge('day', u.budget.usedDay, u.budget.limitDay, u.budget.leftDay));
     const back = u.budget.backedOffUntil ?? u.budget.nextAvailableAt;
@@ -428,12 +461,16 @@ function start() {
   setInterval(renderFreshness, 1000);
   // Intervals follow the default cache windows: a refresh inside the fresh window is a cache hit.
   every(10, refreshStatus);
-  every(60, refreshOverview);
-  every(60, refreshQuote);
-  every(600, refreshRsi);
-  every(900, refreshDividends);
   let brokerTurn = 0;
-  every(15, () => refreshBroker(brokerTurn++ % 4 === 0));
+  const firstRound = [
+    every(60, refreshOverview),
+    // Provider A paces its calls: the RSI asks after the quote, not alongside it.
+    every(60, refreshQuote).then(() => every(600, refreshRsi)),
+    every(900, refreshDividends),
+    every(15, () => refreshBroker(brokerTurn++ % 4 === 0)),
+  ];
+  // Once the first data has arrived, show the budget and health it produced rather than wait 10 s.
+  Promise.allSettled(firstRound).then(refreshStatus);
 }
 
 start();

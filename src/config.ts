@@ -21,6 +21,8 @@ export interface CacheWindow {
 export const DEFAULT_OVERVIEW_SYMBOLS = ['^GSPC', '^DJI', '^IXIC', '^RUT', '^VIX', 'GC=F', 'SI=F', 'CL=F', 'BTC-USD', 'ETH-USD'];
 
 export type DataMode = 'sandbox' | 'live';
+export const OVERVIEW_SOURCE_NAMES = ['yahoo', 'none'] as const;
+export type OverviewSourceName = (typeof OVERVIEW_SOURCE_NAMES)[number];
 export type BrokerKind = 'ibkr' | 'tastytrade' | 'none';
 
 export interface Config {
@@ -36,7 +38,8 @@ export interface Config {
   upstreamTimeoutMs: number;
   alphaVantage: { url: string; apiKey: string | undefined; callsPerMinute: number; callsPerDay: number; minIntervalMs: number };
   massive: { url: string; apiKey: string | undefined; callsPerMinute: number };
-  overview: { url: string; symbols: string[]; concurrency: number };
+  /** `none` turns the overview off (e.g. where Yahoo's terms forbid redistribution). */
+  overview: { source: OverviewSourceName; url: string; symbols: string[]; concurrency: number };
   broker: {
     kind: BrokerKind;
     ibkr: { url: string; tlsVerify: boolean };
@@ -172,7 +175,8 @@ export function loadConfig(env: Env = process.env): Config {
       apiKey: r.raw('ALPHA_VANTAGE_API_KEY'),
       callsPerMinute: r.int('ALPHA_VANTAGE_CALLS_PER_MINUTE', 5, 0),
       callsPerDay: r.int('ALPHA_VANTAGE_CALLS_PER_DAY', 500, 0),
-      minIntervalMs: r.int('ALPHA_VANTAGE_MIN_INTERVAL_MS', 1_000, 0, 60_000),
+      // 1 call/s is the provider's rule; 200 ms of slack absorbs arrival jitter (a cold connection vs a reused one).
+      minIntervalMs: r.int('ALPHA_VANTAGE_MIN_INTERVAL_MS', 1_200, 0, 60_000),
     },
     massive: {
       url: r.url('MASSIVE_URL', 'https://api.massive.com'),
@@ -180,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
       callsPerMinute: r.int('MASSIVE_CALLS_PER_MINUTE', 5, 0),
     },
     overview: {
+      source: r.oneOf('OVERVIEW_SOURCE', OVERVIEW_SOURCE_NAMES, 'yahoo'),
       url: r.url('YAHOO_URL', 'https://query1.finance.yahoo.com'),
       symbols: overviewSymbols,
       concurrency: r.int('OVERVIEW_CONCURRENCY', 4, 1, 32),

@@ -36,10 +36,11 @@ async function main(): Promise<void> {
   });
 
   await app.listen({ port: config.port, host: config.host });
+  const { port } = app.server.address() as { port: number };
   logger.info(
     {
       mode: config.mode,
-      url: `${config.tls ? 'https' : 'http'}://${config.host}:${config.port}`,
+      url: `${config.tls ? 'https' : 'http'}://${config.host}:${port}`,
       upstreams: sandbox ? 'built-in simulators on loopback (no keys, no network)' : 'live providers',
     },
     config.mode === 'sandbox' ? 'market data proxy started in SANDBOX mode' : 'market data proxy started in LIVE mode',

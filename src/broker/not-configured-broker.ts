@@ -30,7 +30,12 @@ export class NotConfiguredBroker implements Broker {
 
   async close(): Promise<void> {}
 
-  private error(): ApiError {
+  error(): ApiError {
     return new ApiError('PROVIDER_NOT_CONFIGURED', this.reason);
   }
+}
+
+/** Answers PROVIDER_NOT_CONFIGURED before the cache, so an absent broker never shows up as a failing upstream. */
+export function ensureConfigured(broker: Broker): void {
+  if (broker instanceof NotConfiguredBroker) throw broker.error();
 }

@@ -30,12 +30,22 @@ export function decide(state: LedgerState, limits: BudgetLimits, now: number, ma
   return at - now <= maxWaitMs ? { ok: true, at } : { ok: false, retryAt: at };
 }
 
-export function minuteOf(limits: BudgetLimits): number {
-  return limits.minuteMs ?? MINUTE_MS;
+/**
+ * The provider counts a call when it arrives, we when we send it; a call sent exactly as a window
+ * reopens can arrive inside it. Counting each window a little longer (2 %, at most 2 s) absorbs that.
+ */
+export function withMargin(windowMs: number): number {
+  return windowMs + Math.min(Math.ceil(windowMs * 0.02), 2_000);
 }
 
+/** The minute window as counted (with margin). */
+export function minuteOf(limits: BudgetLimits): number {
+  return withMargin(limits.minuteMs ?? MINUTE_MS);
+}
+
+/** The day window as counted (with margin): a rolling 24 hours, never a calendar day. */
 export function dayOf(limits: BudgetLimits): number {
-  return limits.dayMs ?? DAY_MS;
+  return withMargin(limits.dayMs ?? DAY_MS);
 }
 
 /** Drops calls older than the day window (`dayMs`, 24 h unless time is scaled). */

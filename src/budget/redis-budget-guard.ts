@@ -62,12 +62,12 @@ return {now, tonumber(redis.call('GET', KEYS[2]) or '0'), redis.call('ZRANGE', K
 
 /** KEYS: backoff. ARGV: absolute until (Redis clock). Keeps the later of the two. */
 const BACK_OFF = new RedisScript(`
-local until = tonumber(ARGV[1])
+local target = tonumber(ARGV[1])
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-if until > current then
+if target > current then
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  if until > now then redis.call('SET', KEYS[1], until, 'PX', until - now) end
+  if target > now then redis.call('SET', KEYS[1], target, 'PX', target - now) end
 end
 return 1
 `);
@@ -120,10 +120,7 @@ export class RedisBudgetGuard implements BudgetGuard {
   async acquire(): Promise<void> {
     if (this.redis.ready) {
       await this.reconcile();
-      if (this.lostAt === undefined) {
-        const shared = await this.reserveShared();
-        if (shared !== undefined) return shared;
-      }
+      if (this.lostAt === undefined && (await this.reserveShared())) return;
     }
     return this.reserveLocally();
   }
@@ -150,8 +147,8 @@ export class RedisBudgetGuard implements BudgetGuard {
     return snapshotOf(this.fallbackLedger(now), this.limits, now, 'local-fallback', 'local-fallback');
   }
 
-  /** undefined when Redis failed and the caller must decide locally. */
-  private async reserveShared(): Promise<void | undefined> {
+  /** True once reserved (and waited for); false when Redis failed and the caller must decide locally. */
+  private async reserveShared(): Promise<boolean> {
     const id = randomBytes(6).toString('base64url');
     let reply: [number, number, number];
     try {
@@ -160,13 +157,14 @@ export class RedisBudgetGuard implements BudgetGuard {
       reply = await RESERVE.run(this.redis.client, [this.callsKey, this.backoffKey], args);
     } catch (error) {
       this.lose(error);
-      return undefined;
+      return false;
     }
     const [ok, delayMs] = reply;
     const now = Date.now();
     if (ok !== 1) throw this.exhausted(delayMs);
     this.known.push(now + delayMs);
     if (delayMs > 0) await sleep(delayMs);
+    return true;
   }
 
   private async reserveLocally(): Promise<void> {

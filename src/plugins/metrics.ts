@@ -1,6 +1,7 @@
 // Prometheus metrics at /metrics. The request path pays for one map lookup and two observations: labelled
 // children are cached per (method, route, status), and everything that already lives in a counter
 // elsewhere (cache outcomes, upstream calls, budgets) is read only when Prometheus scrapes.
+import type { UpstreamCallObserver } from '../upstreams/upstream-health.js';
 import type {} from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -16,7 +17,6 @@ export interface OutcomeCounts {
 }
 
 /** Optional hook an UpstreamHealth may call after each upstream call (see report); unused until it exists. */
-export type UpstreamCallObserver = (upstream: string, ms: number, error?: unknown) => void;
 
 interface RouteChildren {
   count: Counter.Internal;
@@ -56,7 +56,7 @@ export class ServiceMetrics {
     });
     this.upstreamDuration = new Histogram({
       name: 'upstream_call_duration_seconds',
-      help: 'Duration of upstream calls by outcome (needs the UpstreamHealth observer hook).',
+      help: 'Duration of upstream calls by outcome.',
       labelNames: ['upstream', 'outcome'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
@@ -215,8 +215,7 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
 export function registerMetrics(app: FastifyInstance): ServiceMetrics {
   const metrics = new ServiceMetrics(app.deps);
   app.decorate('metrics', metrics);
-  const health = app.deps.health as unknown as { observer?: UpstreamCallObserver };
-  health.observer = metrics.observeUpstreamCall;
+  app.deps.health.observer = metrics.observeUpstreamCall;
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request, reply);
     done();

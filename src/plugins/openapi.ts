@@ -41,8 +41,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   });
   await app.register(swaggerUi, {
     routePrefix: '/api/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true },
+    // No validator badge: it would call validator.swagger.io.
+    uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true, validatorUrl: null },
     staticCSP: true,
+    transformStaticCSP: docsCsp,
   });
   app.get('/api/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async (_request, reply) => {
     return reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8').send(documentText(app));
@@ -85,6 +87,25 @@ function isSingleEnum(value: unknown): value is { type: string; enum: [unknown] 
   const keys = Object.keys(value);
   const v = value as { type?: unknown; enum?: unknown };
   return keys.length === 2 && typeof v.type === 'string' && Array.isArray(v.enum) && v.enum.length === 1;
+}
+
+/**
+ * The plugin's own policy, made to work offline and over plain HTTP: Swagger UI sets inline styles at run
+ * time (blocked while style-src lists hashes), and upgrade-insecure-requests breaks HTTP on a LAN address.
+ */
+export function docsCsp(header: string): string {
+  return header
+    .split(';')
+    .map((directive) => directive.trim())
+    .filter((directive) => directive !== '' && directive !== 'upgrade-insecure-requests')
+    .map((directive) => {
+      if (directive.startsWith('style-src ')) return "style-src 'self' 'unsafe-inline'";
+      if (directive.startsWith('font-src ')) return "font-src 'self' data:";
+      if (directive.startsWith('img-src ')) return "img-src 'self' data:";
+      return directive;
+    })
+    .concat("connect-src 'self'")
+    .join('; ');
 }
 
 const documents = new WeakMap<FastifyInstance, string>();

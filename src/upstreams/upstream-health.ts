@@ -8,8 +8,12 @@ export interface UpstreamState {
   lastError: { at: string; code: string; message: string } | null;
 }
 
+/** Told of every tracked call (metrics histograms hang off it). */
+export type UpstreamCallObserver = (upstream: string, ms: number, error?: unknown) => void;
+
 export class UpstreamHealth {
   private readonly states = new Map<string, UpstreamState>();
+  observer: UpstreamCallObserver | undefined;
 
   state(upstream: string): UpstreamState {
     let state = this.states.get(upstream);
@@ -36,12 +40,15 @@ export class UpstreamHealth {
 
   /** Runs one upstream call and records how it went. */
   async track<T>(upstream: string, call: () => Promise<T>): Promise<T> {
+    const started = performance.now();
     try {
       const result = await call();
       this.recordSuccess(upstream);
+      this.observer?.(upstream, performance.now() - started);
       return result;
     } catch (error) {
       this.recordError(upstream, error);
+      this.observer?.(upstream, performance.now() - started, error);
       throw error;
     }
   }

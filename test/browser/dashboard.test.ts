@@ -50,10 +50,22 @@ function watchProblems(page: Page): string[] {
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
   // Names the URL behind a "Failed to load resource" console line.
-  page.on('response', (response) => {
-    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${new URL(response.url()).pathname}${new URL(response.url()).search}`);
+  page.on('response', async (response) => {
+    if (response.status() < 400) return;
+    const where = new URL(response.url());
+    problems.push(`HTTP ${response.status()}: ${where.pathname}${where.search} ${(await response.text().catch(() => '')).slice(0, 300)}`);
   });
   return problems;
+}
+
+/** Waits until a panel has rendered data or an error, and says which, with the error it shows. */
+async function settle(page: Page, selector: string): Promise<{ selector: string; state: string; error: string }> {
+  await page.waitForSelector(`${selector}[data-state="ready"], ${selector}[data-state="error"]`, { state: 'attached', timeout: 30_000 });
+  return page.$eval(selector, (node, sel) => ({
+    selector: sel,
+    state: (node as HTMLElement).dataset.state ?? '',
+    error: (node.closest('section') ?? node).querySelector('.error:not([hidden])')?.textContent ?? '',
+  }), selector);
 }
 
 const PANELS = ['#overview-panel', '#quote-panel', '#status-panel', '#dividends-panel', '#broker-panel'];
@@ -67,11 +79,10 @@ test('the dashboard renders tiles, a quote, the RSI chart and the status panel w
 
   const started = Date.now();
   await page.goto(`${url}/`, { waitUntil: 'load' });
-  await Promise.all([
-    ...PANELS.map((panel) => page.waitForSelector(`${panel}[data-state="ready"]`, { timeout: 30_000 })),
-    page.waitForSelector('#rsi-chart[data-state="ready"] polyline', { timeout: 30_000 }),
-  ]);
+  const settled = await Promise.all([...PANELS, '#rsi-chart'].map((panel) => settle(page, panel)));
   const readyMs = Date.now() - started;
+  assert.deepEqual(settled.filter((s) => s.state !== 'ready'), [], `every panel rendered; problems: ${problems.join(' | ')}`);
+  await page.waitForSelector('#rsi-chart polyline', { state: 'attached' });
   const navigation = await page.evaluate(() => {
     const entry = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
     return { domContentLoaded: Math.round(entry.domContentLoadedEventEnd), load: Math.round(entry.loadEventEnd) };
@@ -105,7 +116,11 @@ test('the dashboard renders tiles, a quote, the RSI chart and the status panel w
   // The status panel: every known upstream, a provider A budget gauge with real figures, freshness.
   const rows = await page.$$eval('.upstream', (nodes) => nodes.map((n) => (n as HTMLElement).dataset.upstream));
   for (const id of ['provider-a', 'provider-b', 'overview', 'broker']) assert.ok(rows.includes(id), `status row ${id}`);
-  assert.match((await page.textContent('.upstream[data-upstream="provider-a"] [data-gauge="minute"] .num')) ?? '', /^\d of 5 left$/);
+  // The status refreshes once the first data is in, so it shows what loading the page cost.
+  await page.waitForSelector('.upstream[data-upstream="provider-a"][data-state="ok"]', { state: 'attached', timeout: 15_000 });
+  assert.match((await page.textContent('.upstream[data-upstream="provider-a"] [data-gauge="minute"] .num')) ?? '', /^[0-3] of 5 left$/);
+  assert.match((await page.textContent('.upstream[data-upstream="provider-a"] [data-gauge="day"] .num')) ?? '', /^49[0-8] of 500 left$/);
+  assert.match((await page.textContent('.upstream[data-upstream="provider-a"] .upstream-meta')) ?? '', /last success \d+ s ago/);
   assert.match((await page.textContent('#overall-text')) ?? '', /^(ok|degraded) · v1\.0\.0$/);
   assert.match((await page.textContent('[data-fresh-for="overview"]')) ?? '', /^data age \d+ s · (miss|hit|stale)$/);
 
@@ -124,7 +139,7 @@ test('the dashboard renders tiles, a quote, the RSI chart and the status panel w
   await page.fill('#dividends-symbol', 'aapl');
   await page.click('#dividends-form button');
   await page.waitForFunction(() => /for AAPL\.$/.test(document.getElementById('dividends-count')?.textContent ?? ''));
-  const tickers = await page.$$eval('#dividends-table tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
+  const tickers = await page.$$eval('#dividends-table tbody tr:not(:has(td.empty))', (trs) => trs.map((tr) => tr.textContent ?? ''));
   assert.ok(tickers.every((row) => row.includes('AAPL') || row.includes('No dividends')), 'filtered by symbol');
   assert.deepEqual(problems, []);
 });
@@ -143,4 +158,23 @@ test('the dashboard shows API errors as readable messages', { skip }, async (t) 
   // The rest of the page keeps working.
   await page.waitForSelector('#status-panel[data-state="ready"]');
   await page.waitForSelector('.upstream[data-upstream="provider-a"][data-state="failing"]', { timeout: 30_000 });
+});
+
+test('the API docs render every documented operation in the browser, offline', { skip }, async (t) => {
+  const { url, get } = await startApp(t);
+  const doc = (await get('/api/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+  const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
+  const context = await launch(t);
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems = watchProblems(page);
+  const external: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(url) && !request.url().startsWith('data:')) external.push(request.url());
+  });
+  await page.goto(`${url}/api/docs`, { waitUntil: 'load' });
+  await page.waitForSelector('.opblock', { timeout: 30_000 });
+  assert.equal(await page.locator('.opblock').count(), operations);
+  assert.match((await page.textContent('.info .title')) ?? '', /1\.0\.0/);
+  assert.deepEqual(external, [], 'no request leaves the service');
+  assert.deepEqual(problems, []);
 });

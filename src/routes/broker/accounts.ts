@@ -2,6 +2,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Broker } from '../../broker/broker.js';
+import { ensureConfigured } from '../../broker/not-configured-broker.js';
 import { errorResponses } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import { AccountsResponse } from './schemas.js';
@@ -19,6 +20,7 @@ export function accountsRoute(app: FastifyInstance, broker: Broker): void {
       },
     },
     async (request, reply) => {
+      ensureConfigured(broker);
       const result = await app.deps.cache.fetch(`broker:${broker.kind}:accounts`, window, async () => ({ accounts: await broker.accounts() }), {
         upstream: broker.kind,
       });

@@ -2,6 +2,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Broker } from '../../broker/broker.js';
+import { ensureConfigured } from '../../broker/not-configured-broker.js';
 import { errorResponses } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import { PositionsResponse } from './schemas.js';
@@ -19,6 +20,7 @@ export function positionsRoute(app: FastifyInstance, broker: Broker): void {
       },
     },
     async (request, reply) => {
+      ensureConfigured(broker);
       const result = await app.deps.cache.fetch(`broker:${broker.kind}:positions`, window, async () => ({ positions: await broker.positions() }), {
         upstream: broker.kind,
       });

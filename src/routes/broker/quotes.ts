@@ -4,6 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Broker } from '../../broker/broker.js';
+import { ensureConfigured } from '../../broker/not-configured-broker.js';
 import { errorResponses } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import { MAX_SYMBOLS, parseSymbolList } from './parse-symbols.js';
@@ -33,6 +34,7 @@ export function quotesRoute(app: FastifyInstance, broker: Broker): void {
     },
     async (request, reply) => {
       const symbols = parseSymbolList((request.query as Static<typeof Querystring>).symbols);
+      ensureConfigured(broker);
       const result = await app.deps.cache.fetch(`broker:${broker.kind}:quotes:${symbols.join(',')}`, window, () => broker.quotes(symbols), {
         upstream: broker.kind,
       });

@@ -14,6 +14,10 @@ export interface MarketRoutesOptions {
 const marketRoutes: FastifyPluginAsync<MarketRoutesOptions> = async (app, options) => {
   const { config, budgets, logger, cache, health } = app.deps;
   const source = options.source ?? createOverviewSource({ config, logger, budgets });
+  if (source === undefined) {
+    overviewRoute(app, undefined);
+    return;
+  }
   app.addHook('onClose', () => source.close());
   const overview = new MarketOverview({
     source,

@@ -23,9 +23,10 @@ export const OVERVIEW_SOURCES: Record<string, (context: SourceContext) => Overvi
     }),
 };
 
-/** `overview.source` when the configuration names one (OVERVIEW_SOURCE), else Yahoo. */
-export function createOverviewSource(context: SourceContext): OverviewSource {
-  const name = (context.config.overview as { source?: string }).source ?? YAHOO;
+/** The source OVERVIEW_SOURCE names, or undefined when it is `none` (the overview is switched off). */
+export function createOverviewSource(context: SourceContext): OverviewSource | undefined {
+  const name = context.config.overview.source;
+  if (name === 'none') return undefined;
   const factory = OVERVIEW_SOURCES[name];
   if (factory === undefined) throw new Error(`unknown overview source "${name}"; known: ${Object.keys(OVERVIEW_SOURCES).join(', ')}`);
   return factory(context);

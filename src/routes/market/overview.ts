@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
+import { ApiError } from '../../errors.js';
 import { errorResponses } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import type { MarketOverview, OverviewValue } from './market-overview.js';
@@ -41,7 +42,8 @@ function quotesView(result: CacheResult<OverviewValue>): CacheResult<Record<stri
   return { entry, status: result.status };
 }
 
-export function overviewRoute(app: FastifyInstance, overview: MarketOverview): void {
+/** `overview` is undefined when OVERVIEW_SOURCE=none: the route stays documented and answers 503. */
+export function overviewRoute(app: FastifyInstance, overview: MarketOverview | undefined): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/overview',
     {
@@ -56,6 +58,7 @@ export function overviewRoute(app: FastifyInstance, overview: MarketOverview): v
       },
     },
     async (request, reply) => {
+      if (overview === undefined) throw new ApiError('PROVIDER_NOT_CONFIGURED', 'the market overview is switched off (OVERVIEW_SOURCE=none)');
       const result = await overview.get();
       const { missing } = result.entry.value;
       if (missing.length > 0) reply.header('x-partial', missing.join(','));

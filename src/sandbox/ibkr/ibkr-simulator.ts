@@ -34,6 +34,8 @@ export class IbkrSimulator extends SimulatedUpstream {
   session: IbkrSessionState;
   accounts: SimAccount[];
   pacing: boolean;
+  /** Symbols whose snapshots never fill (the account lacks their market data subscription). */
+  readonly withoutMarketData = new Set<string>();
   private readonly now: () => number;
   private subscribed = new Set<number>();
   private brokerageAccountsRead = false;
@@ -192,7 +194,7 @@ export class IbkrSimulator extends SimulatedUpstream {
         const row: Record<string, unknown> = { conid, conidEx: String(conid) };
         const contract = contractByConid(conid);
         // No data before /iserver/accounts, and none on a conid's first call: that call only subscribes.
-        if (contract === undefined || !this.brokerageAccountsRead || !this.subscribed.has(conid)) {
+        if (contract === undefined || !this.brokerageAccountsRead || !this.subscribed.has(conid) || this.withoutMarketData.has(contract.priceSymbol)) {
           if (contract !== undefined && this.brokerageAccountsRead) this.subscribed.add(conid);
           return row;
         }

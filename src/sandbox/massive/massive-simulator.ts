@@ -14,6 +14,8 @@ export interface MassiveSimulatorOptions {
   perMinute?: number;
   /** `Retry-After` seconds on the plan-limit 429; the real service sends none, so neither do we by default. */
   retryAfterSeconds?: number;
+  /** Accept the key as `Authorization: Bearer` (default true); when false only `apiKey` counts. */
+  acceptBearer?: boolean;
   payers?: readonly DividendPayer[];
   now?: () => number;
   host?: string;
@@ -33,6 +35,7 @@ export class MassiveSimulator extends SimulatedUpstream {
   private readonly unentitledKeys: Set<string>;
   private perMinute: number;
   private readonly retryAfterSeconds: number | undefined;
+  private readonly acceptBearer: boolean;
   private readonly payers: readonly DividendPayer[];
   private readonly now: () => number;
   private readonly callsByKey = new Map<string, number[]>();
@@ -46,6 +49,7 @@ export class MassiveSimulator extends SimulatedUpstream {
     this.unentitledKeys = new Set(options.unentitledKeys ?? []);
     this.perMinute = options.perMinute ?? 0;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.acceptBearer = options.acceptBearer ?? true;
     this.payers = options.payers ?? DIVIDEND_PAYERS;
     this.now = options.now ?? Date.now;
   }
@@ -65,7 +69,7 @@ export class MassiveSimulator extends SimulatedUpstream {
 
   private answer(req: SimRequest): SimResponse {
     if (req.url.pathname !== DIVIDENDS_PATH) return { status: 404, body: { status: 'NOT_FOUND', request_id: requestId(), message: 'Not Found' } };
-    const key = req.url.searchParams.get('apiKey') ?? bearer(req.headers.authorization);
+    const key = req.url.searchParams.get('apiKey') ?? (this.acceptBearer ? bearer(req.headers.authorization) : undefined);
     if (key === undefined) return { status: 401, body: { status: 'ERROR', request_id: requestId(), error: 'API Key was not provided' } };
     if (!this.validKeys.has(key) && !this.unentitledKeys.has(key)) {
       return { status: 401, body: { status: 'ERROR', request_id: requestId(), error: 'Unknown API Key' } };

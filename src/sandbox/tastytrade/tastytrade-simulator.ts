@@ -38,6 +38,8 @@ export class TastytradeSimulator extends SimulatedUpstream {
   private readonly credentials: TastytradeSimulatorOptions;
   private readonly now: () => number;
   private tokens = new Map<string, number>();
+  /** The access token issued last (tests check it never leaks). */
+  lastToken: string | undefined;
   /** Answers given with 401, for tests proving a refresh happened ahead of expiry. */
   unauthorized = 0;
 
@@ -89,6 +91,7 @@ export class TastytradeSimulator extends SimulatedUpstream {
     }
     const token = randomBytes(24).toString('base64url');
     this.tokens.set(token, this.now() + this.tokenLifetimeSeconds * 1000);
+    this.lastToken = token;
     return { status: 200, body: { access_token: token, expires_in: this.tokenLifetimeSeconds, token_type: 'Bearer' } };
   }
 
@@ -150,7 +153,7 @@ function positionItem(account: string, i: number, now: number, marks: boolean): 
   const instrument = UNIVERSE[(i * 7 + (account.endsWith('2') ? 3 : 0)) % UNIVERSE.length]!;
   const seed = `tt:${account}:${i}`;
   const mark = priceAt(instrument.symbol, now);
-  const short = unit(`short:${seed}`) < 0.15;
+  const short = i % 5 === 1;
   const quantity = 1 + Math.floor(unit(`qty:${seed}`) * 200);
   const item: Record<string, unknown> = {
     'account-number': account,

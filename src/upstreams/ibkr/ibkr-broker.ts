@@ -44,11 +44,15 @@ export class IbkrBroker implements Broker {
   private readonly logger: Logger;
   private readonly conids: LRUCache<string, { conid: number | null }>;
   private readonly lookups = new Map<string, Promise<number | null>>();
+  /** Conids that stayed empty through a whole warm-up (no market data permission, no quotes): not retried for a minute. */
+  private readonly withoutData = new LRUCache<number, true>({ max: 20_000, ttl: 60_000 });
+  private withoutDataEpoch = 0;
   private portfolioAccounts: { at: number; promise: Promise<BrokerAccount[]> } | undefined;
   private primedEpoch = -1;
   private priming: Promise<void> | undefined;
   private tickleTimer: NodeJS.Timeout | undefined;
   private tickling = false;
+  private closed = false;
 
   constructor(private readonly options: IbkrBrokerOptions) {
     this.logger = options.logger;
@@ -60,12 +64,18 @@ export class IbkrBroker implements Broker {
 
   start(): void {
     const every = this.options.tickleIntervalMs ?? 60_000;
-    if (every <= 0 || this.tickleTimer !== undefined) return;
+    if (every <= 0 || this.tickleTimer !== undefined || this.closed) return;
     this.tickleTimer = setInterval(() => void this.tickle(), every);
     this.tickleTimer.unref();
   }
 
+  get keepAliveRunning(): boolean {
+    return this.tickleTimer !== undefined;
+  }
+
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     if (this.tickleTimer !== undefined) clearInterval(this.tickleTimer);
     this.tickleTimer = undefined;
     await this.http.close();
@@ -184,6 +194,9 @@ export class IbkrBroker implements Broker {
    * bounded number of times, for just the empty ones, so the caller gets prices on its first request.
    */
   private async snapshotWithWarmup(conids: number[]): Promise<Map<number, SnapshotRow>> {
+    // A new brokerage session has no subscriptions: every conid deserves its warm-up again.
+    if (this.withoutDataEpoch !== this.gateway.epoch) this.withoutData.clear();
+    this.withoutDataEpoch = this.gateway.epoch;
     const rows = new Map<number, SnapshotRow>();
     let pending = conids;
     const retries = this.options.warmupRetries ?? 4;
@@ -191,9 +204,11 @@ export class IbkrBroker implements Broker {
       if (attempt > 0) await sleep((this.options.warmupDelayMs ?? 150) * attempt);
       for (const row of await this.snapshot(pending)) {
         if (row.hasData || !rows.has(row.conid)) rows.set(row.conid, row);
+        if (row.hasData) this.withoutData.delete(row.conid);
       }
-      pending = pending.filter((conid) => rows.get(conid)?.hasData !== true);
+      pending = pending.filter((conid) => rows.get(conid)?.hasData !== true && (attempt > 0 || !this.withoutData.has(conid)));
     }
+    for (const conid of pending) this.withoutData.set(conid, true);
     return rows;
   }
 

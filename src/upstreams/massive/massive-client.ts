@@ -1,10 +1,12 @@
 // The Massive adapter: builds every URL itself from MASSIVE_URL (a page is fetched by its cursor value,
 // never by the upstream's next_url), sends the key as a bearer header so it never sits in a URL, spends
-// the budget before each call, and backs off when the upstream says 429.
+// the budget before each call, and backs off when the upstream says 429. A server that ignores the header
+// (401 "API Key was not provided") gets the key as `apiKey` instead, from then on; the HTTP client logs
+// paths only, so the key still never reaches a log line.
 import { UpstreamRefusalError } from '../../errors.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
 import type { HttpClient } from '../http-client.js';
-import { classifyDividendsResponse, type DividendsPage } from './parse-dividends.js';
+import { classifyDividendsResponse, type DividendsPage, saysKeyNotProvided } from './parse-dividends.js';
 
 export const DIVIDENDS_PATH = '/v3/reference/dividends';
 
@@ -24,12 +26,16 @@ export interface MassiveClientOptions {
 }
 
 export class MassiveClient {
+  private keyInQuery = false;
+
   constructor(private readonly options: MassiveClientOptions) {}
 
   async dividends(query: DividendsQuery): Promise<DividendsPage> {
-    const url = dividendsUrl(this.options.url, query);
-    await this.options.budget.acquire();
-    const res = await this.options.http.request(url, { headers: { authorization: `Bearer ${this.options.apiKey}` } });
+    let res = await this.send(query);
+    if (!this.keyInQuery && saysKeyNotProvided(res)) {
+      this.keyInQuery = true;
+      res = await this.send(query);
+    }
     const classified = classifyDividendsResponse(res, { ticker: query.ticker });
     if (classified.kind === 'refusal') {
       await this.options.budget.backOff(classified.retryAfterMs);
@@ -37,6 +43,15 @@ export class MassiveClient {
     }
     if (classified.kind === 'error') throw classified.error;
     return classified.page;
+  }
+
+  private async send(query: DividendsQuery) {
+    const url = dividendsUrl(this.options.url, query);
+    const headers: Record<string, string> = {};
+    if (this.keyInQuery) url.searchParams.set('apiKey', this.options.apiKey);
+    else headers.authorization = `Bearer ${this.options.apiKey}`;
+    await this.options.budget.acquire();
+    return this.options.http.request(url, { headers });
   }
 }
 

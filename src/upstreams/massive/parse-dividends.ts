@@ -2,7 +2,7 @@
 // and the body, without I/O, so each recorded body can be tested. Messages name the cause, never the key,
 // the upstream address or its next_url.
 import { ApiError } from '../../errors.js';
-import { retryAfterMs } from './retry-after.js';
+import { retryAfterMs } from '../retry-after.js';
 
 export interface DividendRecord {
   id?: string;
@@ -132,8 +132,17 @@ export function cursorOf(nextUrl: unknown): string | null {
   throw unexpected('a next_url without a usable cursor');
 }
 
+/** A 401 saying no key arrived at all (as opposed to a wrong key): the key was sent in a way this server ignores. */
+export function saysKeyNotProvided(res: MassiveResponse): boolean {
+  return res.status === 401 && /not provided|missing/i.test(errorText(res.json));
+}
+
+function errorText(json: unknown): string {
+  return isObject(json) ? String(json.error ?? json.message ?? '') : '';
+}
+
 function unauthorisedMessage(json: unknown): string {
-  const text = isObject(json) ? String(json.error ?? json.message ?? '') : '';
+  const text = errorText(json);
   if (/not provided|missing/i.test(text)) return 'Massive refused the call: no API key was sent (set MASSIVE_API_KEY)';
   return 'Massive refused the call: the configured API key is unknown or revoked (check MASSIVE_API_KEY)';
 }

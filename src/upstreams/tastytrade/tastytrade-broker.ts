@@ -27,6 +27,7 @@ export class TastytradeBroker implements Broker {
   readonly client: TastytradeClient;
   private readonly http: HttpClient;
   private readonly origin: string;
+  private closed = false;
 
   constructor(options: TastytradeBrokerOptions) {
     this.http = new HttpClient({ name: 'Tastytrade', timeoutMs: options.timeoutMs, logger: options.logger });
@@ -39,6 +40,8 @@ export class TastytradeBroker implements Broker {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.http.close();
   }
 

@@ -2,7 +2,7 @@
 // the previous daily close (previousClose, else regularMarketPreviousClose, else chartPreviousClose, which
 // is the close before the *range*), and the time of the price. Close arrays may hold nulls.
 import { ApiError } from '../../errors.js';
-import { retryAfterMs } from '../massive/retry-after.js';
+import { retryAfterMs } from '../retry-after.js';
 import { categoryFromSymbol, type InstrumentCategory, type InstrumentSnapshot } from '../overview-source.js';
 
 export interface ChartResponse {

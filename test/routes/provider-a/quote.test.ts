@@ -128,7 +128,8 @@ test('the budget guard refuses before calling, with Retry-After', async (t) => {
   assert.equal(refused.status, 429);
   assert.equal(refused.body.error.code, 'QUOTA_EXHAUSTED');
   const retryAfter = Number(refused.headers['retry-after']);
-  assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+  // The guard counts windows 2 % long (at most 2 s) so a call sent as a window reopens cannot land inside it.
+  assert.ok(retryAfter >= 1 && retryAfter <= 62, `Retry-After ${retryAfter}`);
   assert.equal(sandbox.alphaVantage.count('/query'), 2);
 });
 

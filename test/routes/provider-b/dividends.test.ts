@@ -138,6 +138,21 @@ describe('GET /api/provider-b/dividends', () => {
     assert.equal(sim.count(PATH), 1);
   });
 
+  it('sends the key as apiKey from then on when the server ignores the bearer header', async (t) => {
+    const sim = new MassiveSimulator({ validKeys: ['query-only-key'], acceptBearer: false });
+    await sim.listen();
+    t.after(() => sim.close());
+    const running = await startApp(t, { configure: (c) => ({ ...c, massive: { ...c.massive, url: sim.origin, apiKey: 'query-only-key' } }) });
+    const first = await running.get('/api/provider-b/dividends?symbol=KO&limit=2');
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.body.count, 2);
+    assert.equal(sim.count(PATH), 2, 'one refused try with the header, one with apiKey');
+    const second = await running.get('/api/provider-b/dividends?symbol=PEP&limit=2');
+    assert.equal(second.status, 200);
+    assert.equal(sim.count(PATH), 3);
+    assert.ok(!first.text.includes('query-only-key') && !second.text.includes('query-only-key'));
+  });
+
   it('on 429 serves stale data when it has some, else 429 QUOTA_EXHAUSTED with Retry-After', async (t) => {
     const running = await startApp(t, { env: { CACHE_DIVIDENDS_FRESH_SECONDS: '0' } });
     const first = await running.get('/api/provider-b/dividends?symbol=KO&limit=3');

@@ -23,6 +23,7 @@ test('error bodies: OAuth error_code, {error:{code}}, nested errors, numeric cod
   assert.deepEqual(parseError(fixture('tastytrade', 'error-nested.json')), { code: 'validation_error' });
   assert.deepEqual(parseError({ error: { errors: [{ code: 'invalid_symbol' }] } }), { code: 'invalid_symbol' });
   assert.deepEqual(parseError(fixture('tastytrade', 'error-numeric-code.json')), { code: '401' });
+  assert.deepEqual(parseError(fixture('tastytrade', 'error-token-invalid.json')), { code: 'token_invalid' });
   assert.deepEqual(parseError('<html>'), { code: null });
 });
 

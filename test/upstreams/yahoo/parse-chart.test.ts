@@ -36,6 +36,14 @@ describe('classifyChartResponse', () => {
     });
   });
 
+  it('reads a volatility index that fell', () => {
+    const vix = snapshot('chart-vix-down.json', '^VIX');
+    assert.equal(vix.price, 12.55);
+    assert.equal(vix.previousClose, 12.69);
+    assert.equal(vix.category, 'index');
+    assert.equal(vix.currency, 'USD');
+  });
+
   it('uses the last non-null close and its time when meta has no price or time', () => {
     const s = snapshot('chart-null-closes.json', 'CL=F');
     assert.equal(s.price, 79.01);

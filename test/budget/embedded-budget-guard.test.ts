@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { EmbeddedBudgetGuard } from '../../src/budget/embedded-budget-guard.js';
+import { BudgetExhaustedError } from '../../src/errors.js';
+import { openStateDatabase } from '../../src/store/state-database.js';
+import { tempDir } from '../helpers/config.js';
+
+const LIMITS = { perMinute: 3, perDay: 5, minIntervalMs: 0 };
+
+function open(t: import('node:test').TestContext, dir: string) {
+  const db = openStateDatabase(dir);
+  t.after(() => db.close());
+  return db;
+}
+
+async function spend(guard: EmbeddedBudgetGuard, n: number): Promise<number> {
+  let sent = 0;
+  for (let i = 0; i < n; i += 1) {
+    try {
+      await guard.acquire();
+      sent += 1;
+    } catch (error) {
+      assert.ok(error instanceof BudgetExhaustedError);
+    }
+  }
+  return sent;
+}
+
+test('the per-minute cap refuses with the moment the budget returns', async (t) => {
+  const guard = new EmbeddedBudgetGuard('p', LIMITS, open(t, tempDir(t)));
+  assert.equal(await spend(guard, 3), 3);
+  const error = await guard.acquire().then(() => undefined, (e: unknown) => e);
+  assert.ok(error instanceof BudgetExhaustedError);
+  assert.equal(error.code, 'QUOTA_EXHAUSTED');
+  assert.ok(error.retryAfterSeconds !== undefined && error.retryAfterSeconds >= 59 && error.retryAfterSeconds <= 62);
+  const snapshot = await guard.snapshot();
+  assert.equal(snapshot.usedMinute, 3);
+  assert.equal(snapshot.leftMinute, 0);
+  assert.equal(snapshot.leftDay, 2);
+  assert.equal(snapshot.store, 'embedded');
+});
+
+test('the day count and a back-off survive closing and reopening the store', async (t) => {
+  const dir = tempDir(t);
+  const limits = { ...LIMITS, minuteMs: 50 };
+  const db = openStateDatabase(dir);
+  const first = new EmbeddedBudgetGuard('p', limits, db);
+  assert.equal(await spend(first, 3), 3);
+  db.close();
+
+  const second = new EmbeddedBudgetGuard('p', limits, open(t, dir));
+  assert.equal((await second.snapshot()).usedDay, 3);
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assert.equal(await spend(second, 5), 2, 'only what is left of the day');
+  await second.backOff(60_000);
+
+  const third = new EmbeddedBudgetGuard('other-name-unaffected', limits, open(t, dir));
+  assert.equal(await spend(third, 1), 1);
+  const fourth = new EmbeddedBudgetGuard('p', { ...limits, perDay: 0 }, open(t, dir));
+  await assert.rejects(fourth.acquire(), BudgetExhaustedError, 'the back-off was persisted');
+  assert.ok((await fourth.snapshot()).backedOffUntil !== null);
+});
+
+test('two guards on one state directory (two processes) share one budget', async (t) => {
+  const dir = tempDir(t);
+  const a = new EmbeddedBudgetGuard('p', LIMITS, open(t, dir));
+  const b = new EmbeddedBudgetGuard('p', LIMITS, open(t, dir));
+  const sent = (await Promise.all([spend(a, 3), spend(b, 3)])).reduce((x, y) => x + y, 0);
+  assert.equal(sent, 3);
+});
+
+test('spacing makes callers wait for their slot, up to the pacing bound, then refuses', async (t) => {
+  const guard = new EmbeddedBudgetGuard('p', { perMinute: 0, perDay: 0, minIntervalMs: 40 }, open(t, tempDir(t)), 100);
+  const started = Date.now();
+  const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => guard.acquire()));
+  const sent = outcomes.filter((o) => o.status === 'fulfilled').length;
+  assert.equal(sent, 3, 'slots at 0, 40 and 80 ms fit a 100 ms wait');
+  assert.ok(Date.now() - started >= 80);
+});

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { test, type TestContext } from 'node:test';
+import type { BudgetLimits } from '../../src/budget/budget-guard.js';
+import { RedisBudgetGuard } from '../../src/budget/redis-budget-guard.js';
+import { BudgetExhaustedError } from '../../src/errors.js';
+import { ReplicaHeartbeat } from '../../src/store/replica-heartbeat.js';
+import { connectRedis, redisPrefix } from '../store/redis-helper.js';
+import { startProxy } from '../store/tcp-proxy.js';
+
+/** maxWaitMs short, so that tests with scaled windows see refusals rather than long pacing waits. */
+async function replica(t: TestContext, prefix: string, limits: BudgetLimits, url?: string, maxWaitMs = 100) {
+  const redis = await connectRedis(t, prefix, url);
+  const heartbeat = new ReplicaHeartbeat(redis, 100);
+  heartbeat.start();
+  t.after(() => heartbeat.stop());
+  await heartbeat.beat();
+  return { redis, heartbeat, guard: new RedisBudgetGuard('alphaVantage', limits, redis, heartbeat, maxWaitMs) };
+}
+
+async function trySpend(guard: RedisBudgetGuard): Promise<boolean> {
+  try {
+    await guard.acquire();
+    return true;
+  } catch (error) {
+    assert.ok(error instanceof BudgetExhaustedError, String(error));
+    return false;
+  }
+}
+
+test('five replicas hammering together send exactly the per-minute budget', async (t) => {
+  const prefix = redisPrefix(t);
+  const limits = { perMinute: 5, perDay: 500, minIntervalMs: 0 };
+  const replicas = await Promise.all(Array.from({ length: 5 }, () => replica(t, prefix, limits)));
+  const outcomes = await Promise.all(replicas.flatMap(({ guard }) => Array.from({ length: 20 }, () => trySpend(guard))));
+  assert.equal(outcomes.filter(Boolean).length, 5);
+  const snapshot = await replicas[0]!.guard.snapshot();
+  assert.equal(snapshot.usedMinute, 5);
+  assert.equal(snapshot.leftMinute, 0);
+  assert.equal(snapshot.store, 'redis');
+  const refusal = await replicas[1]!.guard.acquire().catch((e: BudgetExhaustedError) => e);
+  assert.ok(refusal instanceof BudgetExhaustedError && refusal.retryAfterSeconds! >= 59);
+});
+
+test('spacing, the day cap and back-off are enforced by the shared script', async (t) => {
+  const prefix = redisPrefix(t);
+  const limits = { perMinute: 0, perDay: 3, minIntervalMs: 30, minuteMs: 200, dayMs: 400 };
+  const [a, b] = await Promise.all([replica(t, prefix, limits), replica(t, prefix, limits)]);
+  const started = Date.now();
+  const sent = await Promise.all([trySpend(a!.guard), trySpend(b!.guard), trySpend(a!.guard), trySpend(b!.guard)]);
+  assert.equal(sent.filter(Boolean).length, 3, 'day cap of 3');
+  assert.ok(Date.now() - started >= 60, 'three calls 30 ms apart');
+  await new Promise((resolve) => setTimeout(resolve, 450));
+  assert.equal(await trySpend(a!.guard), true, 'the scaled day has rolled');
+  await b!.guard.backOff(5_000);
+  const refusal = await a!.guard.acquire().catch((e: BudgetExhaustedError) => e);
+  assert.ok(refusal instanceof BudgetExhaustedError);
+  assert.ok(refusal.retryAfterSeconds! >= 4, 'a back-off by one replica holds for all');
+});
+
+test('with Redis lost the guard spends only its share, then writes its calls back when Redis returns', async (t) => {
+  const prefix = redisPrefix(t);
+  const proxy = await startProxy(t);
+  const limits = { perMinute: 6, perDay: 100, minIntervalMs: 0, minuteMs: 400 };
+  const a = await replica(t, prefix, limits, proxy.url);
+  const b = await replica(t, prefix, limits);
+  await a.heartbeat.beat();
+  assert.equal(a.heartbeat.replicas, 2);
+  assert.equal(await trySpend(a.guard), true);
+  assert.equal(await trySpend(b.guard), true);
+  await a.guard.snapshot();
+
+  await proxy.cut();
+  if (a.redis.ready) await once(a.redis, 'state:down');
+  // Right after the loss the guard assumes the others spent the whole minute.
+  assert.equal(await trySpend(a.guard), false);
+  const snap = await a.guard.snapshot();
+  assert.equal(snap.store, 'local-fallback');
+  await new Promise((resolve) => setTimeout(resolve, 450));
+  // A fresh minute: 6 per minute shared by 2 replicas is 3 for this one.
+  const local = await Promise.all(Array.from({ length: 6 }, () => trySpend(a.guard)));
+  assert.equal(local.filter(Boolean).length, 3);
+
+  await proxy.open();
+  await once(a.redis, 'state:ready');
+  // Reconciling (merge then read) runs on `ready`; an acquire waits for it.
+  await a.guard.acquire().catch(() => undefined);
+  const shared = await b.guard.snapshot();
+  assert.equal(shared.store, 'redis');
+  assert.ok(shared.usedDay >= 2 + 3, `the fallback calls are in the shared ledger (usedDay ${shared.usedDay})`);
+  assert.equal((await a.guard.snapshot()).store, 'redis');
+});
+
+test('a replica that never reached Redis sends nothing until it can', async (t) => {
+  const prefix = redisPrefix(t);
+  const { guard } = await replica(t, prefix, { perMinute: 5, perDay: 500, minIntervalMs: 0 }, 'redis://127.0.0.1:1');
+  const refusal = await guard.acquire().catch((e: BudgetExhaustedError) => e);
+  assert.ok(refusal instanceof BudgetExhaustedError);
+  assert.ok(refusal.retryAfterSeconds! <= 60);
+  assert.equal((await guard.snapshot()).store, 'local-fallback');
+});

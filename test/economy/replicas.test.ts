@@ -1,0 +1,77 @@
+// Real service processes: three replicas sharing one real Redis, and a replica killed with SIGKILL and
+// restarted on its embedded store. Calls are counted at one shared simulator.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Agent, setGlobalDispatcher } from 'undici';
+import { UNIVERSE } from '../../src/sandbox/universe.js';
+import { tempDir } from '../helpers/config.js';
+import { REDIS_URL, redisPrefix } from '../store/redis-helper.js';
+import { ask, startCountingUpstream, startReplica, upstreamEnv } from './replicas.js';
+
+setGlobalDispatcher(new Agent({ connections: 1_000, pipelining: 1 }));
+
+const SYMBOLS = UNIVERSE.filter((i) => i.kind === 'stock').map((i) => i.symbol);
+
+test('three replicas on one Redis: one cold key costs one call, and together they keep the budget', async (t) => {
+  const upstream = await startCountingUpstream(t);
+  const env = {
+    ...upstreamEnv(upstream),
+    REDIS_URL,
+    REDIS_KEY_PREFIX: redisPrefix(t),
+    STATE_DIR: tempDir(t),
+    ALPHA_VANTAGE_CALLS_PER_MINUTE: '5',
+    ALPHA_VANTAGE_CALLS_PER_DAY: '500',
+    ALPHA_VANTAGE_MIN_INTERVAL_MS: '300',
+  };
+  const replicas = await Promise.all([0, 1, 2].map(() => startReplica(t, env)));
+
+  const cold = await Promise.all(replicas.flatMap((r) => Array.from({ length: 200 }, () => ask(`${r.url}/api/provider-a/quote?symbol=IBM`))));
+  assert.ok(cold.every((a) => a.status === 200), JSON.stringify(cold.find((a) => a.status !== 200)));
+  assert.equal(upstream.calls.length, 1, 'one call for one cold key across three replicas');
+
+  const burst = SYMBOLS.slice(0, 30);
+  const answers = await Promise.all(burst.flatMap((symbol, i) => [replicas[i % 3]!, replicas[(i + 1) % 3]!].map((r) => ask(`${r.url}/api/provider-a/quote?symbol=${symbol}`))));
+  assert.ok(upstream.calls.length <= 5, `upstream saw ${upstream.calls.length} calls`);
+  const gaps = upstream.calls.slice(1).map((at, i) => at - (upstream.calls[i] as number));
+  // Spacing holds at send time; arrival adds a few ms of jitter either way.
+  assert.ok(gaps.every((gap) => gap >= 250), `gaps between calls: ${gaps.join(', ')} ms`);
+  for (const answer of answers) {
+    assert.ok(answer.status === 200 || answer.status === 429, `status ${answer.status}`);
+    if (answer.status === 429) assert.ok(answer.code === 'QUOTA_EXHAUSTED' && answer.retryAfter! >= 1);
+  }
+  const served = answers.filter((a) => a.status === 200).length;
+  assert.ok(served >= upstream.calls.length - 1, 'every paid call is served (to both replicas asking for it)');
+});
+
+test('kill -9 and restart on the embedded store: the day count and the last good values are still there', async (t) => {
+  const upstream = await startCountingUpstream(t);
+  const env = {
+    ...upstreamEnv(upstream),
+    STATE_DIR: tempDir(t),
+    ALPHA_VANTAGE_CALLS_PER_MINUTE: '0',
+    ALPHA_VANTAGE_CALLS_PER_DAY: '4',
+    ALPHA_VANTAGE_MIN_INTERVAL_MS: '0',
+    CACHE_QUOTE_FRESH_SECONDS: '1',
+  };
+  const first = await startReplica(t, env);
+  for (const symbol of ['AAPL', 'MSFT', 'NVDA']) assert.equal((await ask(`${first.url}/api/provider-a/quote?symbol=${symbol}`)).status, 200);
+  assert.equal(upstream.calls.length, 3);
+  await first.kill('SIGKILL');
+  assert.equal(first.child.signalCode, 'SIGKILL');
+
+  const second = await startReplica(t, env);
+  const status = await ask(`${second.url}/api/system/status`);
+  assert.equal(status.status, 200);
+  // The day count survived: one call is left of four.
+  assert.equal((await ask(`${second.url}/api/provider-a/quote?symbol=AMZN`)).status, 200);
+  const refused = await ask(`${second.url}/api/provider-a/quote?symbol=TSLA`);
+  assert.equal(refused.status, 429);
+  assert.equal(refused.code, 'QUOTA_EXHAUSTED');
+  assert.ok(refused.retryAfter! > 86_000, `Retry-After ${refused.retryAfter}`);
+  // The last good value is served from the store (stale by now: 1 s fresh window), budget or not.
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  const again = await ask(`${second.url}/api/provider-a/quote?symbol=AAPL`);
+  assert.equal(again.status, 200);
+  assert.equal(again.cache, 'STALE');
+  assert.equal(upstream.calls.length, 4);
+});

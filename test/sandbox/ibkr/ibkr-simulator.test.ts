@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { type TestContext, test } from 'node:test';
+import { Agent, request } from 'undici';
+import { type IbkrSimulator, createIbkrSimulator } from '../../../src/sandbox/ibkr/ibkr-simulator.js';
+
+const insecure = new Agent({ connect: { rejectUnauthorized: false } });
+
+async function start(t: TestContext, pacing = false): Promise<IbkrSimulator> {
+  const sim = await createIbkrSimulator({ pacing });
+  await sim.listen();
+  t.after(() => sim.close());
+  return sim;
+}
+
+async function call(sim: IbkrSimulator, path: string, method: 'GET' | 'POST' = 'GET', body?: string): Promise<{ status: number; json: any; text: string }> {
+  const res = await request(`${sim.baseUrl}${path}`, { method, body, headers: body === undefined ? {} : { 'content-type': 'application/json' }, dispatcher: insecure });
+  const text = await res.body.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, json, text };
+}
+
+test('serves HTTPS with a self-signed certificate: refused by default verification', async (t) => {
+  const sim = await start(t);
+  assert.match(sim.baseUrl, /^https:\/\/127\.0\.0\.1:\d+\/v1\/api$/);
+  await assert.rejects(request(`${sim.baseUrl}/iserver/auth/status`), (e: any) => /self[- ]signed|certificate/i.test(`${e.code} ${e.message}`));
+  assert.equal((await call(sim, '/iserver/auth/status')).json.authenticated, true);
+});
+
+test('session states: 401 when logged out, "Init session first" without a brokerage session, ssodh/init starts one', async (t) => {
+  const sim = await start(t);
+  sim.setSession('logged_out');
+  const out = await call(sim, '/iserver/auth/status');
+  assert.equal(out.status, 401);
+  assert.equal(out.text, '');
+  sim.setSession('no_session');
+  assert.deepEqual((await call(sim, '/iserver/accounts')).json, { error: 'Init session first', statusCode: 400 });
+  assert.equal((await call(sim, '/tickle', 'POST', '{}')).json.iserver.authStatus.authenticated, false);
+  assert.equal((await call(sim, '/iserver/auth/ssodh/init', 'POST')).status, 411, 'a POST needs a JSON body');
+  assert.equal((await call(sim, '/iserver/auth/ssodh/init', 'POST', '{"publish":true,"compete":true}')).status, 200);
+  assert.equal((await call(sim, '/iserver/accounts')).json.isPaper, true);
+});
+
+test('snapshots: empty on the first call for a conid, then string values with separators and suffixes', async (t) => {
+  const sim = await start(t);
+  await call(sim, '/iserver/accounts');
+  const search = await call(sim, '/iserver/secdef/search?symbol=AAPL');
+  assert.equal(search.json.length, 2);
+  assert.equal(search.json[1].conid, '265598');
+  assert.deepEqual((await call(sim, '/iserver/secdef/search?symbol=NOSUCH')).json, { error: 'No symbol found' });
+  const query = '/iserver/marketdata/snapshot?conids=265598&fields=31,55,84,85,86,87,88,82,83,7741';
+  assert.deepEqual((await call(sim, query)).json, [{ conid: 265598, conidEx: '265598' }]);
+  const [row] = (await call(sim, query)).json;
+  assert.match(row['31'], /^C?\d+\.\d{2}$/);
+  assert.equal(row['55'], 'AAPL');
+  assert.match(row['87'], /^\d+(\.\d)?[MK]?$/);
+  assert.match(row['88'], /^\d{1,3}(,\d{3})*$/);
+  assert.equal(typeof row._updated, 'number');
+});
+
+test('pacing: more than 10 requests in a burst get 429, and /portfolio/accounts twice within 5 s too', async (t) => {
+  const sim = await start(t, true);
+  const statuses = await Promise.all(Array.from({ length: 12 }, () => call(sim, '/iserver/auth/status').then((r) => r.status)));
+  assert.equal(statuses.filter((s) => s === 429).length, 2);
+  const paced = await start(t, true);
+  assert.equal((await call(paced, '/portfolio/accounts')).status, 200);
+  assert.equal((await call(paced, '/portfolio/accounts')).status, 429);
+});
+
+test('positions pages of 100, an empty page after the last, and /portfolio/accounts required first', async (t) => {
+  const sim = await start(t);
+  sim.setPositionCount('DU1234567', 120);
+  assert.equal((await call(sim, '/portfolio/DU1234567/positions/0')).status, 400);
+  await call(sim, '/portfolio/accounts');
+  assert.equal((await call(sim, '/portfolio/DU1234567/positions/0')).json.length, 100);
+  assert.equal((await call(sim, '/portfolio/DU1234567/positions/1')).json.length, 20);
+  assert.deepEqual((await call(sim, '/portfolio/DU1234567/positions/2')).json, []);
+});
