@@ -11,6 +11,7 @@ import { registerErrorHandling } from './plugins/error-handler.js';
 import { registerMetrics } from './plugins/metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { clientErrorHandler, hardenServer, registerRequestHygiene, securityHeaders, timeoutOptions } from './plugins/request-hygiene.js';
 import dashboardRoutes from './routes/dashboard.js';
 import systemRoutes from './routes/system/index.js';
 import providerARoutes from './routes/provider-a/index.js';
@@ -40,13 +41,15 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     routerOptions: { maxParamLength: 200 },
     bodyLimit: 1024,
     return503OnClosing: true,
-    requestTimeout: 30_000,
+    ...timeoutOptions(config),
+    clientErrorHandler,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
   }) as unknown as FastifyInstance;
+  hardenServer(app.server, config);
 
   const deps = options.deps ?? (await createDeps(config, logger));
   app.decorate('deps', deps);
@@ -67,9 +70,11 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     maxAge: 600,
   });
 
+  const security = securityHeaders(config);
   app.addHook('onRequest', async (request, reply) => {
-    reply.headers({ 'x-data-mode': config.mode, 'x-request-id': request.id, 'x-content-type-options': 'nosniff' });
+    reply.headers({ 'x-data-mode': config.mode, 'x-request-id': request.id, ...security(request.url) });
   });
+  registerRequestHygiene(app);
 
   // Per-caller limits (RATE_LIMIT_PER_MINUTE); before the routes, whose onRoute hooks it adds.
   await registerRateLimit(app);

@@ -36,6 +36,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   rateLimitPerMinute: number;
   upstreamTimeoutMs: number;
+  /** Limits on slow clients: headers must arrive within headersTimeoutMs, the whole request within requestTimeoutMs. */
+  server: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   alphaVantage: { url: string; apiKey: string | undefined; callsPerMinute: number; callsPerDay: number; minIntervalMs: number };
   massive: { url: string; apiKey: string | undefined; callsPerMinute: number };
   /** `none` turns the overview off (e.g. where Yahoo's terms forbid redistribution). */
@@ -170,6 +172,11 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: readTrustProxy(r),
     rateLimitPerMinute: r.int('RATE_LIMIT_PER_MINUTE', 600, 0),
     upstreamTimeoutMs: r.int('UPSTREAM_TIMEOUT_MS', 8_000, 100, 120_000),
+    server: {
+      headersTimeoutMs: r.int('HEADERS_TIMEOUT_MS', 10_000, 100, 120_000),
+      requestTimeoutMs: r.int('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+      keepAliveTimeoutMs: r.int('KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 600_000),
+    },
     alphaVantage: {
       url: r.url('ALPHA_VANTAGE_URL', 'https://www.alphavantage.co/query'),
       apiKey: r.raw('ALPHA_VANTAGE_API_KEY'),
@@ -207,6 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
   };
 
+  if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) r.problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   const redisUrl = config.redis.url;
   if (redisUrl !== undefined) r.url('REDIS_URL', redisUrl, ['redis:', 'rediss:']);
   if (r.problems.length > 0) throw new ConfigError(r.problems);

@@ -35,7 +35,8 @@ export interface CreateDepsOptions {
 }
 
 export async function createDeps(config: Config, logger: Logger, options: CreateDepsOptions = {}): Promise<AppDeps> {
-  const health = new UpstreamHealth();
+  // While a broker's circuit is open its callers hear "broker unavailable", as they would from the broker.
+  const health = new UpstreamHealth({ openCode: (upstream) => (upstream === config.broker.kind ? 'BROKER_UNAVAILABLE' : 'UPSTREAM_ERROR') });
   const store = await StateStore.open({
     stateDir: config.stateDir,
     redisUrl: config.redis.url,

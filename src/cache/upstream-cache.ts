@@ -7,7 +7,7 @@
 // written through on every successful load.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { ApiError, BudgetExhaustedError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import type { UpstreamHealth } from '../upstreams/upstream-health.js';
 import { type CacheEntry, type CacheResult, type CacheStore, type CacheWindow, isFresh, isServable, makeEntry } from './cache-store.js';
 import type { FlightLock } from './flight-lock.js';
@@ -31,8 +31,10 @@ export interface UpstreamCacheOptions {
 }
 
 export interface FetchOptions {
-  /** Which upstream the loader calls, for status and metrics. */
+  /** Which upstream the loader calls, for status, metrics and its circuit breaker. */
   upstream: string;
+  /** false when the loader is an aggregate whose own upstream calls are guarded one by one. */
+  breaker?: boolean;
 }
 
 type Load<T> = () => Promise<T>;
@@ -191,15 +193,14 @@ export class UpstreamCache {
   private async loadAndStore<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T>> {
     let value: T;
     try {
-      value = await load();
+      // Health records the outcome (a budget refusal is no upstream failure) and the circuit breaker
+      // fails fast while the upstream is known to be down.
+      value = await this.health.track(options.upstream, load, { breaker: options.breaker });
     } catch (error) {
-      // A call our own budget declined was never sent: it is no upstream failure.
-      if (!(error instanceof BudgetExhaustedError)) this.health.recordError(options.upstream, error);
       // Replicas waiting on this flight fail with its outcome rather than each retry the upstream.
       if (error instanceof ApiError) await this.lock?.recordFailure(key, error);
       throw error;
     }
-    this.health.recordSuccess(options.upstream);
     const entry = makeEntry(value, window);
     await this.tiers.set(key, entry);
     return entry;

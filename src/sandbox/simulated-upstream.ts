@@ -186,14 +186,9 @@ export class SimulatedUpstream extends EventEmitter {
         res.on('close', () => clearInterval(timer));
         return true;
       }
-      case 'huge': {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        const chunk = `"${'x'.repeat(65_534)}",`;
-        res.write('[');
-        for (let i = 0; i < 512; i += 1) res.write(chunk); // 32 MiB, more than any sane cap
-        res.end('"x"]');
+      case 'huge':
+        sendHuge(res).catch(() => res.destroy());
         return true;
-      }
       case 'malformed':
         return false;
     }
@@ -220,6 +215,21 @@ export class SimulatedUpstream extends EventEmitter {
     }
     send(res, { status: 404, body: { error: 'unknown sandbox control endpoint' } });
   }
+}
+
+/**
+ * 32 MiB, more than any sane cap, streamed as a real server would: with backpressure, stopping when the
+ * client hangs up (writing it all at once would stall this process's event loop, TLS especially).
+ */
+async function sendHuge(res: ServerResponse): Promise<void> {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const chunk = `"${'x'.repeat(65_534)}",`;
+  res.write('[');
+  for (let i = 0; i < 512; i += 1) {
+    if (res.destroyed) return;
+    if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  }
+  if (!res.destroyed) res.end('"x"]');
 }
 
 function send(res: ServerResponse, response: SimResponse, malformed = false): void {

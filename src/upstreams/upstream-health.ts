@@ -1,5 +1,7 @@
-// What each upstream last did, for /api/system/status. Reads state; never calls an upstream.
-import { ApiError } from '../errors.js';
+// What each upstream last did, for /api/system/status, and the circuit breaker in front of each one.
+// Reads state; never calls an upstream by itself.
+import { ApiError, BudgetExhaustedError, type ErrorCode } from '../errors.js';
+import { CircuitBreaker, type CircuitBreakerOptions, CircuitOpenError, type CircuitSnapshot } from './circuit-breaker.js';
 
 export interface UpstreamState {
   calls: number;
@@ -11,9 +13,34 @@ export interface UpstreamState {
 /** Told of every tracked call (metrics histograms hang off it). */
 export type UpstreamCallObserver = (upstream: string, ms: number, error?: unknown) => void;
 
+export interface UpstreamHealthOptions {
+  /** Breaker settings for every upstream (defaults: 5 failures, 5 s cooldown doubling to 60 s). */
+  breaker?: Partial<CircuitBreakerOptions>;
+  /** The code a caller sees while an upstream's circuit is open (e.g. BROKER_UNAVAILABLE for a broker). */
+  openCode?: (upstream: string) => ErrorCode;
+}
+
+export interface TrackOptions {
+  /** false for an aggregate whose own upstream calls are tracked (and guarded) one by one. */
+  breaker?: boolean;
+}
+
 export class UpstreamHealth {
   private readonly states = new Map<string, UpstreamState>();
+  private readonly breakers = new Map<string, CircuitBreaker>();
+  private breakerOptions: Partial<CircuitBreakerOptions>;
+  private readonly openCode: (upstream: string) => ErrorCode;
   observer: UpstreamCallObserver | undefined;
+
+  constructor(options: UpstreamHealthOptions = {}) {
+    this.breakerOptions = options.breaker ?? {};
+    this.openCode = options.openCode ?? (() => 'UPSTREAM_ERROR');
+  }
+
+  /** For tests and benchmarks (short cooldowns): applies to breakers not created yet. */
+  configureBreakers(options: Partial<CircuitBreakerOptions>): void {
+    this.breakerOptions = { ...this.breakerOptions, ...options };
+  }
 
   state(upstream: string): UpstreamState {
     let state = this.states.get(upstream);
@@ -24,10 +51,21 @@ export class UpstreamHealth {
     return state;
   }
 
+  breaker(upstream: string): CircuitBreaker {
+    let breaker = this.breakers.get(upstream);
+    if (breaker === undefined) {
+      breaker = new CircuitBreaker(upstream, { openCode: this.openCode(upstream), ...this.breakerOptions });
+      this.breakers.set(upstream, breaker);
+    }
+    return breaker;
+  }
+
+  /** A real call succeeded, whoever made it (a broker health check too): the upstream answers. */
   recordSuccess(upstream: string): void {
     const state = this.state(upstream);
     state.calls += 1;
     state.lastSuccessAt = new Date().toISOString();
+    this.breakers.get(upstream)?.reset();
   }
 
   recordError(upstream: string, error: unknown): void {
@@ -38,22 +76,32 @@ export class UpstreamHealth {
     state.lastError = { at: new Date().toISOString(), code: safe.code, message: safe.message };
   }
 
-  /** Runs one upstream call and records how it went. */
-  async track<T>(upstream: string, call: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one upstream call through the upstream's circuit breaker and records how it went. A call our own
+   * budget declined, or the open circuit refused, was never sent: it is no upstream call.
+   */
+  async track<T>(upstream: string, call: () => Promise<T>, options: TrackOptions = {}): Promise<T> {
     const started = performance.now();
     try {
-      const result = await call();
+      const result = options.breaker === false ? await call() : await this.breaker(upstream).run(call);
       this.recordSuccess(upstream);
       this.observer?.(upstream, performance.now() - started);
       return result;
     } catch (error) {
-      this.recordError(upstream, error);
-      this.observer?.(upstream, performance.now() - started, error);
+      if (!(error instanceof BudgetExhaustedError) && !(error instanceof CircuitOpenError)) {
+        this.recordError(upstream, error);
+        this.observer?.(upstream, performance.now() - started, error);
+      }
       throw error;
     }
   }
 
   all(): Record<string, UpstreamState> {
     return Object.fromEntries(this.states);
+  }
+
+  /** The circuit of every upstream called so far. */
+  circuits(): Record<string, CircuitSnapshot> {
+    return Object.fromEntries([...this.breakers].map(([name, breaker]) => [name, breaker.snapshot()]));
   }
 }

@@ -1,11 +1,15 @@
 // Starts the sandbox upstreams and the service on loopback port 0, and closes both when the test ends.
+import { appendFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { request } from 'undici';
 import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
-import { type Sandbox, type SandboxOptions, sandboxConfig, sandboxOptionsFor, startSandbox } from '../../src/sandbox/index.js';
+import { REDACT_PATHS, secretsOf } from '../../src/logger.js';
+import { SANDBOX_CREDENTIALS, type Sandbox, type SandboxOptions, sandboxConfig, sandboxOptionsFor, startSandbox } from '../../src/sandbox/index.js';
+import type { SimRequestEvent } from '../../src/sandbox/simulated-upstream.js';
 import { testConfig } from './config.js';
 
 export interface TestResponse {
@@ -20,6 +24,8 @@ export interface RunningApp {
   sandbox: Sandbox;
   config: Config;
   url: string;
+  /** Every log line (unless the test passed its own logger) and response; checked for secrets at teardown. */
+  scan: SecretScan;
   get(path: string, headers?: Record<string, string>, method?: 'GET' | 'HEAD' | 'OPTIONS' | 'POST' | 'DELETE'): Promise<TestResponse>;
 }
 
@@ -43,12 +49,16 @@ export async function startApp(t: TestContext, options: StartOptions = {}): Prom
   const sandbox = await startSandboxOnly(t, options.sandbox ?? sandboxOptionsFor(base));
   let config = sandboxConfig(base, sandbox);
   if (options.configure) config = options.configure(config);
-  const app = await buildApp(config, { logger: options.logger ?? pino({ level: 'silent' }) });
+  const scan = new SecretScan(config, sandbox);
+  const app = await buildApp(config, { logger: options.logger ?? scan.logger() });
   t.after(() => app.close());
+  // After-hooks run in the order they were added: this one sees the lines written while closing.
+  t.after(() => scan.assertClean());
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const url = `http://127.0.0.1:${port}`;
-  return { app, sandbox, config, url, get: (path, headers = {}, method = 'GET') => httpGet(url + path, headers, method) };
+  const get: RunningApp['get'] = async (path, headers = {}, method = 'GET') => scan.response(await httpGet(url + path, headers, method));
+  return { app, sandbox, config, url, scan, get };
 }
 
 export async function httpGet(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<TestResponse> {
@@ -61,4 +71,63 @@ export async function httpGet(url: string, headers: Record<string, string> = {},
     body = undefined;
   }
   return { status: res.statusCode, headers: res.headers, body, text };
+}
+
+/** Lines and responses scanned in this process; appended to $SECRET_SCAN_TALLY (if set) at exit. */
+const tally = { apps: 0, lines: 0, responses: 0 };
+if (process.env.SECRET_SCAN_TALLY) {
+  const file = process.env.SECRET_SCAN_TALLY;
+  process.once('exit', () => appendFileSync(file, `${JSON.stringify(tally)}\n`));
+}
+
+/**
+ * Makes every test that starts the service a secret scan: the configured keys, the sandbox credentials
+ * and every Tastytrade access token the simulator issued must appear in no log line and no response.
+ * The logger redacts by field path like the service's, but without its last-resort value filter, so a
+ * key that reaches the logger at all is caught here rather than masked.
+ */
+export class SecretScan {
+  readonly lines: string[] = [];
+  readonly responses: string[] = [];
+  private readonly secrets: Set<string>;
+
+  constructor(config: Config, sandbox: Sandbox) {
+    this.secrets = new Set([...secretsOf(config), ...Object.values(SANDBOX_CREDENTIALS)]);
+    const tastytrade = sandbox.tastytrade;
+    tastytrade.on('request', (event: SimRequestEvent) => {
+      if (event.path === '/oauth/token' && tastytrade.lastToken !== undefined) this.secrets.add(tastytrade.lastToken);
+    });
+  }
+
+  logger(): Logger {
+    const sink = new Writable({
+      write: (chunk: Buffer, _encoding, callback) => {
+        this.lines.push(chunk.toString('utf8'));
+        callback();
+      },
+    });
+    return pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, sink);
+  }
+
+  response(res: TestResponse): TestResponse {
+    this.responses.push(`${res.status} ${JSON.stringify(res.headers)}\n${res.text}`);
+    return res;
+  }
+
+  /** Every text that holds a secret, with the secret's first characters only. */
+  leaks(): string[] {
+    const found: string[] = [];
+    for (const text of [...this.lines, ...this.responses]) {
+      for (const secret of this.secrets) if (text.includes(secret)) found.push(`${secret.slice(0, 4)}… in: ${text.slice(0, 300)}`);
+    }
+    return found;
+  }
+
+  assertClean(): void {
+    tally.apps += 1;
+    tally.lines += this.lines.length;
+    tally.responses += this.responses.length;
+    const leaks = this.leaks();
+    if (leaks.length > 0) throw new Error(`secret scan: ${leaks.length} leak(s)\n${leaks.slice(0, 5).join('\n')}`);
+  }
 }

@@ -47,7 +47,7 @@ export class MarketOverview {
   }
 
   get(): Promise<CacheResult<OverviewValue>> {
-    return this.options.cache.fetch(this.key, this.options.window, () => this.collect(), { upstream: OVERVIEW_UPSTREAM });
+    return this.options.cache.fetch(this.key, this.options.window, () => this.collect(), { upstream: OVERVIEW_UPSTREAM, breaker: false });
   }
 
   instrumentKey(symbol: string): string {

@@ -57,6 +57,25 @@ const CacheOutcomes = Type.Object(
   { additionalProperties: false },
 );
 
+const Circuit = Type.Union(
+  [
+    Type.Object(
+      {
+        state: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open')], {
+          description: 'open: the upstream kept failing, calls fail fast (stale data is served where cached) until the next probe; half_open: one probe may go out.',
+        }),
+        consecutiveFailures: Type.Integer(),
+        opened: Type.Integer({ description: 'Times the circuit opened since start.' }),
+        rejected: Type.Integer({ description: 'Calls not sent because the circuit was open.' }),
+        nextProbeAt: Nullable(Type.String({ format: 'date-time', description: 'When the circuit lets a probe through; null unless open.' })),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: "The upstream's circuit breaker, or null before its first call." },
+);
+
 export const UpstreamStatus = Type.Object(
   {
     id: Type.String({ description: 'provider-a, provider-b, overview, broker, or the name an adapter records.' }),
@@ -71,6 +90,7 @@ export const UpstreamStatus = Type.Object(
     lastError: LastError,
     budget: Budget,
     cache: CacheOutcomes,
+    circuit: Circuit,
   },
   { additionalProperties: false },
 );

@@ -3,6 +3,7 @@
 import type { BudgetSnapshot } from '../../budget/budget-guard.js';
 import type { AppDeps } from '../../deps.js';
 import type { OutcomeCounts } from '../../plugins/metrics.js';
+import type { CircuitSnapshot } from '../../upstreams/circuit-breaker.js';
 import type { UpstreamState } from '../../upstreams/upstream-health.js';
 import type { StoreStatus, SystemStatus, UpstreamStatus } from './status-schema.js';
 import { UPSTREAMS, upstreamIdOf } from './upstream-catalog.js';
@@ -41,6 +42,7 @@ export async function buildSystemStatus(sources: StatusSources): Promise<SystemS
 function listUpstreams(deps: AppDeps, budgets: Map<string, BudgetSnapshot>, outcomes: ReadonlyMap<string, OutcomeCounts>): UpstreamStatus[] {
   const health = new Map<string, UpstreamState>();
   for (const [name, state] of Object.entries(deps.health.all())) health.set(upstreamIdOf(name), state);
+  const circuits = circuitsById(deps);
   const known = UPSTREAMS.map((u) => ({ id: u.id, label: labelOf(u.id, u.label, deps), configured: u.configured(deps.config) }));
   const knownIds = new Set(known.map((u) => u.id));
   // Records under names no catalogue entry claims still appear, so a new area never goes unseen.
@@ -60,8 +62,22 @@ function listUpstreams(deps: AppDeps, budgets: Map<string, BudgetSnapshot>, outc
       lastError: state.lastError === null ? null : { ...state.lastError, message: state.lastError.message.slice(0, 200) },
       budget: budgetOf(budgets.get(id)),
       cache: outcomesOf(outcomes.get(id)),
+      circuit: circuits.get(id) ?? null,
     };
   });
+}
+
+const CIRCUIT_RANK = { closed: 0, half_open: 1, open: 2 } as const;
+
+/** Several records may share one id (an adapter and its aggregate): the least healthy circuit speaks. */
+function circuitsById(deps: AppDeps): Map<string, CircuitSnapshot> {
+  const out = new Map<string, CircuitSnapshot>();
+  for (const [name, circuit] of Object.entries(deps.health.circuits())) {
+    const id = upstreamIdOf(name);
+    const seen = out.get(id);
+    if (seen === undefined || CIRCUIT_RANK[circuit.state] > CIRCUIT_RANK[seen.state]) out.set(id, circuit);
+  }
+  return out;
 }
 
 function labelOf(id: string, label: string, deps: AppDeps): string {
@@ -170,6 +186,7 @@ function judge(upstreams: UpstreamStatus[], store: StoreStatus): { status: Syste
   const configured = upstreams.filter((u) => u.configured);
   const failing = configured.filter((u) => u.state === 'failing');
   for (const u of failing) reasons.push(`${u.label}: last call failed (${u.lastError?.code ?? 'error'})`);
+  for (const u of configured) if (u.circuit?.state === 'open') reasons.push(`${u.label}: circuit open after repeated failures; next probe at ${u.circuit.nextProbeAt}`);
   for (const u of configured) {
     const b = u.budget;
     if (b === null) continue;

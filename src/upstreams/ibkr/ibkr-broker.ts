@@ -14,6 +14,7 @@ import { IBKR_PAGE_SIZE, parsePositionsPage } from './parse-positions.js';
 import { parseSecdefSearch, pickListing } from './parse-secdef.js';
 import { parseAuthStatus, parseTickle } from './parse-session.js';
 import { parseSnapshot, SNAPSHOT_FIELDS, type SnapshotRow, snapshotToQuote } from './parse-snapshot.js';
+import { timedHealth } from '../../broker/timed-health.js';
 
 export interface IbkrBrokerOptions {
   url: string;
@@ -103,18 +104,8 @@ export class IbkrBroker implements Broker {
     }
   }
 
-  async health(): Promise<BrokerHealth> {
-    const started = performance.now();
-    const { status, message } = await this.checkSession();
-    return {
-      broker: 'ibkr',
-      status,
-      authenticated: status === 'connected',
-      connected: status === 'connected' || status === 'unauthenticated',
-      checkedAt: new Date().toISOString(),
-      latencyMs: Math.round(performance.now() - started),
-      message,
-    };
+  health(): Promise<BrokerHealth> {
+    return timedHealth('ibkr', () => this.checkSession());
   }
 
   private async checkSession(): Promise<{ status: BrokerStatus; message: string }> {

@@ -164,9 +164,9 @@ export function gatewayTransportError(error: unknown): ApiError {
     case 'timeout':
       return new ApiError('UPSTREAM_TIMEOUT', 'the IBKR gateway did not answer in time');
     case 'unreachable':
-      return new ApiError('BROKER_UNAVAILABLE', 'the IBKR gateway is not running or not reachable: start the Client Portal Gateway', { retryAfterSeconds: 5 });
+      return new ApiError('BROKER_UNAVAILABLE', 'the IBKR gateway is not running or not reachable: start the Client Portal Gateway', { retryAfterSeconds: 5, cause: error });
     case 'reset':
-      return new ApiError('BROKER_UNAVAILABLE', 'the IBKR gateway closed the connection', { retryAfterSeconds: 5 });
+      return new ApiError('BROKER_UNAVAILABLE', 'the IBKR gateway closed the connection', { retryAfterSeconds: 5, cause: error });
     case 'too_large':
       return new ApiError('UPSTREAM_ERROR', 'the IBKR gateway sent a body larger than allowed');
   }

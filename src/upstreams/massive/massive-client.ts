@@ -36,7 +36,7 @@ export class MassiveClient {
       this.keyInQuery = true;
       res = await this.send(query);
     }
-    const classified = classifyDividendsResponse(res, { ticker: query.ticker });
+    const classified = classifyDividendsResponse(res, { ticker: query.ticker, cursor: query.cursor !== undefined });
     if (classified.kind === 'refusal') {
       await this.options.budget.backOff(classified.retryAfterMs);
       throw new UpstreamRefusalError(classified.message, classified.retryAfterMs / 1000);

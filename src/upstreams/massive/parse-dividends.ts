@@ -38,6 +38,8 @@ export type ClassifiedDividends =
 export interface ParseOptions {
   /** The ticker the call filtered on: every record must carry it. */
   ticker?: string;
+  /** The call read a page by cursor: a 400 then means the caller's cursor is bad or expired. */
+  cursor?: boolean;
   now?: number;
 }
 
@@ -60,6 +62,9 @@ export function classifyDividendsResponse(res: MassiveResponse, options: ParseOp
     return error('Massive refused the call: the plan of the configured key does not include dividend data (upgrade the plan)');
   }
   if (res.status === 404) return error('Massive answered 404 for the dividends endpoint; check MASSIVE_URL');
+  if (res.status === 400 && options.cursor) {
+    return { kind: 'error', error: new ApiError('INVALID_PARAMETER', 'cursor is not valid or has expired: start again from the first page') };
+  }
   if (res.status !== 200) return error(`Massive answered HTTP ${res.status}`);
   try {
     return { kind: 'data', page: parseDividendsBody(res.json, options.ticker) };

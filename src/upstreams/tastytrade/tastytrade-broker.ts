@@ -11,6 +11,7 @@ import { parsePositions } from './parse-positions.js';
 import { marketDataQuery, toMarketDataRequest } from './symbols.js';
 import { TastytradeClient } from './tastytrade-client.js';
 import { TokenRefusedError } from './token-manager.js';
+import { timedHealth } from '../../broker/timed-health.js';
 
 export interface TastytradeBrokerOptions {
   url: string;
@@ -45,18 +46,8 @@ export class TastytradeBroker implements Broker {
     await this.http.close();
   }
 
-  async health(): Promise<BrokerHealth> {
-    const started = performance.now();
-    const { status, message } = await this.check();
-    return {
-      broker: 'tastytrade',
-      status,
-      authenticated: status === 'connected',
-      connected: status === 'connected' || status === 'unauthenticated',
-      checkedAt: new Date().toISOString(),
-      latencyMs: Math.round(performance.now() - started),
-      message,
-    };
+  health(): Promise<BrokerHealth> {
+    return timedHealth('tastytrade', () => this.check());
   }
 
   private async check(): Promise<{ status: BrokerStatus; message: string }> {

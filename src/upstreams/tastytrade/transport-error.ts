@@ -8,9 +8,9 @@ export function transportError(error: unknown): ApiError {
     case 'timeout':
       return new ApiError('UPSTREAM_TIMEOUT', 'Tastytrade did not answer in time');
     case 'unreachable':
-      return new ApiError('BROKER_UNAVAILABLE', 'Tastytrade is not reachable', { retryAfterSeconds: 5 });
+      return new ApiError('BROKER_UNAVAILABLE', 'Tastytrade is not reachable', { retryAfterSeconds: 5, cause: error });
     case 'reset':
-      return new ApiError('BROKER_UNAVAILABLE', 'Tastytrade closed the connection', { retryAfterSeconds: 5 });
+      return new ApiError('BROKER_UNAVAILABLE', 'Tastytrade closed the connection', { retryAfterSeconds: 5, cause: error });
     case 'too_large':
       return new ApiError('UPSTREAM_ERROR', 'Tastytrade sent a body larger than allowed');
   }

@@ -78,7 +78,9 @@ test('an unknown symbol is 404 SYMBOL_NOT_FOUND and is not cached', async (t) =>
 });
 
 test('upstream faults become 502 or 504 JSON errors, and nothing bad is cached', async (t) => {
-  const { get, sandbox } = await startApp(t, { env: { UPSTREAM_TIMEOUT_MS: '300' } });
+  const { app, get, sandbox } = await startApp(t, { env: { UPSTREAM_TIMEOUT_MS: '300' } });
+  // Seven faults in a row would open the circuit (its own tests: test/hardening/faults); here each must show.
+  app.deps.health.configureBreakers({ failureThreshold: 100 });
   const av = sandbox.alphaVantage;
   const expectations: [Parameters<typeof av.setFaults>[0], number, string][] = [
     [{ fault: 'http5xx' }, 502, 'UPSTREAM_ERROR'],

@@ -1,0 +1,19 @@
+// Both brokers report health the same way: run their own cheap check, time it, derive the flags.
+import type { BrokerHealth, BrokerStatus } from './broker.js';
+
+export async function timedHealth(
+  broker: BrokerHealth['broker'],
+  check: () => Promise<{ status: BrokerStatus; message: string }>,
+): Promise<BrokerHealth> {
+  const started = performance.now();
+  const { status, message } = await check();
+  return {
+    broker,
+    status,
+    authenticated: status === 'connected',
+    connected: status === 'connected' || status === 'unauthenticated',
+    checkedAt: new Date().toISOString(),
+    latencyMs: Math.round(performance.now() - started),
+    message,
+  };
+}

@@ -1,0 +1,166 @@
+// Property tests over every query parameter of every route: whatever a caller sends, the answer is a
+// valid 200 or a 400/404 JSON error in the one shape (never a 5xx), and every request the service then
+// makes upstream has only the documented path, parameter names and key. Runs are bounded and seeded:
+// set FC_SEED / FC_RUNS to replay or widen; fast-check prints the seed and the counterexample on failure.
+import assert from 'node:assert/strict';
+import { test, type TestContext } from 'node:test';
+import fc from 'fast-check';
+import { Client } from 'undici';
+import { ERROR_CODES } from '../../../src/errors.js';
+import { INDICATORS, INTERVALS, SERIES_TYPES } from '../../../src/upstreams/alpha-vantage/indicators.js';
+import { type RunningApp, startApp, type TestResponse } from '../../helpers/app.js';
+import { hostileQuery, pct, validSymbol } from './arbitraries.js';
+import { describe, recordUpstreamRequests, type SeenRequest, upstreamProblems } from './upstream-requests.js';
+
+const SEED = Number(process.env.FC_SEED ?? 20_260_611);
+const RUNS = Number(process.env.FC_RUNS ?? 150);
+
+interface Target {
+  running: RunningApp;
+  client: Client;
+  seen: SeenRequest[];
+  statuses: Map<number, number>;
+}
+
+async function target(t: TestContext, env: Record<string, string> = {}): Promise<Target> {
+  const running = await startApp(t, { env });
+  // A client of its own: paths go on the wire exactly as generated, without URL normalisation.
+  const client = new Client(running.url);
+  t.after(() => client.close());
+  return { running, client, seen: recordUpstreamRequests(running.sandbox), statuses: new Map() };
+}
+
+async function send(target: Target, path: string): Promise<TestResponse> {
+  const res = await target.client.request({ method: 'GET', path });
+  const text = await res.body.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return target.running.scan.response({ status: res.statusCode, headers: res.headers, body, text });
+}
+
+function assertAnswer(res: TestResponse, path: string): void {
+  const where = `GET ${path.slice(0, 300)} -> ${res.status} ${res.text.slice(0, 300)}`;
+  assert.ok([200, 400, 404].includes(res.status), `status: ${where}`);
+  assert.match(String(res.headers['content-type']), /^application\/json/, `content type: ${where}`);
+  assert.notEqual(res.body, undefined, `JSON body: ${where}`);
+  if (res.status === 200) return;
+  const error = res.body.error;
+  assert.ok(ERROR_CODES.includes(error?.code), `error code: ${where}`);
+  assert.equal(error.status, res.status, where);
+  assert.equal(typeof error.message, 'string', where);
+  assert.equal(typeof error.requestId, 'string', where);
+  assert.deepEqual(Object.keys(res.body), ['error'], where);
+}
+
+function assertUpstreams(target: Target, from: number): void {
+  for (const event of target.seen.slice(from)) {
+    const problems = upstreamProblems(event, target.running.config);
+    assert.deepEqual(problems, [], `changed upstream request: ${describe(event)}`);
+  }
+}
+
+async function fuzz(target: Target, route: string, query: fc.Arbitrary<string>, numRuns = RUNS): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(query, async (q) => {
+      const from = target.seen.length;
+      const path = q === '' ? route : `${route}?${q}`;
+      const res = await send(target, path);
+      target.statuses.set(res.status, (target.statuses.get(res.status) ?? 0) + 1);
+      assertAnswer(res, path);
+      assertUpstreams(target, from);
+    }),
+    { numRuns, seed: SEED, includeErrorInReport: true },
+  );
+  // Background refreshes land after their request: check every upstream request once more at the end.
+  assertUpstreams(target, 0);
+}
+
+/** The generators must reach both sides, or the property proves nothing. */
+function assertExplored(target: Target, statuses: number[]): void {
+  for (const status of statuses) assert.ok((target.statuses.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...target.statuses])}`);
+}
+
+/** Mostly valid values, sometimes a near miss; the mutations in hostileQuery add the rest. */
+const mostly = (valid: fc.Arbitrary<string>, nearMiss: fc.Arbitrary<string>) =>
+  fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: nearMiss });
+const symbol = mostly(validSymbol.map(pct), fc.constantFrom('IBM%00', 'I%20BM', 'A'.repeat(21), '..%2FIBM', 'IBM%2Capikey', '%5EGSPC%0A'));
+const anyCase = (values: readonly string[]) =>
+  fc.constantFrom(...values).chain((v) => fc.constantFrom(v, v.toLowerCase(), v.toUpperCase()));
+
+test('provider-a quote: any symbol value or extra parameter gives 200/400/404, never a changed upstream URL', async (t) => {
+  const fuzzer = await target(t);
+  await fuzz(fuzzer, '/api/provider-a/quote', hostileQuery({ symbol }));
+  assertExplored(fuzzer, [200, 400]);
+  assert.ok(fuzzer.seen.some((e) => e.query.get('function') === 'GLOBAL_QUOTE'), 'reached the upstream');
+});
+
+test('provider-a technical: every parameter fuzzed', async (t) => {
+  const fuzzer = await target(t);
+  const query = hostileQuery(
+    {
+      symbol,
+      indicator: mostly(anyCase(INDICATORS), fc.constantFrom('TIME_SERIES_DAILY', 'GLOBAL_QUOTE', 'LISTING_STATUS', 'RSI%26apikey%3Devil', 'RSI%00')),
+      interval: mostly(anyCase(INTERVALS), fc.constantFrom('2min', 'yearly', 'daily%00', 'daily%26function%3DRSI')),
+      time_period: mostly(fc.integer({ min: 2, max: 1_000 }).map(String), fc.constantFrom('-1', '0', '1001', '14.5', '1e3', '0x10', '%2014', '014', '99999999999999999999')),
+      series_type: mostly(anyCase(SERIES_TYPES), fc.constantFrom('volume', 'close%26apikey%3Dx')),
+    },
+    ['symbol'],
+  );
+  await fuzz(fuzzer, '/api/provider-a/technical', query);
+  assertExplored(fuzzer, [200, 400]);
+});
+
+/** A cursor as the service encodes it, with fields an attacker chose. */
+const forgedCursor = fc
+  .record({
+    v: fc.oneof(fc.constant(1), fc.jsonValue()),
+    s: fc.oneof(fc.constant(null), validSymbol, fc.string()),
+    l: fc.oneof(fc.integer({ min: -2, max: 1_200 }), fc.jsonValue()),
+    c: fc.oneof(fc.constantFrom('YWN0aXZlPXRydWU', 'abc&apiKey=evil', '../../v1/x', 'http://evil.example/'), fc.string({ maxLength: 40 })),
+  })
+  .map((state) => Buffer.from(JSON.stringify(state)).toString('base64url'));
+
+test('provider-b dividends: symbol, limit, real and forged cursors', async (t) => {
+  const fuzzer = await target(t);
+  const first = await fuzzer.running.get('/api/provider-b/dividends?symbol=AAPL&limit=2');
+  const real = new URL(first.body.next, 'http://x').searchParams.get('cursor') ?? '';
+  const query = hostileQuery(
+    {
+      symbol: fc.oneof(symbol, fc.constant('AAPL')),
+      limit: mostly(fc.oneof(fc.integer({ min: 1, max: 1_000 }).map(String), fc.constant('2')), fc.constantFrom('0', '-1', '1001', '1.5', '1e2', '%2010')),
+      cursor: fc.oneof(fc.constant(real), forgedCursor, fc.base64String({ maxLength: 60 }).map(pct), fc.jsonValue().map((v) => Buffer.from(JSON.stringify(v) ?? '').toString('base64url'))),
+    },
+    [],
+  );
+  await fuzz(fuzzer, '/api/provider-b/dividends', query);
+  assertExplored(fuzzer, [200, 400]);
+  assert.ok(fuzzer.seen.some((e) => e.path === '/v3/reference/dividends'), 'reached the upstream');
+});
+
+/** Lists of symbols, up to thousands of them (the URL stays under the 16 KiB header limit). */
+const symbolList = fc.oneof(
+  { weight: 3, arbitrary: fc.array(symbol, { minLength: 0, maxLength: 60 }).map((l) => l.join(',')) },
+  { weight: 1, arbitrary: fc.array(fc.stringMatching(/^[A-Z]{1,4}$/), { minLength: 1_000, maxLength: 2_500 }).map((l) => l.join(',')) },
+  { weight: 1, arbitrary: fc.array(fc.constantFrom('IBM', 'AAPL', 'ibm', ' aapl ', ''), { minLength: 100, maxLength: 1_000 }).map((l) => l.map(pct).join(',')) },
+);
+
+for (const broker of ['ibkr', 'tastytrade']) {
+  test(`broker quotes (${broker}): symbol lists, hostile entries and thousands of symbols`, async (t) => {
+    const fuzzer = await target(t, { BROKER: broker });
+    await fuzz(fuzzer, '/api/broker/quotes', hostileQuery({ symbols: symbolList }), 120);
+    assertExplored(fuzzer, [200, 400]);
+  });
+}
+
+test('routes without parameters ignore anything a caller adds', async (t) => {
+  const fuzzer = await target(t);
+  for (const route of ['/api/market/overview', '/api/broker/health', '/api/broker/accounts', '/api/broker/positions', '/api/system/status']) {
+    fuzzer.statuses.clear();
+    await fuzz(fuzzer, route, hostileQuery({}), 40);
+    assertExplored(fuzzer, [200]);
+  }
+});
