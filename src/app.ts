@@ -1,6 +1,7 @@
 // Builds the service; never listens (server.ts does). Tests build it with their own config and deps.
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -8,6 +9,7 @@ import type { Config } from './config.js';
 import { type AppDeps, createDeps } from './deps.js';
 import { createLogger, RequestLogController } from './logger.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
+import { HotPath, requestId } from './plugins/hot-path.js';
 import { registerMetrics } from './plugins/metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerOpenApi } from './plugins/openapi.js';
@@ -28,31 +30,40 @@ export interface BuildAppOptions {
 
 export const EXPOSED_HEADERS = ['X-Cache', 'Age', 'Cache-Control', 'ETag', 'Retry-After', 'X-Data-Mode', 'X-Request-Id', 'X-Partial'];
 
-const REQUEST_ID = /^[\w.:-]{1,64}$/;
-
 export async function buildApp(config: Config, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const logger = options.logger ?? createLogger(config);
-  const tls = config.tls && { https: { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } };
+  const tls = config.tls && { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) };
+  const hotPath = new HotPath(config, logger);
+  const timeouts = timeoutOptions(config);
   const app = Fastify({
-    ...tls,
+    // Fresh repeats are answered before Fastify's routing (see hot-path.ts); the rest goes to Fastify.
+    serverFactory: (handler) => {
+      const listener = hotPath.listener(handler);
+      const server = tls ? createHttpsServer(tls, listener) : createHttpServer(listener);
+      // Fastify applies these only to servers it creates itself.
+      server.keepAliveTimeout = timeouts.keepAliveTimeout;
+      server.requestTimeout = timeouts.requestTimeout;
+      server.setTimeout(timeouts.connectionTimeout);
+      return server;
+    },
     loggerInstance: logger,
     logController: new RequestLogController(),
     trustProxy: trustProxyOption(config.trustProxy),
     routerOptions: { maxParamLength: 200 },
     bodyLimit: 1024,
     return503OnClosing: true,
-    ...timeoutOptions(config),
+    ...timeouts,
     clientErrorHandler,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (req) => requestId(req.headers['x-request-id']),
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
   }) as unknown as FastifyInstance;
   hardenServer(app.server, config);
 
   const deps = options.deps ?? (await createDeps(config, logger));
   app.decorate('deps', deps);
+  app.decorate('hotPath', hotPath);
+  hotPath.cacheCounters = deps.cache.counters;
+  app.addHook('preClose', async () => hotPath.disable());
   app.addHook('onClose', async () => deps.close());
   app.addSchema(ErrorResponse);
 
@@ -77,8 +88,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   registerRequestHygiene(app);
 
   // Per-caller limits (RATE_LIMIT_PER_MINUTE); before the routes, whose onRoute hooks it adds.
-  await registerRateLimit(app);
-  registerMetrics(app);
+  hotPath.limiter = await registerRateLimit(app);
+  hotPath.recorder = registerMetrics(app).record;
   // Before the route plugins, so the document sees every route.
   await registerOpenApi(app);
 

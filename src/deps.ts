@@ -93,5 +93,6 @@ function budgetFactory(store: StateStore): BudgetFactory {
 declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
+    hotPath: import('./plugins/hot-path.js').HotPath;
   }
 }

@@ -33,6 +33,7 @@ async function main(): Promise<void> {
     else logger.info({ signal }, 'shutting down');
     await app.close();
     await sandbox?.close();
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
   });
 
   await app.listen({ port: config.port, host: config.host });

@@ -66,22 +66,22 @@ export class ServiceMetrics {
 
   /** Called once per answered request; cheap on purpose (the cache-hit path is benchmarked). */
   observe(request: FastifyRequest, reply: FastifyReply): void {
-    const route = request.routeOptions.url ?? UNMATCHED;
-    const status = reply.statusCode;
-    const key = `${request.method} ${status} ${route}`;
+    this.record(request.method, request.routeOptions.url ?? UNMATCHED, reply.statusCode, reply.elapsedTime / 1000, reply.getHeader('x-cache'));
+  }
+
+  /** The same observation from primitives, for requests answered by the hot path. */
+  record = (method: string, route: string, status: number, seconds: number, cache: unknown): void => {
+    const key = `${method} ${status} ${route}`;
     let children = this.children.get(key);
     if (children === undefined) {
-      const labels = { method: request.method, route, status: String(status) };
+      const labels = { method, route, status: String(status) };
       children = { count: this.requests.labels(labels), duration: this.duration.labels(labels), upstream: upstreamOfRoute(route) };
       this.children.set(key, children);
     }
     children.count.inc();
-    children.duration.observe(reply.elapsedTime / 1000);
-    if (children.upstream !== null) {
-      const outcome = reply.getHeader('x-cache');
-      if (outcome === 'HIT' || outcome === 'MISS' || outcome === 'STALE') this.countOutcome(children.upstream, outcome);
-    }
-  }
+    children.duration.observe(seconds);
+    if (children.upstream !== null && (cache === 'HIT' || cache === 'MISS' || cache === 'STALE')) this.countOutcome(children.upstream, cache);
+  };
 
   observeUpstreamCall: UpstreamCallObserver = (upstream, ms, error) => {
     const code = error === undefined ? 'ok' : String((error as { code?: unknown }).code ?? 'error');

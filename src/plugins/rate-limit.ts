@@ -5,6 +5,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import type { CallerLimiter } from './hot-path.js';
 import type { RedisConnection } from '../store/redis-connection.js';
 import { RedisScript } from '../store/redis-script.js';
 
@@ -81,16 +82,24 @@ export function isLimited(request: FastifyRequest): boolean {
   return url.startsWith('/api/') && !url.startsWith('/api/system/') && url !== '/api/system';
 }
 
-/** Registers the limiter on the root instance; must run before the routes it limits are added. */
-export async function registerRateLimit(app: FastifyInstance): Promise<void> {
+/**
+ * Registers the limiter on the root instance; must run before the routes it limits are added. Returns
+ * the limiter's store so the hot path counts the same callers in the same windows.
+ */
+export async function registerRateLimit(app: FastifyInstance): Promise<CallerLimiter | undefined> {
   const perMinute = app.deps.config.rateLimitPerMinute;
-  if (perMinute <= 0) return;
+  if (perMinute <= 0) return undefined;
+  const Store = callerLimitStore(app.deps.store.redis);
+  const shared = new Store();
   await app.register(rateLimit, {
     global: true,
     max: perMinute,
     timeWindow: WINDOW_MS,
     hook: 'onRequest',
-    store: callerLimitStore(app.deps.store.redis) as never,
+    // The plugin constructs its store; this constructor hands it the one instance we also keep.
+    store: function SharedStore() {
+      return shared;
+    } as never,
     allowList: (request) => !isLimited(request),
     // The Retry-After header is set by the error handler from the ApiError, like every other 429.
     addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': false },
@@ -99,4 +108,5 @@ export async function registerRateLimit(app: FastifyInstance): Promise<void> {
         retryAfterSeconds: Math.max(1, context.ttl / 1000),
       }),
   });
+  return { max: perMinute, windowMs: WINDOW_MS, incr: (key, callback, windowMs) => shared.incr(key, callback, windowMs) };
 }

@@ -2,7 +2,7 @@
 // The body and its ETag are computed once per cache entry, so a hit costs a map lookup and a write.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CacheEntry, CacheResult } from '../cache/cache-store.js';
+import type { CacheEntry, CacheResult, CacheStatus } from '../cache/cache-store.js';
 
 interface Rendered {
   body: string;
@@ -25,19 +25,26 @@ export function sendCached(request: FastifyRequest, reply: FastifyReply, result:
   const { entry, status } = result;
   const now = Date.now();
   const { body, etag } = render(entry);
-  const maxAge = status === 'STALE' ? 0 : Math.max(0, Math.floor((entry.freshUntil - now) / 1000));
-  const swr = Math.max(0, Math.floor((entry.staleUntil - Math.max(now, entry.freshUntil)) / 1000));
   reply.headers({
     'x-cache': status,
     age: String(Math.max(0, Math.floor((now - entry.storedAt) / 1000))),
-    'cache-control': `public, max-age=${maxAge}, stale-while-revalidate=${swr}`,
+    'cache-control': cacheControl(entry, status, now),
     etag,
   });
   if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
-  return reply.type('application/json; charset=utf-8').send(body);
+  reply.type('application/json; charset=utf-8');
+  if (status !== 'STALE') request.server.hotPath.remember(request, reply, entry, body, etag);
+  return reply.send(body);
 }
 
-function matchesEtag(header: string | undefined, etag: string): boolean {
+/** Fresh answers may be reused until the entry's fresh window ends; stale ones must be revalidated. */
+export function cacheControl(entry: CacheEntry, status: CacheStatus, now: number): string {
+  const maxAge = status === 'STALE' ? 0 : Math.max(0, Math.floor((entry.freshUntil - now) / 1000));
+  const swr = Math.max(0, Math.floor((entry.staleUntil - Math.max(now, entry.freshUntil)) / 1000));
+  return `public, max-age=${maxAge}, stale-while-revalidate=${swr}`;
+}
+
+export function matchesEtag(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
   if (header === etag) return true;
   return header.split(',').some((tag) => {

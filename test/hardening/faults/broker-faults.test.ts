@@ -64,7 +64,8 @@ for (const [name, family] of [['IBKR', ibkr], ['Tastytrade', tastytrade]] as con
 }
 
 test('IBKR: /api/broker/health reports the real state while the circuit is open, and a good check closes it', async (t) => {
-  const running = await startApp(t, { env: { BROKER: 'ibkr', UPSTREAM_TIMEOUT_MS: '300' } });
+  // The fault here is an instant 5xx: a roomy deadline keeps the paced cold path from turning it into a 504.
+  const running = await startApp(t, { env: { BROKER: 'ibkr', UPSTREAM_TIMEOUT_MS: '3000' } });
   // A long cooldown: only the health check can close the circuit within this test.
   running.app.deps.health.configureBreakers({ failureThreshold: 2, cooldownMs: 60_000, maxCooldownMs: 60_000 });
   const gateway = running.sandbox.ibkr;

@@ -1,0 +1,142 @@
+// A micro-cache in front of Fastify. A dashboard asks the same few URLs over and over; once the full
+// pipeline has answered a URL with a fresh cache entry, repeats of that exact URL are answered from the
+// raw HTTP handler until the entry stops being fresh, skipping routing, hooks and per-request loggers.
+//
+// It replays the header set the pipeline produced for that URL (CORS, security, mode, ETag, content
+// type), so the two paths cannot drift apart; only per-request values are recomputed: request id, Age,
+// Cache-Control, X-Cache and the caller's rate-limit counters (from the limiter's own store). Anything it
+// cannot answer exactly as the pipeline would (other methods, bodies, stale entries, per-origin CORS,
+// proxies in front, a caller over its limit, shutdown) falls through to Fastify.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
+import type { CacheEntry } from '../cache/cache-store.js';
+import type { Config } from '../config.js';
+import { cacheControl, matchesEtag } from '../routes/send-cached.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The per-caller limiter's store, shared with @fastify/rate-limit. */
+export interface CallerLimiter {
+  max: number;
+  windowMs: number;
+  incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, windowMs: number): void;
+}
+
+export type RequestRecorder = (method: string, route: string, status: number, seconds: number, cache: string) => void;
+
+interface HotEntry {
+  entry: CacheEntry;
+  route: string;
+  body: Buffer;
+  etag: string;
+  headers: Record<string, string>;
+}
+
+/** Recomputed for every request; everything else is replayed. */
+const PER_REQUEST = new Set(['x-request-id', 'age', 'cache-control', 'x-cache', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'content-length']);
+const REQUEST_ID = /^[\w.:-]{1,64}$/;
+
+export function requestId(given: string | string[] | undefined): string {
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+export class HotPath {
+  private readonly entries = new LRUCache<string, HotEntry>({ max: 2_000, maxSize: 32 * 1024 * 1024, sizeCalculation: (e) => e.body.length + 512 });
+  private enabled: boolean;
+  limiter: CallerLimiter | undefined;
+  recorder: RequestRecorder | undefined;
+  /** The cache's lookup counters: a hot answer is a cache hit and is counted as one. */
+  cacheCounters: { hit: number } | undefined;
+  /** Requests answered here rather than by Fastify. */
+  served = 0;
+
+  constructor(
+    config: Config,
+    private readonly logger: Logger,
+  ) {
+    // Per-origin CORS answers and proxy-derived client addresses depend on more than the URL.
+    this.enabled = config.corsOrigins === '*' && config.trustProxy === false;
+  }
+
+  /** Called by sendCached once the pipeline has rendered a fresh 200 for this URL. */
+  remember(request: FastifyRequest, reply: FastifyReply, entry: CacheEntry, body: string, etag: string): void {
+    if (!this.enabled || request.method !== 'GET' || reply.statusCode !== 200 || reply.hasHeader('x-partial')) return;
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (!PER_REQUEST.has(name) && value !== undefined) headers[name] = String(value);
+    }
+    this.entries.set(request.url, { entry, route: request.routeOptions.url ?? request.url, body: Buffer.from(body), etag, headers });
+  }
+
+  /** Stops answering (shutdown: Fastify then answers 503 as it closes). */
+  disable(): void {
+    this.enabled = false;
+    this.entries.clear();
+  }
+
+  /** The server's request listener: the hot path when it can answer exactly, else Fastify. */
+  listener(fastify: Handler): Handler {
+    return (req, res) => {
+      const hot = this.enabled ? this.lookup(req) : undefined;
+      if (hot === undefined) return fastify(req, res);
+      const started = performance.now();
+      const limiter = this.limiter;
+      if (limiter === undefined) return this.answer(req, res, hot, started, undefined);
+      limiter.incr(req.socket.remoteAddress ?? '', (error, count) => {
+        // Over the limit, or the store failed: the pipeline renders the 429 (or its own fallback).
+        if (error !== null || count === undefined || count.current > limiter.max) return fastify(req, res);
+        this.answer(req, res, hot, started, { remaining: limiter.max - count.current, reset: Math.ceil(count.ttl / 1000) });
+      }, limiter.windowMs);
+    };
+  }
+
+  private lookup(req: IncomingMessage): HotEntry | undefined {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+    if (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0') return undefined;
+    const hot = this.entries.get(req.url ?? '');
+    if (hot === undefined) return undefined;
+    if (Date.now() >= hot.entry.freshUntil) {
+      this.entries.delete(req.url ?? '');
+      return undefined;
+    }
+    return hot;
+  }
+
+  private answer(req: IncomingMessage, res: ServerResponse, hot: HotEntry, started: number, limit: { remaining: number; reset: number } | undefined): void {
+    const now = Date.now();
+    this.served += 1;
+    if (this.cacheCounters !== undefined) this.cacheCounters.hit += 1;
+    const id = requestId(req.headers['x-request-id']);
+    const headers: Record<string, string | number> = {
+      ...hot.headers,
+      'x-request-id': id,
+      'x-cache': 'HIT',
+      age: Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000)),
+      'cache-control': cacheControl(hot.entry, 'HIT', now),
+    };
+    if (limit !== undefined) {
+      headers['x-ratelimit-remaining'] = limit.remaining;
+      headers['x-ratelimit-reset'] = limit.reset;
+    }
+    let status = 200;
+    if (matchesEtag(req.headers['if-none-match'], hot.etag)) {
+      status = 304;
+      delete headers['content-type'];
+      res.writeHead(304, headers).end();
+    } else {
+      headers['content-length'] = hot.body.length;
+      res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : hot.body);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    this.recorder?.(req.method ?? 'GET', hot.route, status, seconds, 'HIT');
+    if (this.logger.isLevelEnabled('info')) {
+      this.logger.info(
+        { reqId: id, method: req.method, url: req.url, status, ms: Math.round(seconds * 1000), cache: 'HIT', ip: req.socket.remoteAddress },
+        'request',
+      );
+    }
+  }
+}
