@@ -23,6 +23,8 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
     readonly limits: BudgetLimits,
     private readonly db: StateDatabase,
     private readonly maxWaitMs = MAX_PACING_WAIT_MS,
+    /** Tests freeze it: each reservation is an fsynced transaction, slow enough to move a real clock. */
+    private readonly now: () => number = Date.now,
   ) {
     this.selectCalls = db.prepare('SELECT at FROM budget_calls WHERE name = ? AND at > ? ORDER BY at ASC');
     this.selectBackoff = db.prepare('SELECT until FROM budget_backoff WHERE name = ?');
@@ -41,7 +43,7 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
   }
 
   async acquire(): Promise<void> {
-    const now = Date.now();
+    const now = this.now();
     const decision = this.reserve(now);
     if (!decision.ok) {
       const seconds = (decision.retryAt - now) / 1000;
@@ -51,11 +53,11 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
   }
 
   async backOff(retryAfterMs: number): Promise<void> {
-    this.upsertBackoff.run(this.name, Date.now() + retryAfterMs);
+    this.upsertBackoff.run(this.name, this.now() + retryAfterMs);
   }
 
   async snapshot(): Promise<BudgetSnapshot> {
-    const now = Date.now();
+    const now = this.now();
     return snapshotOf(this.read(now), this.limits, now, 'embedded', 'local');
   }
 

@@ -70,8 +70,9 @@ test('two guards on one state directory (two processes) share one budget', async
 });
 
 test('spacing makes callers wait for their slot, up to the pacing bound, then refuses', async (t) => {
-  const guard = new EmbeddedBudgetGuard('p', { perMinute: 0, perDay: 0, minIntervalMs: 40 }, open(t, tempDir(t)), 100);
   const started = Date.now();
+  // A frozen clock: all five ask at the same instant, however long each fsynced reservation takes.
+  const guard = new EmbeddedBudgetGuard('p', { perMinute: 0, perDay: 0, minIntervalMs: 40 }, open(t, tempDir(t)), 100, () => started);
   const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => guard.acquire()));
   const sent = outcomes.filter((o) => o.status === 'fulfilled').length;
   assert.equal(sent, 3, 'slots at 0, 40 and 80 ms fit a 100 ms wait');
