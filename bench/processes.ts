@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
+import { SANDBOX_CREDENTIALS, type Sandbox } from '../src/sandbox/index.js';
 
 export interface Child {
   url: string;
@@ -37,7 +38,7 @@ export async function startChild(script: string, env: Record<string, string>, po
   };
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createServer().listen(0, '127.0.0.1');
   await once(probe, 'listening');
   const { port } = probe.address() as { port: number };
@@ -76,5 +77,23 @@ export async function startService(env: Record<string, string>): Promise<Child> 
       child.kill('SIGTERM');
       await once(child, 'exit');
     },
+  };
+}
+
+/** Live mode pointed at standalone simulators: the bench can flip their faults and count their calls. */
+export function liveAgainstSandbox(sandbox: Sandbox, stateDir: string): Record<string, string> {
+  return {
+    DATA_MODE: 'live',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '0',
+    STATE_DIR: stateDir,
+    ALPHA_VANTAGE_URL: `${sandbox.alphaVantage.origin}/query`,
+    ALPHA_VANTAGE_API_KEY: SANDBOX_CREDENTIALS.alphaVantageKey,
+    MASSIVE_URL: sandbox.massive.origin,
+    MASSIVE_API_KEY: SANDBOX_CREDENTIALS.massiveKey,
+    YAHOO_URL: sandbox.yahoo.origin,
+    BROKER: 'ibkr',
+    IBKR_GATEWAY_URL: sandbox.ibkr.baseUrl,
+    IBKR_TLS_VERIFY: 'false',
   };
 }

@@ -11,11 +11,11 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { request } from 'undici';
-import { SANDBOX_CREDENTIALS, type Sandbox, startSandbox } from '../src/sandbox/index.js';
+import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { deleteKeys } from '../test/store/redis-helper.js';
 import { TcpProxy } from '../test/store/tcp-proxy.js';
 import { type MixedRequest, mixedRequests, ROTATING, rotator, tempStateDir } from './load.js';
-import { type Child, startService } from './processes.js';
+import { type Child, liveAgainstSandbox, startService } from './processes.js';
 
 const WARM = Number(process.env.REDIS_WARM_SECONDS ?? 50);
 const OUTAGE = Number(process.env.REDIS_OUTAGE_SECONDS ?? 30);
@@ -38,22 +38,11 @@ function emptyCounts(): PhaseCounts {
 
 function replicaEnv(sandbox: Sandbox, redisUrl: string, prefix: string, stateDir: string): Record<string, string> {
   return {
-    DATA_MODE: 'live',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '0',
-    STATE_DIR: stateDir,
+    ...liveAgainstSandbox(sandbox, stateDir),
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: prefix,
-    ALPHA_VANTAGE_URL: `${sandbox.alphaVantage.origin}/query`,
-    ALPHA_VANTAGE_API_KEY: SANDBOX_CREDENTIALS.alphaVantageKey,
     ALPHA_VANTAGE_CALLS_PER_MINUTE: String(PLAN.callsPerMinute),
     ALPHA_VANTAGE_CALLS_PER_DAY: String(PLAN.callsPerDay),
-    MASSIVE_URL: sandbox.massive.origin,
-    MASSIVE_API_KEY: SANDBOX_CREDENTIALS.massiveKey,
-    YAHOO_URL: sandbox.yahoo.origin,
-    BROKER: 'ibkr',
-    IBKR_GATEWAY_URL: sandbox.ibkr.baseUrl,
-    IBKR_TLS_VERIFY: 'false',
   };
 }
 

@@ -7,15 +7,15 @@
 //   SOAK_SECONDS=600   SOAK_RATE=100 (requests/s)   SOAK_FAULT_SECONDS=30 (each fault on, then off, for this long)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config.js';
-import { SANDBOX_CREDENTIALS, type Sandbox, sandboxOptionsFor, startSandbox } from '../src/sandbox/index.js';
+import { type Sandbox, sandboxOptionsFor, startSandbox } from '../src/sandbox/index.js';
 import type { Faults } from '../src/sandbox/simulated-upstream.js';
 import { errorsOf, mixedRequests, ROTATING, rotator, tallyOf, tempStateDir } from './load.js';
+import { freePort, liveAgainstSandbox } from './processes.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const RATE = Number(process.env.SOAK_RATE ?? 100);
@@ -47,32 +47,6 @@ interface Sample {
   openFds: number;
   sockets: number;
   handles: number;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-function serviceEnv(sandbox: Sandbox, stateDir: string, port: number): Record<string, string> {
-  return {
-    DATA_MODE: 'live',
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '0',
-    STATE_DIR: stateDir,
-    ALPHA_VANTAGE_URL: `${sandbox.alphaVantage.origin}/query`,
-    ALPHA_VANTAGE_API_KEY: SANDBOX_CREDENTIALS.alphaVantageKey,
-    MASSIVE_URL: sandbox.massive.origin,
-    MASSIVE_API_KEY: SANDBOX_CREDENTIALS.massiveKey,
-    YAHOO_URL: sandbox.yahoo.origin,
-    BROKER: 'ibkr',
-    IBKR_GATEWAY_URL: sandbox.ibkr.baseUrl,
-    IBKR_TLS_VERIFY: 'false',
-  };
 }
 
 /** src/server.ts with stdout and stderr piped: every line is kept for the unhandled-rejection scan. */
@@ -145,7 +119,7 @@ export async function soak(): Promise<boolean> {
   // The simulated plan follows the service's budget, as in sandbox mode.
   const sandbox = await startSandbox(sandboxOptionsFor(loadConfig(env0)));
   const suspicious: string[] = [];
-  const env = { ...env0, ...serviceEnv(sandbox, state.dir, await freePort()) };
+  const env = { ...env0, ...liveAgainstSandbox(sandbox, state.dir), PORT: String(await freePort()) };
   const { child, url } = await startServiceProcess(env, suspicious);
   let died = false;
   child.once('exit', () => {
