@@ -66,14 +66,15 @@ for (const [name, family] of [['IBKR', ibkr], ['Tastytrade', tastytrade]] as con
 test('IBKR: /api/broker/health reports the real state while the circuit is open, and a good check closes it', async (t) => {
   // The fault here is an instant 5xx: a roomy deadline keeps the paced cold path from turning it into a 504.
   const running = await startApp(t, { env: { BROKER: 'ibkr', UPSTREAM_TIMEOUT_MS: '3000' } });
-  // A long cooldown: only the health check can close the circuit within this test.
-  running.app.deps.health.configureBreakers({ failureThreshold: 2, cooldownMs: 60_000, maxCooldownMs: 60_000 });
+  // A long cooldown, without jitter (which would spread it 48–60 s): only the health check can close the
+  // circuit within this test, and Retry-After must be the cooldown's remainder, not a token second.
+  running.app.deps.health.configureBreakers({ failureThreshold: 2, cooldownMs: 60_000, maxCooldownMs: 60_000, jitter: 0 });
   const gateway = running.sandbox.ibkr;
   gateway.setFaults({ fault: 'http5xx' });
   for (let i = 0; i < 2; i += 1) assert.equal((await running.get('/api/broker/quotes?symbols=AAPL')).status, 502);
   const open = await running.get('/api/broker/quotes?symbols=AAPL');
   assert.equal(open.body.error.code, 'BROKER_UNAVAILABLE');
-  assert.ok(Number(open.headers['retry-after']) > 50);
+  assert.ok(Number(open.headers['retry-after']) > 55, open.text);
   const status = await running.get('/api/system/status');
   const broker = status.body.upstreams.find((u: { id: string }) => u.id === 'broker');
   assert.equal(broker.circuit.state, 'open');
