@@ -1,6 +1,7 @@
 // Child processes for benchmarks: the server under test never shares an event loop with the load generator.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -47,12 +48,24 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * The real entry point (src/server.ts, sandbox mode) on a free port, ready once its liveness probe
- * answers; works at any LOG_LEVEL because it never reads the log.
+ * What `npm start` runs: the compiled entry point, so benchmarks measure the build that ships rather
+ * than tsx's on-the-fly transpilation. `npm run bench` and `npm run test:hardening` build it first.
+ */
+export const SERVICE_ENTRY = 'dist/server.js';
+
+/** Fails early, with the fix, when the build is missing. */
+export function serviceEntry(): string {
+  if (!existsSync(SERVICE_ENTRY)) throw new Error(`${SERVICE_ENTRY} is missing: run \`npm run build\` first`);
+  return SERVICE_ENTRY;
+}
+
+/**
+ * The real entry point (sandbox mode unless env says otherwise) on a free port, ready once its liveness
+ * probe answers; works at any LOG_LEVEL because it never reads the log.
  */
 export async function startService(env: Record<string, string>): Promise<Child> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [serviceEntry()], {
     env: { ...process.env, DATA_MODE: 'sandbox', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config.js';
 import { type Sandbox, sandboxOptionsFor, startSandbox } from '../src/sandbox/index.js';
 import type { Faults } from '../src/sandbox/simulated-upstream.js';
 import { errorsOf, mixedRequests, ROTATING, rotator, tallyOf, tempStateDir } from './load.js';
-import { freePort, liveAgainstSandbox } from './processes.js';
+import { freePort, liveAgainstSandbox, serviceEntry } from './processes.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const RATE = Number(process.env.SOAK_RATE ?? 100);
@@ -49,9 +49,9 @@ interface Sample {
   handles: number;
 }
 
-/** src/server.ts with stdout and stderr piped: every line is kept for the unhandled-rejection scan. */
+/** The built entry point with stdout and stderr piped: every line is kept for the unhandled-rejection scan. */
 async function startServiceProcess(env: Record<string, string>, suspicious: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [serviceEntry()], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   for (const stream of [child.stdout!, child.stderr!]) {
     createInterface({ input: stream }).on('line', (line) => {
       if (UNHEALTHY_OUTPUT.test(line)) suspicious.push(line.slice(0, 500));

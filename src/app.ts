@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type AppDeps, createDeps } from './deps.js';
-import { createLogger, RequestLogController } from './logger.js';
+import { createLogger, RequestLog, RequestLogController } from './logger.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
 import { HotPath, requestId } from './plugins/hot-path.js';
 import { registerMetrics } from './plugins/metrics.js';
@@ -33,7 +33,8 @@ export const EXPOSED_HEADERS = ['X-Cache', 'Age', 'Cache-Control', 'ETag', 'Retr
 export async function buildApp(config: Config, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const logger = options.logger ?? createLogger(config);
   const tls = config.tls && { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) };
-  const hotPath = new HotPath(config, logger);
+  const requestLog = new RequestLog(logger);
+  const hotPath = new HotPath(config, requestLog);
   const timeouts = timeoutOptions(config);
   const app = Fastify({
     // Fresh repeats are answered before Fastify's routing (see hot-path.ts); the rest goes to Fastify.
@@ -47,7 +48,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       return server;
     },
     loggerInstance: logger,
-    logController: new RequestLogController(),
+    logController: new RequestLogController(requestLog),
     trustProxy: trustProxyOption(config.trustProxy),
     routerOptions: { maxParamLength: 200 },
     bodyLimit: 1024,

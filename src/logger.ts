@@ -45,12 +45,50 @@ export function createLogger(config: Config, destination: DestinationStream = pi
   );
 }
 
+/** The one line logged per answered request, by the pipeline and by the hot path alike. */
+export interface RequestLine {
+  reqId: string;
+  method: string | undefined;
+  url: string | undefined;
+  status: number;
+  ms: number;
+  cache: unknown;
+  ip: string | undefined;
+}
+
+/**
+ * Writes request lines through a child logger without the wildcard redact paths: with them pino runs
+ * every field of every line through the redactor, ~20 µs a line (measured), more than answering a cache
+ * hit. A request line holds only the flat fields above, none an object that could carry a credential, and
+ * the by-value secret scrub (the root's streamWrite hook) still applies to it.
+ */
+export class RequestLog {
+  private readonly lines: Logger;
+
+  constructor(logger: Logger) {
+    this.lines = logger.child({}, { redact: [] });
+  }
+
+  get enabled(): boolean {
+    return this.lines.isLevelEnabled('info');
+  }
+
+  write(line: RequestLine): void {
+    this.lines.info(line, 'request');
+  }
+}
+
 /** One line per request, written when the response is finished (Fastify's default writes two). */
 export class RequestLogController extends LogController {
+  constructor(private readonly log: RequestLog) {
+    super();
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const line = {
+      reqId: request.id,
       method: request.method,
       url: request.url,
       status: reply.statusCode,
@@ -59,6 +97,6 @@ export class RequestLogController extends LogController {
       ip: request.ip,
     };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request');
+    else if (this.log.enabled) this.log.write(line);
   }
 }

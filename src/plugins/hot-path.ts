@@ -11,9 +11,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import type { Logger } from 'pino';
 import type { CacheEntry } from '../cache/cache-store.js';
 import type { Config } from '../config.js';
+import type { RequestLog } from '../logger.js';
 import { cacheControl, matchesEtag } from '../routes/send-cached.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -30,9 +30,17 @@ export type RequestRecorder = (method: string, route: string, status: number, se
 interface HotEntry {
   entry: CacheEntry;
   route: string;
-  body: Buffer;
+  /** A string, not a Buffer: Node then sends head and body as one chunk. */
+  body: string;
+  contentLength: string;
   etag: string;
-  headers: Record<string, string>;
+  /**
+   * The replayed headers as a flat [name, value, ...] list without Content-Type (a 304 has none). Node
+   * takes such a list as is; spreading a header object and adding to it costs ~10 µs per answer
+   * (Array#concat ~1 µs, an array spread ~0.3 µs).
+   */
+  head: string[];
+  contentType: string | undefined;
 }
 
 /** Recomputed for every request; everything else is replayed. */
@@ -44,7 +52,7 @@ export function requestId(given: string | string[] | undefined): string {
 }
 
 export class HotPath {
-  private readonly entries = new LRUCache<string, HotEntry>({ max: 2_000, maxSize: 32 * 1024 * 1024, sizeCalculation: (e) => e.body.length + 512 });
+  private readonly entries = new LRUCache<string, HotEntry>({ max: 2_000, maxSize: 32 * 1024 * 1024, sizeCalculation: (e) => Number(e.contentLength) + 512 });
   private enabled: boolean;
   limiter: CallerLimiter | undefined;
   recorder: RequestRecorder | undefined;
@@ -55,7 +63,7 @@ export class HotPath {
 
   constructor(
     config: Config,
-    private readonly logger: Logger,
+    private readonly log: RequestLog,
   ) {
     // Per-origin CORS answers and proxy-derived client addresses depend on more than the URL.
     this.enabled = config.corsOrigins === '*' && config.trustProxy === false;
@@ -64,11 +72,20 @@ export class HotPath {
   /** Called by sendCached once the pipeline has rendered a fresh 200 for this URL. */
   remember(request: FastifyRequest, reply: FastifyReply, entry: CacheEntry, body: string, etag: string): void {
     if (!this.enabled || request.method !== 'GET' || reply.statusCode !== 200 || reply.hasHeader('x-partial')) return;
-    const headers: Record<string, string> = {};
+    const head: string[] = [];
     for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (!PER_REQUEST.has(name) && value !== undefined) headers[name] = String(value);
+      if (!PER_REQUEST.has(name) && name !== 'content-type' && value !== undefined) head.push(name, String(value));
     }
-    this.entries.set(request.url, { entry, route: request.routeOptions.url ?? request.url, body: Buffer.from(body), etag, headers });
+    const contentType = reply.getHeader('content-type');
+    this.entries.set(request.url, {
+      entry,
+      route: request.routeOptions.url ?? request.url,
+      body,
+      contentLength: String(Buffer.byteLength(body)),
+      etag,
+      head,
+      contentType: contentType === undefined ? undefined : String(contentType),
+    });
   }
 
   /** Stops answering (shutdown: Fastify then answers 503 as it closes). */
@@ -110,33 +127,22 @@ export class HotPath {
     this.served += 1;
     if (this.cacheCounters !== undefined) this.cacheCounters.hit += 1;
     const id = requestId(req.headers['x-request-id']);
-    const headers: Record<string, string | number> = {
-      ...hot.headers,
-      'x-request-id': id,
-      'x-cache': 'HIT',
-      age: Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000)),
-      'cache-control': cacheControl(hot.entry, 'HIT', now),
-    };
-    if (limit !== undefined) {
-      headers['x-ratelimit-remaining'] = limit.remaining;
-      headers['x-ratelimit-reset'] = limit.reset;
-    }
+    const age = String(Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000)));
+    const headers = [...hot.head, 'x-request-id', id, 'x-cache', 'HIT', 'age', age, 'cache-control', cacheControl(hot.entry, 'HIT', now)];
+    if (limit !== undefined) headers.push('x-ratelimit-remaining', String(limit.remaining), 'x-ratelimit-reset', String(limit.reset));
     let status = 200;
     if (matchesEtag(req.headers['if-none-match'], hot.etag)) {
       status = 304;
-      delete headers['content-type'];
       res.writeHead(304, headers).end();
     } else {
-      headers['content-length'] = hot.body.length;
+      if (hot.contentType !== undefined) headers.push('content-type', hot.contentType);
+      headers.push('content-length', hot.contentLength);
       res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : hot.body);
     }
     const seconds = (performance.now() - started) / 1000;
     this.recorder?.(req.method ?? 'GET', hot.route, status, seconds, 'HIT');
-    if (this.logger.isLevelEnabled('info')) {
-      this.logger.info(
-        { reqId: id, method: req.method, url: req.url, status, ms: Math.round(seconds * 1000), cache: 'HIT', ip: req.socket.remoteAddress },
-        'request',
-      );
+    if (this.log.enabled) {
+      this.log.write({ reqId: id, method: req.method, url: req.url, status, ms: Math.round(seconds * 1000), cache: 'HIT', ip: req.socket.remoteAddress });
     }
   }
 }

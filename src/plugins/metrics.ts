@@ -1,6 +1,8 @@
-// Prometheus metrics at /metrics. The request path pays for one map lookup and two observations: labelled
-// children are cached per (method, route, status), and everything that already lives in a counter
-// elsewhere (cache outcomes, upstream calls, budgets) is read only when Prometheus scrapes.
+// Prometheus metrics at /metrics. The request path pays for one map lookup, a few integer increments and
+// one histogram observation (labelled children are cached per (method, route, status)); counters are
+// plain numbers handed to prom-client when Prometheus scrapes, as is everything that already lives in a
+// counter elsewhere (cache outcomes, upstream calls, budgets). prom-client hashes the label set on every
+// increment, which on the cache-hit path cost as much as building the response.
 import type { UpstreamCallObserver } from '../upstreams/upstream-health.js';
 import type {} from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -16,10 +18,9 @@ export interface OutcomeCounts {
   STALE: number;
 }
 
-/** Optional hook an UpstreamHealth may call after each upstream call (see report); unused until it exists. */
-
 interface RouteChildren {
-  count: Counter.Internal;
+  labels: { method: string; route: string; status: string };
+  count: number;
   duration: Histogram.Internal<string>;
   /** Which catalogue upstream serves this route, for per-upstream cache outcomes. */
   upstream: string | null;
@@ -32,15 +33,23 @@ export class ServiceMetrics {
   /** Cache outcomes of API responses (X-Cache), per catalogue upstream; read by /api/system/status. */
   readonly outcomesByUpstream = new Map<string, OutcomeCounts>();
   private readonly children = new Map<string, RouteChildren>();
-  private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
-  private readonly responses: Counter<'upstream' | 'outcome'>;
   private readonly upstreamDuration: Histogram<'upstream' | 'outcome'>;
 
   constructor(deps: AppDeps) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route and status.', labelNames: ['method', 'route', 'status'], registers });
+    const children = this.children;
+    new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by route and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+      collect() {
+        this.reset();
+        for (const child of children.values()) this.inc(child.labels, child.count);
+      },
+    });
     this.duration = new Histogram({
       name: 'http_request_duration_seconds',
       help: 'Time to answer an HTTP request, by route and status.',
@@ -48,11 +57,18 @@ export class ServiceMetrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    this.responses = new Counter({
+    const outcomes = this.outcomesByUpstream;
+    new Counter({
       name: 'http_cache_responses_total',
       help: 'API responses by the X-Cache outcome they carried, per upstream.',
       labelNames: ['upstream', 'outcome'],
       registers,
+      collect() {
+        this.reset();
+        for (const [upstream, counts] of outcomes) {
+          for (const outcome of ['HIT', 'MISS', 'STALE'] as const) if (counts[outcome] > 0) this.inc({ upstream, outcome }, counts[outcome]);
+        }
+      },
     });
     this.upstreamDuration = new Histogram({
       name: 'upstream_call_duration_seconds',
@@ -75,10 +91,10 @@ export class ServiceMetrics {
     let children = this.children.get(key);
     if (children === undefined) {
       const labels = { method, route, status: String(status) };
-      children = { count: this.requests.labels(labels), duration: this.duration.labels(labels), upstream: upstreamOfRoute(route) };
+      children = { labels, count: 0, duration: this.duration.labels(labels), upstream: upstreamOfRoute(route) };
       this.children.set(key, children);
     }
-    children.count.inc();
+    children.count += 1;
     children.duration.observe(seconds);
     if (children.upstream !== null && (cache === 'HIT' || cache === 'MISS' || cache === 'STALE')) this.countOutcome(children.upstream, cache);
   };
@@ -95,7 +111,6 @@ export class ServiceMetrics {
       this.outcomesByUpstream.set(upstream, counts);
     }
     counts[outcome] += 1;
-    this.responses.labels(upstream, outcome).inc();
   }
 }
 
