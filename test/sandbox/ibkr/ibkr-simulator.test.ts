@@ -5,8 +5,8 @@ import { type IbkrSimulator, createIbkrSimulator } from '../../../src/sandbox/ib
 
 const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 
-async function start(t: TestContext, pacing = false): Promise<IbkrSimulator> {
-  const sim = await createIbkrSimulator({ pacing });
+async function start(t: TestContext, pacing = false, now?: () => number): Promise<IbkrSimulator> {
+  const sim = await createIbkrSimulator({ pacing, now });
   await sim.listen();
   t.after(() => sim.close());
   return sim;
@@ -63,10 +63,12 @@ test('snapshots: empty on the first call for a conid, then string values with se
 });
 
 test('pacing: more than 10 requests in a burst get 429, and /portfolio/accounts twice within 5 s too', async (t) => {
-  const sim = await start(t, true);
+  // A frozen clock: on a loaded machine the 12 requests can take over 100 ms, enough to refill a token.
+  const frozen = () => 1_700_000_000_000;
+  const sim = await start(t, true, frozen);
   const statuses = await Promise.all(Array.from({ length: 12 }, () => call(sim, '/iserver/auth/status').then((r) => r.status)));
   assert.equal(statuses.filter((s) => s === 429).length, 2);
-  const paced = await start(t, true);
+  const paced = await start(t, true, frozen);
   assert.equal((await call(paced, '/portfolio/accounts')).status, 200);
   assert.equal((await call(paced, '/portfolio/accounts')).status, 429);
 });
