@@ -1,8 +1,9 @@
 // Cache-hit throughput of GET /api/provider-a/quote against a bare node:http server sending the same
 // bytes, both measured in this run on this machine. On a 2-core machine the load generator shares the
-// CPU with the server under test and single runs swing by ±30 %, so the two servers are measured in
-// alternating rounds and the median of the per-round ratios is reported, with each server's CPU time
-// per request (from /proc), which moves far less than throughput does.
+// CPU with the server under test, and the machine's speed swings by ±30 % within seconds, so the two
+// servers are measured in short alternating rounds (BENCH_ROUNDS of BENCH_SECONDS, default 10 of 2 s)
+// and the median of the per-round ratios is reported, with each server's CPU time per request (from
+// /proc), which moves far less than throughput does.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,8 +12,8 @@ import { type Figures, measure, row } from './autocannon-run.js';
 import { type Child, startChild, startService } from './processes.js';
 
 const PATH = '/api/provider-a/quote?symbol=IBM';
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const ROUND_SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
+const ROUND_SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 
 interface Round extends Figures {
   /** Server CPU time (user + system) per answered request, in µs; NaN where /proc is not available. */
