@@ -25,6 +25,7 @@ const MINUTE_MS = 60_000 / SCALE;
 /** The free-key shape: 5 a minute, 25 a day, one call a second; the "day" is the whole run. */
 const PER_MINUTE = 5;
 const PER_DAY = 25;
+/** The provider's rule (one call a second), which the judge applies at arrival. */
 const SPACING_MS = Math.round(1_000 / SCALE);
 const CALLERS = 40;
 const THINK_MS = 20;
@@ -51,7 +52,7 @@ export default async function quotaEconomyBench(): Promise<void> {
   const durationMs = Math.max(6, seconds * 2) * 1_000;
   const dayMs = durationMs;
   console.log(
-    `\nquota economy: ${SYMBOLS.length} symbols (Zipf s=${ZIPF_S}), ${CALLERS} callers, ${durationMs / 1000} s; budget ${PER_MINUTE}/"minute" (${MINUTE_MS} ms), ${PER_DAY}/"day" (${dayMs / 1000} s), spacing ${SPACING_MS} ms; quote fresh 1 "minute"`,
+    `\nquota economy: ${SYMBOLS.length} symbols (Zipf s=${ZIPF_S}), ${CALLERS} callers, ${durationMs / 1000} s; budget ${PER_MINUTE}/"minute" (${MINUTE_MS} ms), ${PER_DAY}/"day" (${dayMs / 1000} s), spacing ${SPACING_MS} ms at the provider (the service keeps its default margin, 1200 ms for 1 s, scaled likewise); quote fresh 1 "minute"`,
   );
   const results = [await runService(durationMs, dayMs), await runNaive(durationMs, dayMs)];
   console.log(`${'variant'.padEnd(24)}${'requests'.padStart(10)}${'fresh'.padStart(9)}${'stale'.padStart(9)}${'refused'.padStart(9)}${'errors'.padStart(8)}${'upstream'.padStart(10)}   violations (minute/day/spacing)`);
@@ -81,8 +82,10 @@ async function runService(durationMs: number, dayMs: number): Promise<Outcome> {
   });
   const logger = pino({ level: 'silent' });
   const deps = await createDeps(config, logger);
-  // The route asks for this guard by name; registering it first gives it the scaled windows.
-  deps.budgets.get('alphaVantage', { perMinute: PER_MINUTE, perDay: PER_DAY, minIntervalMs: SPACING_MS, minuteMs: MINUTE_MS, dayMs });
+  // The route asks for this guard by name; registering it first gives it the scaled windows. Its spacing
+  // is the configured default (1200 ms for the provider's 1 s, a margin for arrival jitter), scaled too.
+  const minIntervalMs = Math.round(config.alphaVantage.minIntervalMs / SCALE);
+  deps.budgets.get('alphaVantage', { perMinute: PER_MINUTE, perDay: PER_DAY, minIntervalMs, minuteMs: MINUTE_MS, dayMs });
   const app = await buildApp(config, { logger, deps });
   await app.listen({ port: 0, host: '127.0.0.1' });
   try {
