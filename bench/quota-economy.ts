@@ -52,7 +52,7 @@ export default async function quotaEconomyBench(): Promise<void> {
   const durationMs = Math.max(6, seconds * 2) * 1_000;
   const dayMs = durationMs;
   console.log(
-    `\nquota economy: ${SYMBOLS.length} symbols (Zipf s=${ZIPF_S}), ${CALLERS} callers, ${durationMs / 1000} s; budget ${PER_MINUTE}/"minute" (${MINUTE_MS} ms), ${PER_DAY}/"day" (${dayMs / 1000} s), spacing ${SPACING_MS} ms at the provider (the service keeps its default margin, 1200 ms for 1 s, scaled likewise); quote fresh 1 "minute"`,
+    `\nquota economy: ${SYMBOLS.length} symbols (Zipf s=${ZIPF_S}), ${CALLERS} callers, ${durationMs / 1000} s; budget ${PER_MINUTE}/"minute" (${MINUTE_MS} ms), ${PER_DAY}/"day" (${dayMs / 1000} s), spacing ${SPACING_MS} ms at the provider (the service keeps its configured margin, scaled likewise); quote fresh 1 "minute"`,
   );
   const results = [await runService(durationMs, dayMs), await runNaive(durationMs, dayMs)];
   console.log(`${'variant'.padEnd(24)}${'requests'.padStart(10)}${'fresh'.padStart(9)}${'stale'.padStart(9)}${'refused'.padStart(9)}${'errors'.padStart(8)}${'upstream'.padStart(10)}   violations (minute/day/spacing)`);
