@@ -1,7 +1,7 @@
 // GET /api/provider-a/quote?symbol=IBM -> { "Global Quote": { ten string fields } }
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { QUOTE_FIELDS } from '../../upstreams/alpha-vantage/parse-global-quote.js';
 import { errorResponses, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
@@ -22,8 +22,20 @@ export const QuoteResponse = Type.Object({ 'Global Quote': GlobalQuote }, { addi
 
 const Querystring = Type.Object({ symbol: SymbolParam });
 
-export function quoteRoute(app: FastifyInstance, client: ClientGetter): void {
+/** Answers GLOBAL_QUOTE for `symbol` (upper case) through the cache; shared by /quote and /query. */
+export async function serveQuote(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  client: ClientGetter,
+  symbol: string,
+): Promise<FastifyReply> {
   const window = app.deps.config.cache.windows.QUOTE;
+  const result = await app.deps.cache.fetch(`av:quote:${symbol}`, window, () => client().globalQuote(symbol), { upstream: ALPHA_VANTAGE });
+  return sendCached(request, reply, result);
+}
+
+export function quoteRoute(app: FastifyInstance, client: ClientGetter): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/quote',
     {
@@ -38,8 +50,7 @@ export function quoteRoute(app: FastifyInstance, client: ClientGetter): void {
     },
     async (request, reply) => {
       const symbol = (request.query as Static<typeof Querystring>).symbol.toUpperCase();
-      const result = await app.deps.cache.fetch(`av:quote:${symbol}`, window, () => client().globalQuote(symbol), { upstream: ALPHA_VANTAGE });
-      return sendCached(request, reply, result);
+      return serveQuote(app, request, reply, client, symbol);
     },
   );
 }

@@ -1,7 +1,8 @@
 // GET /api/provider-a/technical?symbol=IBM&indicator=RSI&interval=daily[&time_period=14][&series_type=close]
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TechnicalQuery } from '../../upstreams/alpha-vantage/alpha-vantage-client.js';
 import { ApiError } from '../../errors.js';
 import { INDICATORS, indicatorSpec, INTERVALS, INTRADAY_INTERVALS, SERIES_TYPES } from '../../upstreams/alpha-vantage/indicators.js';
 import { errorResponses, StringEnum, SymbolParam } from '../schemas.js';
@@ -45,8 +46,29 @@ function checkApplicable(query: Query): void {
   }
 }
 
-export function technicalRoute(app: FastifyInstance, client: ClientGetter): void {
+/**
+ * Answers a technical indicator through the cache; shared by /technical and /query. `query.symbol` is upper
+ * case; parameters the indicator does not take are dropped and the ones it takes get their defaults.
+ */
+export async function serveTechnical(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  client: ClientGetter,
+  query: TechnicalQuery,
+): Promise<FastifyReply> {
   const { TECHNICAL_DAILY, TECHNICAL_INTRADAY } = app.deps.config.cache.windows;
+  const { symbol, indicator, interval } = query;
+  const spec = indicatorSpec(indicator);
+  const timePeriod = spec?.timePeriod === null ? undefined : (query.timePeriod ?? spec?.timePeriod ?? undefined);
+  const seriesType = spec?.seriesType ? (query.seriesType ?? 'close') : undefined;
+  const key = `av:tech:${indicator}:${symbol}:${interval}:${timePeriod ?? '-'}:${seriesType ?? '-'}`;
+  const window = INTRADAY_INTERVALS.has(interval) ? TECHNICAL_INTRADAY : TECHNICAL_DAILY;
+  const load = () => client().technical({ symbol, indicator, interval, timePeriod, seriesType });
+  return sendCached(request, reply, await app.deps.cache.fetch(key, window, load, { upstream: ALPHA_VANTAGE }));
+}
+
+export function technicalRoute(app: FastifyInstance, client: ClientGetter): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/technical',
     {
@@ -62,14 +84,8 @@ export function technicalRoute(app: FastifyInstance, client: ClientGetter): void
     async (request, reply) => {
       const query = request.query as Query;
       checkApplicable(query);
-      const symbol = query.symbol.toUpperCase();
-      const spec = indicatorSpec(query.indicator);
-      const timePeriod = spec?.timePeriod === null ? undefined : (query.time_period ?? spec?.timePeriod ?? undefined);
-      const seriesType = spec?.seriesType ? (query.series_type ?? 'close') : undefined;
-      const key = `av:tech:${query.indicator}:${symbol}:${query.interval}:${timePeriod ?? '-'}:${seriesType ?? '-'}`;
-      const window = INTRADAY_INTERVALS.has(query.interval) ? TECHNICAL_INTRADAY : TECHNICAL_DAILY;
-      const load = () => client().technical({ symbol, indicator: query.indicator, interval: query.interval, timePeriod, seriesType });
-      return sendCached(request, reply, await app.deps.cache.fetch(key, window, load, { upstream: ALPHA_VANTAGE }));
+      const { indicator, interval, time_period: timePeriod, series_type: seriesType } = query;
+      return serveTechnical(app, request, reply, client, { symbol: query.symbol.toUpperCase(), indicator, interval, timePeriod, seriesType });
     },
   );
 }
