@@ -1,10 +1,12 @@
 // Entry point: validate configuration, start the built-in sandbox when in sandbox mode, listen, and shut
 // down gracefully (in-flight requests finish, stores close) on SIGTERM/SIGINT.
 import closeWithGrace from 'close-with-grace';
-import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { loadEnvFile } from './env-file.js';
 import { createLogger } from './logger.js';
+import { logProcessWarnings } from './process-warnings.js';
 import { type Sandbox, sandboxConfig, sandboxOptionsFor, startSandbox } from './sandbox/index.js';
+import { startFailureMessage } from './start-failure.js';
 
 function readConfig(): Config {
   try {
@@ -19,6 +21,7 @@ function readConfig(): Config {
 }
 
 async function main(): Promise<void> {
+  loadEnvFile();
   let config = readConfig();
   let sandbox: Sandbox | undefined;
   if (config.mode === 'sandbox') {
@@ -26,6 +29,9 @@ async function main(): Promise<void> {
     config = sandboxConfig(config, sandbox);
   }
   const logger = createLogger(config);
+  logProcessWarnings(logger);
+  // Imported here, not statically, so a native module that fails to load reaches startFailureMessage.
+  const { buildApp } = await import('./app.js');
   const app = await buildApp(config, { logger });
 
   closeWithGrace({ delay: 15_000, logger }, async ({ signal, err }) => {
@@ -49,6 +55,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`${startFailureMessage(error)}\n`);
   process.exit(1);
 });

@@ -3,20 +3,19 @@
 // count. Each acquire decides inside one IMMEDIATE transaction over the stored calls, which also keeps
 // several processes sharing one STATE_DIR inside one budget.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Statement } from 'better-sqlite3';
+import type { StatementSync } from 'node:sqlite';
 import { BudgetExhaustedError } from '../errors.js';
-import type { StateDatabase } from '../store/state-database.js';
+import { immediateTransaction, type StateDatabase } from '../store/state-database.js';
 import { type BudgetGuard, type BudgetLimits, type BudgetSnapshot, MAX_PACING_WAIT_MS } from './budget-guard.js';
 import { dayOf, decide, type LedgerState, type SlotDecision } from './budget-ledger.js';
 import { snapshotOf } from './memory-budget-guard.js';
 
 export class EmbeddedBudgetGuard implements BudgetGuard {
-  private readonly selectCalls: Statement<[string, number], { at: number }>;
-  private readonly selectBackoff: Statement<[string], { until: number }>;
-  private readonly insertCall: Statement<[string, number]>;
-  private readonly pruneCalls: Statement<[string, number]>;
-  private readonly upsertBackoff: Statement<[string, number]>;
-  private readonly reserve: (now: number) => SlotDecision;
+  private readonly selectCalls: StatementSync;
+  private readonly selectBackoff: StatementSync;
+  private readonly insertCall: StatementSync;
+  private readonly pruneCalls: StatementSync;
+  private readonly upsertBackoff: StatementSync;
 
   constructor(
     readonly name: string,
@@ -33,13 +32,15 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
     this.upsertBackoff = db.prepare(
       'INSERT INTO budget_backoff (name, until) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET until = MAX(until, excluded.until)',
     );
-    const reserve = db.transaction((now: number): SlotDecision => {
+  }
+
+  private reserve(now: number): SlotDecision {
+    return immediateTransaction(this.db, () => {
       this.pruneCalls.run(this.name, now - dayOf(this.limits));
       const decision = decide(this.read(now), this.limits, now, this.maxWaitMs);
       if (decision.ok) this.insertCall.run(this.name, decision.at);
       return decision;
     });
-    this.reserve = (now) => reserve.immediate(now);
   }
 
   async acquire(): Promise<void> {
@@ -62,7 +63,8 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
   }
 
   private read(now: number): LedgerState {
-    const calls = this.selectCalls.all(this.name, now - dayOf(this.limits)).map((row) => row.at);
-    return { calls, backedOffUntil: this.selectBackoff.get(this.name)?.until ?? 0 };
+    const rows = this.selectCalls.all(this.name, now - dayOf(this.limits)) as unknown as { at: number }[];
+    const backoff = this.selectBackoff.get(this.name) as { until: number } | undefined;
+    return { calls: rows.map((row) => row.at), backedOffUntil: backoff?.until ?? 0 };
   }
 }

@@ -1,7 +1,7 @@
 // Second tier without Redis: last good values in the embedded SQLite file, kept until their stale
 // window ends, so a restart (or a crash) still has something honest to serve. Bounded in rows and bytes
 // by a periodic sweep that drops expired entries first, then those closest to expiry.
-import type { Statement } from 'better-sqlite3';
+import type { StatementSync } from 'node:sqlite';
 import type { CacheEntry, CacheStore } from './cache-store.js';
 import type { StateDatabase } from '../store/state-database.js';
 
@@ -19,8 +19,8 @@ export interface SqliteCacheStoreOptions {
 }
 
 export class SqliteCacheStore implements CacheStore {
-  private readonly read: Statement<[string, number], Row>;
-  private readonly write: Statement<[string, string, number, number, number]>;
+  private readonly read: StatementSync;
+  private readonly write: StatementSync;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -39,7 +39,7 @@ export class SqliteCacheStore implements CacheStore {
   }
 
   getSync<T>(key: string): CacheEntry<T> | undefined {
-    const row = this.read.get(key, Date.now());
+    const row = this.read.get(key, Date.now()) as Row | undefined;
     if (row === undefined) return undefined;
     return { value: JSON.parse(row.value) as T, storedAt: row.stored_at, freshUntil: row.fresh_until, staleUntil: row.stale_until };
   }
@@ -52,7 +52,7 @@ export class SqliteCacheStore implements CacheStore {
   /** Drops expired rows, then the soonest-to-expire ones while over the entry or byte bound. */
   sweep(now = Date.now()): void {
     this.db.prepare('DELETE FROM cache_entries WHERE stale_until <= ?').run(now);
-    const { rows, bytes } = this.db.prepare('SELECT COUNT(*) AS rows, COALESCE(SUM(LENGTH(value) + LENGTH(key)), 0) AS bytes FROM cache_entries').get() as { rows: number; bytes: number };
+    const { rows, bytes } = this.db.prepare('SELECT COUNT(*) AS rows, COALESCE(SUM(LENGTH(value) + LENGTH(key)), 0) AS bytes FROM cache_entries').get() as unknown as { rows: number; bytes: number };
     if (rows <= this.options.maxEntries && bytes <= this.options.maxBytes) return;
     const excessRows = Math.max(0, rows - this.options.maxEntries);
     const share = bytes > this.options.maxBytes ? Math.ceil(rows * (1 - this.options.maxBytes / bytes)) : 0;
@@ -61,7 +61,7 @@ export class SqliteCacheStore implements CacheStore {
   }
 
   get size(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM cache_entries').get() as { n: number }).n;
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM cache_entries').get() as unknown as { n: number }).n;
   }
 
   close(): void {

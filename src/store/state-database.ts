@@ -1,11 +1,13 @@
 // The embedded store: one SQLite file under STATE_DIR holding the budget ledgers and the last good
 // values. WAL with synchronous=FULL: a committed reservation survives a kill -9 and a power cut, and
 // writes are rare (one per upstream call), so the fsync costs nothing that matters.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
+// Node's built-in SQLite (node:sqlite) rather than a native addon: nothing to rebuild when Node
+// changes, and better-sqlite3 aborted about 8 starts in 10 on Node 24 (notes/runtime.md).
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 
-export type StateDatabase = Database.Database;
+export type StateDatabase = DatabaseSync;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS cache_entries (
@@ -31,15 +33,53 @@ CREATE TABLE IF NOT EXISTS budget_backoff (
 export function openStateDatabase(stateDir: string): StateDatabase {
   const file = join(stateDir, 'state.db');
   try {
-    mkdirSync(stateDir, { recursive: true });
-    const db = new Database(file);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+    makeDirectory(stateDir);
+    const db = new DatabaseSync(file);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = FULL');
     // Several processes may share one STATE_DIR: wait for a writer rather than fail.
-    db.pragma('busy_timeout = 5000');
+    db.exec('PRAGMA busy_timeout = 5000');
     db.exec(SCHEMA);
     return db;
   } catch (error) {
     throw new Error(`cannot open the embedded store at ${file} (set STATE_DIR to a writable directory): ${(error as Error).message}`);
+  }
+}
+
+/**
+ * `mkdir -p` without `mkdirSync(dir, { recursive: true })`, which spins forever at full CPU where mkdir
+ * answers ENOENT under an existing parent (STATE_DIR=/proc/x): each level is tried once, then it fails.
+ */
+function makeDirectory(dir: string): void {
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && statSync(dir).isDirectory()) return;
+    const parent = dirname(dir);
+    if (code !== 'ENOENT' || parent === dir) throw error;
+    makeDirectory(parent);
+    mkdirSync(dir);
+  }
+}
+
+/** Runs `work` inside one `BEGIN IMMEDIATE` transaction (the write lock is taken before the first read). */
+export function immediateTransaction<T>(db: StateDatabase, work: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    rollback(db);
+    throw error;
+  }
+}
+
+function rollback(db: StateDatabase): void {
+  try {
+    db.exec('ROLLBACK');
+  } catch {
+    // SQLite already rolled back on its own (a full disk, an I/O error): the original error is the one to report.
   }
 }

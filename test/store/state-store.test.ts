@@ -15,7 +15,8 @@ test('without Redis the store is embedded SQLite (WAL) under STATE_DIR', async (
   t.after(() => store.close());
   assert.equal(store.status().kind, 'embedded');
   assert.equal(store.status().redisReachable, null);
-  assert.equal(store.db?.pragma('journal_mode', { simple: true }), 'wal');
+  assert.equal(store.db?.prepare('PRAGMA journal_mode').get()?.journal_mode, 'wal');
+  assert.equal(store.db?.prepare('PRAGMA synchronous').get()?.synchronous, 2, 'FULL');
 });
 
 test('an unusable STATE_DIR stops the start with a clear message', async (t) => {
