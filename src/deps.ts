@@ -16,6 +16,7 @@ import { RedisCacheStore } from './cache/redis-cache-store.js';
 import { SqliteCacheStore } from './cache/sqlite-cache-store.js';
 import { UpstreamCache } from './cache/upstream-cache.js';
 import { StateStore } from './store/state-store.js';
+import { StateScopes } from './store/upstream-identity.js';
 import { UpstreamHealth } from './upstreams/upstream-health.js';
 
 export interface AppDeps {
@@ -26,6 +27,8 @@ export interface AppDeps {
   budgets: BudgetRegistry;
   /** Embedded or Redis state; `status()` says which and whether Redis is reachable. */
   store: StateStore;
+  /** Key prefixes by upstream: every stored key starts with the scope of the upstream it came from. */
+  scopes: StateScopes;
   close(): Promise<void>;
 }
 
@@ -65,7 +68,8 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     lockTtlMs,
     lockWaitMs: lockTtlMs,
   });
-  const budgets = new BudgetRegistry(budgetFactory(store));
+  const scopes = StateScopes.fromConfig(config);
+  const budgets = new BudgetRegistry(budgetFactory(store, scopes));
   return {
     config,
     logger,
@@ -73,6 +77,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     cache,
     budgets,
     store,
+    scopes,
     close: async () => {
       closeL2();
       await store.close();
@@ -80,12 +85,15 @@ export async function createDeps(config: Config, logger: Logger, options: Create
   };
 }
 
-function budgetFactory(store: StateStore): BudgetFactory {
+/** Ledgers are stored under the upstream's scope; the guard keeps its plain name for status and messages. */
+function budgetFactory(store: StateStore, scopes: StateScopes): BudgetFactory {
   return (name: string, limits: BudgetLimits) => {
     // An uncapped upstream has nothing to count or share: the in-process guard only keeps back-offs.
     if (limits.perMinute === 0 && limits.perDay === 0 && limits.minIntervalMs === 0) return new MemoryBudgetGuard(name, limits);
-    if (store.redis !== undefined && store.heartbeat !== undefined) return new RedisBudgetGuard(name, limits, store.redis, store.heartbeat);
-    if (store.db !== undefined) return new EmbeddedBudgetGuard(name, limits, store.db);
+    if (store.redis !== undefined && store.heartbeat !== undefined) {
+      return new RedisBudgetGuard(name, limits, store.redis, store.heartbeat, MAX_PACING_WAIT_MS, scopes.of(name));
+    }
+    if (store.db !== undefined) return new EmbeddedBudgetGuard(name, limits, store.db, MAX_PACING_WAIT_MS, Date.now, scopes.of(name));
     return new MemoryBudgetGuard(name, limits);
   };
 }

@@ -24,6 +24,8 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
     private readonly maxWaitMs = MAX_PACING_WAIT_MS,
     /** Tests freeze it: each reservation is an fsynced transaction, slow enough to move a real clock. */
     private readonly now: () => number = Date.now,
+    /** Whose calls these are (see src/store/upstream-identity.ts); `name` is only for messages. */
+    private readonly ledger: string = name,
   ) {
     this.selectCalls = db.prepare('SELECT at FROM budget_calls WHERE name = ? AND at > ? ORDER BY at ASC');
     this.selectBackoff = db.prepare('SELECT until FROM budget_backoff WHERE name = ?');
@@ -36,9 +38,9 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
 
   private reserve(now: number): SlotDecision {
     return immediateTransaction(this.db, () => {
-      this.pruneCalls.run(this.name, now - dayOf(this.limits));
+      this.pruneCalls.run(this.ledger, now - dayOf(this.limits));
       const decision = decide(this.read(now), this.limits, now, this.maxWaitMs);
-      if (decision.ok) this.insertCall.run(this.name, decision.at);
+      if (decision.ok) this.insertCall.run(this.ledger, decision.at);
       return decision;
     });
   }
@@ -54,7 +56,7 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
   }
 
   async backOff(retryAfterMs: number): Promise<void> {
-    this.upsertBackoff.run(this.name, this.now() + retryAfterMs);
+    this.upsertBackoff.run(this.ledger, this.now() + retryAfterMs);
   }
 
   async snapshot(): Promise<BudgetSnapshot> {
@@ -63,8 +65,8 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
   }
 
   private read(now: number): LedgerState {
-    const rows = this.selectCalls.all(this.name, now - dayOf(this.limits)) as unknown as { at: number }[];
-    const backoff = this.selectBackoff.get(this.name) as { until: number } | undefined;
+    const rows = this.selectCalls.all(this.ledger, now - dayOf(this.limits)) as unknown as { at: number }[];
+    const backoff = this.selectBackoff.get(this.ledger) as { until: number } | undefined;
     return { calls: rows.map((row) => row.at), backedOffUntil: backoff?.until ?? 0 };
   }
 }

@@ -105,9 +105,11 @@ export class RedisBudgetGuard implements BudgetGuard {
     private readonly redis: RedisConnection,
     private readonly heartbeat: ReplicaHeartbeat,
     private readonly maxWaitMs = MAX_PACING_WAIT_MS,
+    /** Whose calls these are (see src/store/upstream-identity.ts); `name` is only for messages. */
+    ledger: string = name,
   ) {
-    this.callsKey = redis.key(`budget:${name}:calls`);
-    this.backoffKey = redis.key(`budget:${name}:backoff`);
+    this.callsKey = redis.key(`budget:${ledger}:calls`);
+    this.backoffKey = redis.key(`budget:${ledger}:backoff`);
     heartbeat.on('beat', () => void this.reconcile());
     redis.on('state:ready', () => void this.reconcile());
   }

@@ -9,6 +9,7 @@ import { AccountsResponse } from './schemas.js';
 
 export function accountsRoute(app: FastifyInstance, broker: Broker): void {
   const window = app.deps.config.cache.windows.BROKER_ACCOUNTS;
+  const scope = app.deps.scopes.of(broker.kind);
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/accounts',
     {
@@ -21,7 +22,7 @@ export function accountsRoute(app: FastifyInstance, broker: Broker): void {
     },
     async (request, reply) => {
       ensureConfigured(broker);
-      const result = await app.deps.cache.fetch(`broker:${broker.kind}:accounts`, window, async () => ({ accounts: await broker.accounts() }), {
+      const result = await app.deps.cache.fetch(`${scope}:accounts`, window, async () => ({ accounts: await broker.accounts() }), {
         upstream: broker.kind,
       });
       return sendCached(request, reply, result);

@@ -9,6 +9,7 @@ import { PositionsResponse } from './schemas.js';
 
 export function positionsRoute(app: FastifyInstance, broker: Broker): void {
   const window = app.deps.config.cache.windows.BROKER_POSITIONS;
+  const scope = app.deps.scopes.of(broker.kind);
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/positions',
     {
@@ -21,7 +22,7 @@ export function positionsRoute(app: FastifyInstance, broker: Broker): void {
     },
     async (request, reply) => {
       ensureConfigured(broker);
-      const result = await app.deps.cache.fetch(`broker:${broker.kind}:positions`, window, async () => ({ positions: await broker.positions() }), {
+      const result = await app.deps.cache.fetch(`${scope}:positions`, window, async () => ({ positions: await broker.positions() }), {
         upstream: broker.kind,
       });
       return sendCached(request, reply, result);

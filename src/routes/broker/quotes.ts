@@ -21,6 +21,7 @@ const Querystring = Type.Object({
 
 export function quotesRoute(app: FastifyInstance, broker: Broker): void {
   const window = app.deps.config.cache.windows.BROKER_QUOTES;
+  const scope = app.deps.scopes.of(broker.kind);
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/quotes',
     {
@@ -35,7 +36,7 @@ export function quotesRoute(app: FastifyInstance, broker: Broker): void {
     async (request, reply) => {
       const symbols = parseSymbolList((request.query as Static<typeof Querystring>).symbols);
       ensureConfigured(broker);
-      const result = await app.deps.cache.fetch(`broker:${broker.kind}:quotes:${symbols.join(',')}`, window, () => broker.quotes(symbols), {
+      const result = await app.deps.cache.fetch(`${scope}:quotes:${symbols.join(',')}`, window, () => broker.quotes(symbols), {
         upstream: broker.kind,
       });
       return sendCached(request, reply, result);

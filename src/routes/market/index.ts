@@ -21,6 +21,7 @@ const marketRoutes: FastifyPluginAsync<MarketRoutesOptions> = async (app, option
   app.addHook('onClose', () => source.close());
   const overview = new MarketOverview({
     source,
+    scope: app.deps.scopes.of(source.name),
     symbols: config.overview.symbols,
     concurrency: config.overview.concurrency,
     window: config.cache.windows.OVERVIEW,

@@ -24,6 +24,8 @@ export interface OverviewValue {
 
 export interface MarketOverviewOptions {
   source: OverviewSource;
+  /** The source's key prefix (src/store/upstream-identity.ts). */
+  scope: string;
   symbols: readonly string[];
   concurrency: number;
   window: CacheWindow;
@@ -43,7 +45,7 @@ export class MarketOverview {
 
   constructor(private readonly options: MarketOverviewOptions) {
     this.symbols = [...new Set(options.symbols.map((s) => s.toUpperCase()))];
-    this.key = `overview:all:${options.source.name}:${this.symbols.join(',')}`;
+    this.key = `${options.scope}:overview:${this.symbols.join(',')}`;
   }
 
   get(): Promise<CacheResult<OverviewValue>> {
@@ -51,7 +53,7 @@ export class MarketOverview {
   }
 
   instrumentKey(symbol: string): string {
-    return `overview:${this.options.source.name}:${symbol}`;
+    return `${this.options.scope}:instrument:${symbol}`;
   }
 
   /** Reads every instrument now (fresh from its own cache, else from the source, else stale), bypassing the aggregate. */

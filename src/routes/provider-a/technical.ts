@@ -62,7 +62,7 @@ export async function serveTechnical(
   const spec = indicatorSpec(indicator);
   const timePeriod = spec?.timePeriod === null ? undefined : (query.timePeriod ?? spec?.timePeriod ?? undefined);
   const seriesType = spec?.seriesType ? (query.seriesType ?? 'close') : undefined;
-  const key = `av:tech:${indicator}:${symbol}:${interval}:${timePeriod ?? '-'}:${seriesType ?? '-'}`;
+  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:tech:${indicator}:${symbol}:${interval}:${timePeriod ?? '-'}:${seriesType ?? '-'}`;
   const window = INTRADAY_INTERVALS.has(interval) ? TECHNICAL_INTRADAY : TECHNICAL_DAILY;
   const load = () => client().technical({ symbol, indicator, interval, timePeriod, seriesType });
   return sendCached(request, reply, await app.deps.cache.fetch(key, window, load, { upstream: ALPHA_VANTAGE }));

@@ -73,6 +73,7 @@ export function nextLink(path: string, state: CursorState): string {
 
 export function dividendsRoute(app: FastifyInstance, client: MassiveClientGetter): void {
   const window = app.deps.config.cache.windows.DIVIDENDS;
+  const scope = app.deps.scopes.of(MASSIVE);
   const path = `${app.prefix}/dividends`;
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/dividends',
@@ -91,7 +92,7 @@ export function dividendsRoute(app: FastifyInstance, client: MassiveClientGetter
     async (request, reply) => {
       const massive = client();
       const page = resolvePage(request.query as Query);
-      const key = `massive:div:${page.symbol ?? '*'}:${page.limit}:${page.cursor ?? '-'}`;
+      const key = `${scope}:div:${page.symbol ?? '*'}:${page.limit}:${page.cursor ?? '-'}`;
       const load = async (): Promise<Body> => {
         const upstream = await massive.dividends({ ticker: page.symbol ?? undefined, limit: page.limit, cursor: page.cursor ?? undefined });
         const next = upstream.nextCursor === null ? null : nextLink(path, { symbol: page.symbol, limit: page.limit, upstream: upstream.nextCursor });

@@ -124,7 +124,7 @@ describe('MarketOverview instruments', () => {
     const source = new YahooChartSource({ url: running.sandbox.yahoo.origin, http, budget: running.app.deps.budgets.get('yahoo-test', { perMinute: 0, perDay: 0, minIntervalMs: 0 }) });
     t.after(() => source.close());
     const overview = new MarketOverview({
-      source, symbols: ['^GSPC', 'ETH-USD'], concurrency: 2, window: { freshMs: 0, staleMs: 60_000 }, cache, health, logger,
+      source, scope: running.app.deps.scopes.of(source.name), symbols: ['^GSPC', 'ETH-USD'], concurrency: 2, window: { freshMs: 0, staleMs: 60_000 }, cache, health, logger,
     });
     const first = await overview.collect();
     assert.deepEqual(first.missing, []);
