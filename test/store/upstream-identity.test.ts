@@ -62,11 +62,12 @@ for (const store of ['embedded', 'redis'] as const) {
 
     const again = await open({ DATA_MODE: 'live', ALPHA_VANTAGE_API_KEY: 'key-a' });
     assert.equal((await again.budgets.get('alphaVantage', LIMITS).snapshot()).usedDay, 2, 'the same identity finds its ledger');
-    for (const env of [
+    const otherIdentities: Record<string, string>[] = [
       { DATA_MODE: 'live', ALPHA_VANTAGE_API_KEY: 'key-b' },
       { DATA_MODE: 'live', ALPHA_VANTAGE_API_KEY: 'key-a', ALPHA_VANTAGE_URL: 'https://other.example.test/query' },
       { DATA_MODE: 'sandbox' },
-    ]) {
+    ];
+    for (const env of otherIdentities) {
       const other = await open(env);
       const ledger = other.budgets.get('alphaVantage', LIMITS);
       assert.equal((await ledger.snapshot()).usedDay, 0, `a fresh ledger for ${JSON.stringify(env)}`);
