@@ -31,7 +31,8 @@ export async function serveQuote(
   symbol: string,
 ): Promise<FastifyReply> {
   const window = app.deps.config.cache.windows.QUOTE;
-  const result = await app.deps.cache.fetch(`${app.deps.scopes.of(ALPHA_VANTAGE)}:quote:${symbol}`, window, () => client().globalQuote(symbol), { upstream: ALPHA_VANTAGE });
+  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:quote:${symbol}`;
+  const result = await app.deps.cache.fetch(key, window, () => client().globalQuote(symbol), { upstream: ALPHA_VANTAGE });
   return sendCached(request, reply, result);
 }
 
