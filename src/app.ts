@@ -28,7 +28,11 @@ export interface BuildAppOptions {
   deps?: AppDeps;
 }
 
-export const EXPOSED_HEADERS = ['X-Cache', 'Age', 'Cache-Control', 'ETag', 'Retry-After', 'X-Data-Mode', 'X-Request-Id', 'X-Partial'];
+/** Every response header a browser script may need to read: the one list, sent on every CORS answer. */
+export const EXPOSED_HEADERS = [
+  'X-Cache', 'Age', 'Cache-Control', 'ETag', 'Retry-After', 'X-Data-Mode', 'X-Request-Id', 'X-Partial', 'Allow',
+  'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset',
+];
 
 export async function buildApp(config: Config, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const logger = options.logger ?? createLogger(config);

@@ -33,6 +33,39 @@ test('CORS: preflight is answered and headers are exposed on responses', async (
   assert.equal(res.headers['x-powered-by'], undefined);
 });
 
+/** Headers a browser script may read without being exposed, or that are not for scripts at all. */
+const NOT_FOR_SCRIPTS = new Set([
+  'cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma',
+  'vary', 'date', 'connection', 'keep-alive', 'transfer-encoding',
+  'x-content-type-options', 'referrer-policy', 'content-security-policy', 'cross-origin-resource-policy', 'strict-transport-security',
+]);
+
+test('CORS exposes every header the API sends for scripts to read, on every kind of answer', async (t) => {
+  const { get } = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '12' } });
+  const origin = { origin: 'https://dashboard.example' };
+  const quote = await get('/api/provider-a/quote?symbol=IBM', origin);
+  const answers = [
+    quote,
+    await get('/api/provider-a/quote?symbol=IBM', origin),
+    await get('/api/provider-a/quote?symbol=IBM', { ...origin, 'if-none-match': String(quote.headers.etag) }),
+    await get('/api/provider-a/quote', origin),
+    await get('/api/provider-a/quote?symbol=IBM', origin, 'POST'),
+    await get('/api/market/overview', origin),
+    await get('/api/provider-b/dividends?limit=1', origin),
+    await get('/api/broker/quotes?symbols=AAPL', origin),
+    await get('/api/system/status', origin),
+  ];
+  for (let i = 0; i < 12; i += 1) answers.push(await get('/api/provider-a/quote?symbol=MSFT', origin));
+  assert.ok(answers.some((a) => a.status === 429), 'a rate-limited answer is among them');
+  for (const res of answers) {
+    const exposed = new Set(String(res.headers['access-control-expose-headers']).toLowerCase().split(/,\s*/));
+    const unreadable = Object.keys(res.headers).filter((h) => !NOT_FOR_SCRIPTS.has(h) && !h.startsWith('access-control-') && !exposed.has(h));
+    assert.deepEqual(unreadable, [], `${res.status} answer: not exposed to scripts`);
+  }
+  const limited = answers.find((a) => a.status === 200 && a.headers['x-ratelimit-remaining'] !== undefined);
+  assert.ok(limited, 'rate-limit headers were sent');
+});
+
 test('a configured origin list is enforced', async (t) => {
   const { get } = await startApp(t, { env: { CORS_ORIGINS: 'https://good.example' } });
   const good = await get('/api/provider-a/quote?symbol=IBM', { origin: 'https://good.example' });

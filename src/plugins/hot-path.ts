@@ -3,8 +3,8 @@
 // raw HTTP handler until the entry stops being fresh, skipping routing, hooks and per-request loggers.
 //
 // It replays the header set the pipeline produced for that URL (CORS, security, mode, ETag, content
-// type), so the two paths cannot drift apart; only per-request values are recomputed: request id, Age,
-// Cache-Control, X-Cache and the caller's rate-limit counters (from the limiter's own store). Anything it
+// type, Cache-Control), so the two paths cannot drift apart; only per-request values are recomputed:
+// request id, Age, X-Cache and the caller's rate-limit counters (from the limiter's own store). Anything it
 // cannot answer exactly as the pipeline would (other methods, bodies, stale entries, per-origin CORS,
 // proxies in front, a caller over its limit, shutdown) falls through to Fastify.
 import { randomUUID } from 'node:crypto';
@@ -14,7 +14,7 @@ import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from '../cache/cache-store.js';
 import type { Config } from '../config.js';
 import type { RequestLog } from '../logger.js';
-import { cacheControl, matchesEtag } from '../routes/send-cached.js';
+import { matchesEtag } from '../routes/send-cached.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -44,7 +44,7 @@ interface HotEntry {
 }
 
 /** Recomputed for every request; everything else is replayed. */
-const PER_REQUEST = new Set(['x-request-id', 'age', 'cache-control', 'x-cache', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'content-length']);
+const PER_REQUEST = new Set(['x-request-id', 'age', 'x-cache', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'content-length']);
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 
 export function requestId(given: string | string[] | undefined): string {
@@ -128,7 +128,7 @@ export class HotPath {
     if (this.cacheCounters !== undefined) this.cacheCounters.hit += 1;
     const id = requestId(req.headers['x-request-id']);
     const age = String(Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000)));
-    const headers = [...hot.head, 'x-request-id', id, 'x-cache', 'HIT', 'age', age, 'cache-control', cacheControl(hot.entry, 'HIT', now)];
+    const headers = [...hot.head, 'x-request-id', id, 'x-cache', 'HIT', 'age', age];
     if (limit !== undefined) headers.push('x-ratelimit-remaining', String(limit.remaining), 'x-ratelimit-reset', String(limit.reset));
     let status = 200;
     if (matchesEtag(req.headers['if-none-match'], hot.etag)) {

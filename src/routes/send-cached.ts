@@ -2,7 +2,7 @@
 // The body and its ETag are computed once per cache entry, so a hit costs a map lookup and a write.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CacheEntry, CacheResult, CacheStatus } from '../cache/cache-store.js';
+import type { CacheEntry, CacheResult } from '../cache/cache-store.js';
 
 interface Rendered {
   body: string;
@@ -28,7 +28,7 @@ export function sendCached(request: FastifyRequest, reply: FastifyReply, result:
   reply.headers({
     'x-cache': status,
     age: String(Math.max(0, Math.floor((now - entry.storedAt) / 1000))),
-    'cache-control': cacheControl(entry, status, now),
+    'cache-control': cacheControl(entry),
     etag,
   });
   if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
@@ -37,11 +37,16 @@ export function sendCached(request: FastifyRequest, reply: FastifyReply, result:
   return reply.send(body);
 }
 
-/** Fresh answers may be reused until the entry's fresh window ends; stale ones must be revalidated. */
-export function cacheControl(entry: CacheEntry, status: CacheStatus, now: number): string {
-  const maxAge = status === 'STALE' ? 0 : Math.max(0, Math.floor((entry.freshUntil - now) / 1000));
-  const swr = Math.max(0, Math.floor((entry.staleUntil - Math.max(now, entry.freshUntil)) / 1000));
-  return `public, max-age=${maxAge}, stale-while-revalidate=${swr}`;
+/**
+ * RFC 9111: a cache subtracts `Age` from `max-age`, so `max-age` is the whole fresh window (a stale entry is
+ * one whose Age exceeds it). Both stale directives count from the end of the fresh window: the stale window
+ * is how long this service itself would still serve the entry, in the background of a refresh or when the
+ * upstream fails.
+ */
+export function cacheControl(entry: CacheEntry): string {
+  const maxAge = Math.max(0, Math.floor((entry.freshUntil - entry.storedAt) / 1000));
+  const stale = Math.max(0, Math.floor((entry.staleUntil - entry.freshUntil) / 1000));
+  return `public, max-age=${maxAge}, stale-while-revalidate=${stale}, stale-if-error=${stale}`;
 }
 
 export function matchesEtag(header: string | undefined, etag: string): boolean {
