@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type AppDeps, createDeps } from './deps.js';
@@ -13,7 +13,15 @@ import { HotPath, requestId } from './plugins/hot-path.js';
 import { registerMetrics } from './plugins/metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerOpenApi } from './plugins/openapi.js';
-import { clientErrorHandler, hardenServer, registerRequestHygiene, securityHeaders, timeoutOptions } from './plugins/request-hygiene.js';
+import {
+  clientErrorHandler,
+  frameworkErrorHandler,
+  hardenServer,
+  registerPreflightCheck,
+  registerRequestHygiene,
+  securityHeaders,
+  timeoutOptions,
+} from './plugins/request-hygiene.js';
 import dashboardRoutes from './routes/dashboard.js';
 import systemRoutes from './routes/system/index.js';
 import providerARoutes from './routes/provider-a/index.js';
@@ -40,6 +48,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   const requestLog = new RequestLog(logger);
   const hotPath = new HotPath(config, requestLog);
   const timeouts = timeoutOptions(config);
+  const security = securityHeaders(config);
+  const edgeHeaders = (request: FastifyRequest) => ({ 'x-data-mode': config.mode, 'x-request-id': request.id, ...security(request.url) });
   const app = Fastify({
     // Fresh repeats are answered before Fastify's routing (see hot-path.ts); the rest goes to Fastify.
     serverFactory: (handler) => {
@@ -59,6 +69,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     return503OnClosing: true,
     ...timeouts,
     clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler(edgeHeaders),
     genReqId: (req) => requestId(req.headers['x-request-id']),
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
   }) as unknown as FastifyInstance;
@@ -78,6 +89,11 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     if (methods.includes('GET')) getRoutes.add(route.url);
   });
   registerErrorHandling(app, getRoutes);
+  // First of the hooks, so that every answer carries them, failed preflights included.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.headers(edgeHeaders(request));
+  });
+  registerPreflightCheck(app);
 
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
@@ -86,10 +102,6 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     maxAge: 600,
   });
 
-  const security = securityHeaders(config);
-  app.addHook('onRequest', async (request, reply) => {
-    reply.headers({ 'x-data-mode': config.mode, 'x-request-id': request.id, ...security(request.url) });
-  });
   registerRequestHygiene(app);
 
   // Per-caller limits (RATE_LIMIT_PER_MINUTE); before the routes, whose onRoute hooks it adds.

@@ -6,9 +6,10 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { ApiError, type ErrorBody } from '../errors.js';
+import { ApiError, errorBody } from '../errors.js';
+import { sendError } from './error-handler.js';
 
 /** Longest request target we read; no route needs more than ~2 KiB (50 broker symbols). */
 export const MAX_URL_LENGTH = 8_192;
@@ -72,6 +73,25 @@ export function registerRequestHygiene(app: FastifyInstance): void {
   });
 }
 
+/** @fastify/cors answers a malformed preflight in plain text: refuse it first, in the one error shape. */
+export function registerPreflightCheck(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (request.method !== 'OPTIONS') return;
+    if (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined) {
+      throw new ApiError('INVALID_PARAMETER', 'OPTIONS answers CORS preflights only: send Origin and Access-Control-Request-Method');
+    }
+  });
+}
+
+/** Fastify's `frameworkErrors`: a path it cannot decode never reaches the hooks, so it gets the edge headers here. */
+export function frameworkErrorHandler(edgeHeaders: (request: FastifyRequest) => Record<string, string>) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.headers(edgeHeaders(request));
+    const message = error.code === 'FST_ERR_BAD_URL' ? 'the request path is not valid percent-encoding' : 'malformed request';
+    sendError(request, reply, new ApiError('INVALID_PARAMETER', message));
+  };
+}
+
 /**
  * Fastify's `clientErrorHandler`: the socket failed before a request existed (headers too large, a
  * timeout, bytes that are not HTTP). Answer in the one error shape, with the HTTP status that says
@@ -79,24 +99,27 @@ export function registerRequestHygiene(app: FastifyInstance): void {
  */
 export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, message] =
+  const apiError =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, `the request line and headers are larger than ${MAX_HEADER_BYTES} bytes`]
+      ? new ApiError('HEADERS_TOO_LARGE', `the request line and headers are larger than ${MAX_HEADER_BYTES} bytes`)
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'the request was not received in time']
-        : [400, 'malformed HTTP request'];
-  this.log.debug({ code: error.code, status }, 'client error');
+        ? new ApiError('REQUEST_TIMEOUT', 'the request was not received in time')
+        : new ApiError('INVALID_PARAMETER', 'malformed HTTP request');
+  const { status } = apiError;
+  // There is no request to take an id from: a fresh one still ties the answer to this log line.
+  const id = randomUUID();
+  this.log.debug({ reqId: id, code: error.code, status }, 'client error');
   if (!socket.writable || socket.bytesWritten > 0) {
     socket.destroy();
     return;
   }
-  const body: ErrorBody = { error: { code: 'INVALID_PARAMETER', message, status, requestId: randomUUID() } };
-  const text = JSON.stringify(body);
+  const text = JSON.stringify(errorBody(apiError, id));
   // As Node itself does: a small write goes out at once, then the socket is gone whatever the client does.
   socket.write(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+      `X-Request-Id: ${id}\r\n` +
       'Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n' +
       text,
   );

@@ -53,6 +53,7 @@ function assertOneShape(answer: RawAnswer, status: number, code = 'INVALID_PARAM
   assert.equal(typeof answer.body.error.message, 'string');
   assert.equal(typeof answer.body.error.requestId, 'string');
   assert.match(answer.headers, /content-type: application\/json/);
+  assert.match(answer.headers, /\r\nx-request-id: [\w.:-]+\r\n/, 'X-Request-Id on every error');
 }
 
 test('JSON answers carry the security headers; the HTML pages keep their own CSP', async (t) => {
@@ -122,11 +123,11 @@ test('URLs up to 8 KiB are read; longer ones are 400, and past 16 KiB of headers
   assert.equal(long.body.error.code, 'INVALID_PARAMETER');
   assert.match(long.body.error.message, /longer than 8192/);
   const huge = await exchangeUntilClose(running, `GET ${base}${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
-  assertOneShape(huge, 431);
+  assertOneShape(huge, 431, 'HEADERS_TOO_LARGE');
   const bigHeader = await exchangeUntilClose(running, `GET /api/system/status HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(17_000)}\r\n\r\n`);
-  assertOneShape(bigHeader, 431);
+  assertOneShape(bigHeader, 431, 'HEADERS_TOO_LARGE');
   const manyHeaders = Array.from({ length: 400 }, (_, i) => `X-H${i}: ${'z'.repeat(40)}\r\n`).join('');
-  assertOneShape(await exchangeUntilClose(running, `GET /api/system/status HTTP/1.1\r\nHost: x\r\n${manyHeaders}\r\n`), 431);
+  assertOneShape(await exchangeUntilClose(running, `GET /api/system/status HTTP/1.1\r\nHost: x\r\n${manyHeaders}\r\n`), 431, 'HEADERS_TOO_LARGE');
 });
 
 test('bytes that are not HTTP get a 400 in the one shape', async (t) => {
@@ -140,6 +141,37 @@ test('bytes that are not HTTP get a 400 in the one shape', async (t) => {
   ]) {
     assertOneShape(await exchangeUntilClose(running, request), 400);
   }
+});
+
+test('a path that is not valid percent-encoding is a 400 in the one shape, not Fastify\'s own body', async (t) => {
+  const running = await startApp(t);
+  for (const path of ['/api/provider-a/quote%E0%A4%A?symbol=IBM', '/api/%zz', '/%', '/api/provider-a/%C0%AF']) {
+    const answer = await exchangeUntilClose(running, `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Request-Id: bad-url-1\r\nConnection: close\r\n\r\n`);
+    if (answer.status === 404) continue; // decodable after all: routed, and answered by the not-found handler
+    assertOneShape(answer, 400);
+    assert.match(answer.body.error.message, /percent-encoding/, path);
+    assert.equal(answer.body.error.requestId, 'bad-url-1', 'the caller\'s id is echoed');
+    assert.match(answer.headers, /x-content-type-options: nosniff/);
+    assert.match(answer.headers, /x-data-mode: sandbox/);
+  }
+  const first = await exchangeUntilClose(running, 'GET /api/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  assert.equal(first.status, 400, 'at least one malformed path reaches the bad-URL handler');
+});
+
+test('an OPTIONS that is not a CORS preflight is a 400 in the one shape; real preflights carry X-Request-Id too', async (t) => {
+  const running = await startApp(t);
+  for (const headers of ['', 'Origin: https://a.example\r\n', 'Access-Control-Request-Method: GET\r\n']) {
+    const answer = await exchangeUntilClose(running, `OPTIONS /api/provider-a/quote HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`);
+    assertOneShape(answer, 400);
+    assert.match(answer.body.error.message, /Access-Control-Request-Method/);
+  }
+  const preflight = await exchangeUntilClose(
+    running,
+    'OPTIONS /api/provider-a/quote HTTP/1.1\r\nHost: x\r\nOrigin: https://a.example\r\nAccess-Control-Request-Method: GET\r\nConnection: close\r\n\r\n',
+  );
+  assert.equal(preflight.status, 204);
+  assert.match(preflight.headers, /access-control-allow-origin: \*/);
+  assert.match(preflight.headers, /\r\nx-request-id: [\w-]+\r\n/);
 });
 
 test('a client dribbling its headers is cut off at HEADERS_TIMEOUT_MS with a 408, and so is a silent one', async (t) => {
@@ -162,7 +194,7 @@ test('a client dribbling its headers is cut off at HEADERS_TIMEOUT_MS with a 408
   await once(socket, 'close');
   clearInterval(timer);
   assert.ok(sent < 600, `the server closed the connection while the client was still sending (${sent} lines)`);
-  assertOneShape(parseRaw(Buffer.concat(chunks).toString('utf8')), 408);
+  assertOneShape(parseRaw(Buffer.concat(chunks).toString('utf8')), 408, 'REQUEST_TIMEOUT');
 
   // A client that connects and sends nothing is held to the same deadline.
   const silent = await open(running);
@@ -170,7 +202,7 @@ test('a client dribbling its headers is cut off at HEADERS_TIMEOUT_MS with a 408
   silent.on('data', (chunk: Buffer) => answer.push(chunk));
   silent.on('error', () => {});
   await once(silent, 'close');
-  assertOneShape(parseRaw(Buffer.concat(answer).toString('utf8')), 408);
+  assertOneShape(parseRaw(Buffer.concat(answer).toString('utf8')), 408, 'REQUEST_TIMEOUT');
 });
 
 test('timeouts come from the configuration, and must be consistent', async (t) => {
