@@ -12,6 +12,7 @@ import { registerErrorHandling } from './plugins/error-handler.js';
 import { HotPath, requestId } from './plugins/hot-path.js';
 import { registerMetrics } from './plugins/metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
+import { registerStrictIntegers } from './plugins/strict-integers.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import {
   clientErrorHandler,
@@ -89,6 +90,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     if (methods.includes('GET')) getRoutes.add(route.url);
   });
   registerErrorHandling(app, getRoutes);
+  registerStrictIntegers(app);
   // First of the hooks, so that every answer carries them, failed preflights included.
   app.addHook('onRequest', async (request, reply) => {
     reply.headers(edgeHeaders(request));
