@@ -33,6 +33,14 @@ async function open(running: RunningApp): Promise<Socket> {
   return socket;
 }
 
+/**
+ * Resolves when the socket is closed, reset or not. (`once(socket, 'close')` rejects on the 'error' a reset
+ * emits first: a server that closes on a client still writing resets the connection.)
+ */
+function closed(socket: Socket): Promise<void> {
+  return new Promise((resolve) => socket.once('close', () => resolve()));
+}
+
 /** Sends `data`, then reads until the server closes the connection. */
 async function exchangeUntilClose(running: RunningApp, data: string): Promise<RawAnswer> {
   const socket = await open(running);
@@ -40,7 +48,7 @@ async function exchangeUntilClose(running: RunningApp, data: string): Promise<Ra
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
   socket.on('error', () => {});
   socket.write(data);
-  await once(socket, 'close');
+  await closed(socket);
   const answer = parseRaw(Buffer.concat(chunks).toString('utf8'));
   running.scan.responses.push(Buffer.concat(chunks).toString('utf8'));
   return answer;
@@ -191,7 +199,7 @@ test('a client dribbling its headers is cut off at HEADERS_TIMEOUT_MS with a 408
     if (sent++ < 600 && !socket.destroyed) socket.write(`X-Slow-${sent}: 1\r\n`);
   }, 50);
   t.after(() => clearInterval(timer));
-  await once(socket, 'close');
+  await closed(socket);
   clearInterval(timer);
   assert.ok(sent < 600, `the server closed the connection while the client was still sending (${sent} lines)`);
   assertOneShape(parseRaw(Buffer.concat(chunks).toString('utf8')), 408, 'REQUEST_TIMEOUT');
@@ -201,7 +209,7 @@ test('a client dribbling its headers is cut off at HEADERS_TIMEOUT_MS with a 408
   const answer: Buffer[] = [];
   silent.on('data', (chunk: Buffer) => answer.push(chunk));
   silent.on('error', () => {});
-  await once(silent, 'close');
+  await closed(silent);
   assertOneShape(parseRaw(Buffer.concat(answer).toString('utf8')), 408, 'REQUEST_TIMEOUT');
 });
 
