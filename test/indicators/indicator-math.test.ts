@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import * as m from '../../../src/sandbox/alpha-vantage/indicator-math.js';
+import * as m from '../../src/indicators/indicator-math.js';
 
 const defined = (x: number[]) => x.filter((v) => !Number.isNaN(v));
 const linear = (n: number, from = 100) => Array.from({ length: n }, (_, i) => from + i);

@@ -1,0 +1,92 @@
+// Lays out an Alpha Vantage technical-indicator body from computed outputs: `Meta Data` with Alpha
+// Vantage's numbered keys, and `Technical Analysis: <section>` rows newest first as 4-decimal strings.
+// The simulator (price-model bars) and the Yahoo fallback (chart bars) both answer through it.
+import { INTRADAY_INTERVALS, type IndicatorSpec, type Interval, indicatorSpec, sectionKey } from '../upstreams/alpha-vantage/indicators.js';
+import { fixed } from '../upstreams/alpha-vantage/decimal.js';
+import { computeIndicator, type OhlcvBar } from './compute-indicator.js';
+import { EXTRA_PARAMS, type IndicatorParams, T3_VOLUME_FACTOR } from './indicator-params.js';
+
+export interface KeyedBar extends OhlcvBar {
+  /** The row key Alpha Vantage uses for this bar: `YYYY-MM-DD`, or `YYYY-MM-DD HH:MM` intraday. */
+  key: string;
+}
+
+/** Rows served per interval: enough history to chart, small enough to stay quick. */
+export const ROWS: Record<Interval, number> = {
+  '1min': 100,
+  '5min': 100,
+  '15min': 100,
+  '30min': 100,
+  '60min': 100,
+  daily: 250,
+  weekly: 104,
+  monthly: 60,
+};
+
+/** Alpha Vantage's name for the US exchanges' zone. */
+export const US_EASTERN = 'US/Eastern';
+
+/**
+ * Bars computed before the first served row, so seeded averages (EMA, Wilder) have settled. Weekly and
+ * monthly bars are fewer, so they get a shorter (still ample) run-in.
+ */
+export function warmup(params: IndicatorParams): number {
+  const longest = Math.max(params.timePeriod ?? 0, ...Object.values(params.extra).filter(Number.isInteger));
+  const base = params.interval === 'weekly' || params.interval === 'monthly' ? 100 : 200;
+  return Math.min(base + 6 * longest, 1_500);
+}
+
+export interface BodyOptions {
+  /** Rows to serve at most (default: ROWS for the interval). */
+  rows?: number;
+  /** `Meta Data`'s time zone: the zone the row keys are in. */
+  timeZone?: string;
+}
+
+/** The body for `fn` over `bars` (oldest first); rows stop where the indicator is not yet defined. */
+export function technicalBody(fn: string, symbol: string, bars: readonly KeyedBar[], params: IndicatorParams, options: BodyOptions = {}): Record<string, unknown> {
+  const spec = indicatorSpec(fn) as IndicatorSpec;
+  const rows = options.rows ?? ROWS[params.interval];
+  const outputs = computeIndicator(fn, bars, params);
+  const section: Record<string, Record<string, string>> = {};
+  let newest: KeyedBar | undefined;
+  for (let i = bars.length - 1, served = 0; i >= 0 && served < rows; i -= 1) {
+    const values = spec.valueKeys.map((key) => outputs[key]?.[i] ?? Number.NaN);
+    if (!values.every(Number.isFinite)) break;
+    const bar = bars[i] as KeyedBar;
+    newest ??= bar;
+    section[bar.key] = Object.fromEntries(spec.valueKeys.map((key, k) => [key, fixed(values[k] as number, 4)]));
+    served += 1;
+  }
+  const lastKey = newest?.key ?? bars[bars.length - 1]?.key ?? '';
+  const lastRefreshed = INTRADAY_INTERVALS.has(params.interval) ? `${lastKey}:00` : lastKey;
+  return { 'Meta Data': metaData(fn, spec, symbol, lastRefreshed, params, options.timeZone ?? US_EASTERN), [sectionKey(fn)]: section };
+}
+
+/**
+ * Keys follow Alpha Vantage's layout: `5: Time Period` when the indicator takes one, then its extra
+ * parameters as one numbered group (`5.1`, `5.2`… or a single `6: …`), then the series type, then the
+ * time zone, each group taking the next number.
+ */
+function metaData(fn: string, spec: IndicatorSpec, symbol: string, lastRefreshed: string, params: IndicatorParams, timeZone: string): Record<string, string | number> {
+  const meta: Record<string, string | number> = {
+    '1: Symbol': symbol,
+    '2: Indicator': spec.title,
+    '3: Last Refreshed': lastRefreshed,
+    '4: Interval': params.interval,
+  };
+  let n = 5;
+  if (params.timePeriod !== null) meta[`${n++}: Time Period`] = params.timePeriod;
+  const extras: Array<[string, number]> = (EXTRA_PARAMS[fn] ?? []).map((p) => [p.label, params.extra[p.name] as number]);
+  if (fn === 'T3') extras.push(['Volume Factor (vFactor)', T3_VOLUME_FACTOR]);
+  if (extras.length === 1) meta[`${n++}: ${extras[0]?.[0]}`] = extras[0]?.[1] as number;
+  if (extras.length > 1) {
+    extras.forEach(([label, value], k) => {
+      meta[`${n}.${k + 1}: ${label}`] = value;
+    });
+    n += 1;
+  }
+  if (params.seriesType !== null) meta[`${n++}: Series Type`] = params.seriesType;
+  meta[`${n}: Time Zone`] = timeZone;
+  return meta;
+}
