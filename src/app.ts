@@ -29,6 +29,8 @@ import providerARoutes from './routes/provider-a/index.js';
 import providerBRoutes from './routes/provider-b/index.js';
 import marketRoutes from './routes/market/index.js';
 import brokerRoutes from './routes/broker/index.js';
+import streamRoutes from './routes/stream.js';
+import { LiveTopics } from './stream/live-topics.js';
 import { ErrorResponse } from './routes/schemas.js';
 
 export interface BuildAppOptions {
@@ -79,6 +81,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   const deps = options.deps ?? (await createDeps(config, logger));
   app.decorate('deps', deps);
   app.decorate('hotPath', hotPath);
+  // Filled by the route plugins: what each stream topic is read from.
+  app.decorate('liveTopics', new LiveTopics());
   hotPath.cacheCounters = deps.cache.counters;
   app.addHook('preClose', async () => hotPath.disable());
   app.addHook('onClose', async () => deps.close());
@@ -117,6 +121,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   await app.register(marketRoutes, { prefix: '/api/market' });
   await app.register(brokerRoutes, { prefix: '/api/broker' });
   await app.register(systemRoutes, { prefix: '/api/system' });
+  await app.register(streamRoutes);
   await app.register(dashboardRoutes);
   return app;
 }

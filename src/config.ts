@@ -50,6 +50,8 @@ export interface Config {
   redis: { url: string | undefined; keyPrefix: string };
   stateDir: string;
   cache: { maxEntries: number; maxBytes: number; windows: Record<CacheWindowName, CacheWindow> };
+  /** Server-Sent Events (/api/stream): heartbeat period and connection limits (0 = no per-address limit). */
+  stream: { heartbeatSeconds: number; maxConnections: number; maxPerClient: number };
 }
 
 export class ConfigError extends Error {
@@ -211,6 +213,12 @@ export function loadConfig(env: Env = process.env): Config {
       maxEntries: r.int('CACHE_MAX_ENTRIES', 10_000, 10),
       maxBytes: r.int('CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024),
       windows: readCacheWindows(r),
+    },
+    stream: {
+      // Below the idle-socket timeout, so a quiet stream is never cut by the server itself.
+      heartbeatSeconds: r.int('STREAM_HEARTBEAT_SECONDS', 15, 1, 60),
+      maxConnections: r.int('STREAM_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+      maxPerClient: r.int('STREAM_MAX_PER_CLIENT', 20, 0, 1_000_000),
     },
   };
 

@@ -35,6 +35,12 @@ export interface FetchOptions {
   upstream: string;
   /** false when the loader is an aggregate whose own upstream calls are guarded one by one. */
   breaker?: boolean;
+  /**
+   * Wait for a stale entry's refresh rather than answer stale at once (a stream's poller wants the new
+   * value, not the old one again). The refresh is the same single-flight load a request would start; if
+   * it fails or is paused after a failure, the stale entry is the answer, as it would be for a request.
+   */
+  revalidate?: boolean;
 }
 
 type Load<T> = () => Promise<T>;
@@ -78,6 +84,7 @@ export class UpstreamCache {
       return { entry: cached, status: 'HIT' };
     }
     if (cached !== undefined && isServable(cached, now)) {
+      if (options.revalidate === true) return this.revalidate(key, window, load, options, cached);
       this.counters.stale += 1;
       this.refreshInBackground(key, window, load, options);
       return { entry: cached, status: 'STALE' };
@@ -110,25 +117,39 @@ export class UpstreamCache {
 
   private refreshInBackground<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): void {
     if (this.inFlight.has(key)) return;
+    void this.refresh(key, window, load, options);
+  }
+
+  /** Waits for the refresh of a stale entry; the stale entry answers when the refresh fails or is paused. */
+  private async revalidate<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions, stale: CacheEntry<T>): Promise<CacheResult<T>> {
+    const entry = await this.refresh(key, window, load, options);
+    this.counters[entry === undefined ? 'stale' : 'miss'] += 1;
+    return entry === undefined ? { entry: stale, status: 'STALE' } : { entry, status: 'MISS' };
+  }
+
+  /** One refresh of a stale key, never rejecting: undefined when it failed or is paused after a failure. */
+  private async refresh<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T> | undefined> {
     const blockedUntil = this.refreshBlocked.get(key);
     if (blockedUntil !== undefined) {
-      if (Date.now() < blockedUntil) return;
+      if (Date.now() < blockedUntil) return undefined;
       this.refreshBlocked.delete(key);
     }
-    this.counters.refreshes += 1;
-    this.loadOnce(key, window, load, options).then(
-      () => this.refreshBlocked.delete(key),
-      (error: unknown) => {
-        this.counters.refreshFailures += 1;
-        // A dead upstream is not hammered by every request that sees the stale value.
-        const pause = Math.min(this.refreshBackoffMs, window.freshMs);
-        if (pause > 0) {
-          if (this.refreshBlocked.size >= MAX_BLOCKED_KEYS) this.refreshBlocked.clear();
-          this.refreshBlocked.set(key, Date.now() + pause);
-        }
-        this.logger.debug({ key, upstream: options.upstream, code: (error as { code?: string }).code }, 'background refresh failed; serving stale');
-      },
-    );
+    if (!this.inFlight.has(key)) this.counters.refreshes += 1;
+    try {
+      const entry = await this.loadOnce(key, window, load, options);
+      this.refreshBlocked.delete(key);
+      return entry;
+    } catch (error) {
+      this.counters.refreshFailures += 1;
+      // A dead upstream is not hammered by every request that sees the stale value.
+      const pause = Math.min(this.refreshBackoffMs, window.freshMs);
+      if (pause > 0) {
+        if (this.refreshBlocked.size >= MAX_BLOCKED_KEYS) this.refreshBlocked.clear();
+        this.refreshBlocked.set(key, Date.now() + pause);
+      }
+      this.logger.debug({ key, upstream: options.upstream, code: (error as { code?: string }).code }, 'background refresh failed; serving stale');
+      return undefined;
+    }
   }
 
   private loadOnce<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T>> {

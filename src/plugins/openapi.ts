@@ -22,6 +22,7 @@ const TAGS = [
   { name: 'provider-b', description: 'Dividends.' },
   { name: 'market', description: 'Market overview: indices, commodities and crypto.' },
   { name: 'broker', description: 'Brokerage connection (local proxy).' },
+  { name: 'stream', description: 'Live push (Server-Sent Events): one connection for every topic a page shows.' },
   { name: 'system', description: 'Status, liveness and readiness. Never rate limited; never calls an upstream.' },
 ];
 

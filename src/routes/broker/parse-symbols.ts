@@ -7,20 +7,21 @@ export const MAX_SYMBOLS = 50;
 
 const SYMBOL = new RegExp(SYMBOL_PATTERN);
 
-export function parseSymbolList(raw: string): string[] {
+/** `name` is the parameter the list came in, for the messages. */
+export function parseSymbolList(raw: string, name = 'symbols'): string[] {
   const parts = raw
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '');
-  if (parts.length === 0) throw new ApiError('MISSING_PARAMETER', 'symbols is required: a comma-separated list such as AAPL,MSFT');
+  if (parts.length === 0) throw new ApiError('MISSING_PARAMETER', `${name} is required: a comma-separated list such as AAPL,MSFT`);
   const bad = parts.find((part) => !SYMBOL.test(part));
   if (bad !== undefined) {
     const shown = bad.length > 24 ? `${bad.slice(0, 24)}…` : bad;
-    throw new ApiError('INVALID_PARAMETER', `symbols: "${shown}" is not a valid symbol (letters, digits, ".", "-", "^", "=", at most 20 characters)`);
+    throw new ApiError('INVALID_PARAMETER', `${name}: "${shown}" is not a valid symbol (letters, digits, ".", "-", "^", "=", at most 20 characters)`);
   }
   const distinct = [...new Set(parts.map((part) => part.toUpperCase()))].sort();
   if (distinct.length > MAX_SYMBOLS) {
-    throw new ApiError('INVALID_PARAMETER', `symbols: at most ${MAX_SYMBOLS} symbols per request (got ${distinct.length})`);
+    throw new ApiError('INVALID_PARAMETER', `${name}: at most ${MAX_SYMBOLS} symbols per request (got ${distinct.length})`);
   }
   return distinct;
 }

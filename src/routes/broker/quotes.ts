@@ -3,6 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import type { FetchOptions } from '../../cache/upstream-cache.js';
 import type { Broker } from '../../broker/broker.js';
 import { ensureConfigured } from '../../broker/not-configured-broker.js';
 import { errorResponses } from '../schemas.js';
@@ -22,6 +23,12 @@ const Querystring = Type.Object({
 export function quotesRoute(app: FastifyInstance, broker: Broker): void {
   const window = app.deps.config.cache.windows.BROKER_QUOTES;
   const scope = app.deps.scopes.of(broker.kind);
+  /** `symbols` sorted and distinct (parseSymbolList), so any order of one set shares an entry. */
+  const load = (symbols: string[], extra: Partial<FetchOptions> = {}) => {
+    ensureConfigured(broker);
+    return app.deps.cache.fetch(`${scope}:quotes:${symbols.join(',')}`, window, () => broker.quotes(symbols), { upstream: broker.kind, ...extra });
+  };
+  app.liveTopics.provide('brokerQuotes', async (list, { revalidate }) => load(list.split(','), { revalidate }));
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/quotes',
     {
@@ -35,11 +42,7 @@ export function quotesRoute(app: FastifyInstance, broker: Broker): void {
     },
     async (request, reply) => {
       const symbols = parseSymbolList((request.query as Static<typeof Querystring>).symbols);
-      ensureConfigured(broker);
-      const result = await app.deps.cache.fetch(`${scope}:quotes:${symbols.join(',')}`, window, () => broker.quotes(symbols), {
-        upstream: broker.kind,
-      });
-      return sendCached(request, reply, result);
+      return sendCached(request, reply, await load(symbols));
     },
   );
 }

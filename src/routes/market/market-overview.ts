@@ -48,8 +48,9 @@ export class MarketOverview {
     this.key = `${options.scope}:overview:${this.symbols.join(',')}`;
   }
 
-  get(): Promise<CacheResult<OverviewValue>> {
-    return this.options.cache.fetch(this.key, this.options.window, () => this.collect(), { upstream: OVERVIEW_UPSTREAM, breaker: false });
+  /** `revalidate`: a stream's poller waits for the refresh of a stale overview (see FetchOptions). */
+  get(options: { revalidate?: boolean } = {}): Promise<CacheResult<OverviewValue>> {
+    return this.options.cache.fetch(this.key, this.options.window, () => this.collect(), { upstream: OVERVIEW_UPSTREAM, breaker: false, ...options });
   }
 
   instrumentKey(symbol: string): string {

@@ -44,6 +44,11 @@ function quotesView(result: CacheResult<OverviewValue>): CacheResult<Record<stri
 
 /** `overview` is undefined when OVERVIEW_SOURCE=none: the route stays documented and answers 503. */
 export function overviewRoute(app: FastifyInstance, overview: MarketOverview | undefined): void {
+  const load = async (revalidate = false) => {
+    if (overview === undefined) throw new ApiError('PROVIDER_NOT_CONFIGURED', 'the market overview is switched off (OVERVIEW_SOURCE=none)');
+    return overview.get({ revalidate });
+  };
+  app.liveTopics.provide('overview', async (_arg, { revalidate }) => quotesView(await load(revalidate)));
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/overview',
     {
@@ -58,8 +63,7 @@ export function overviewRoute(app: FastifyInstance, overview: MarketOverview | u
       },
     },
     async (request, reply) => {
-      if (overview === undefined) throw new ApiError('PROVIDER_NOT_CONFIGURED', 'the market overview is switched off (OVERVIEW_SOURCE=none)');
-      const result = await overview.get();
+      const result = await load();
       const { missing } = result.entry.value;
       if (missing.length > 0) reply.header('x-partial', missing.join(','));
       return sendCached(request, reply, quotesView(result));

@@ -2,6 +2,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CacheResult } from '../../cache/cache-store.js';
+import type { FetchOptions } from '../../cache/upstream-cache.js';
 import { QUOTE_FIELDS } from '../../upstreams/alpha-vantage/parse-global-quote.js';
 import { errorResponses, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
@@ -22,6 +24,15 @@ export const QuoteResponse = Type.Object({ 'Global Quote': GlobalQuote }, { addi
 
 const Querystring = Type.Object({ symbol: SymbolParam });
 
+/**
+ * GLOBAL_QUOTE for `symbol` (upper case) through the cache: what /quote, /query and the `quote` stream
+ * topic serve (`extra.revalidate` for the stream's poller).
+ */
+export function loadQuote(app: FastifyInstance, client: ClientGetter, symbol: string, extra: Partial<FetchOptions> = {}): Promise<CacheResult<unknown>> {
+  const window = app.deps.config.cache.windows.QUOTE;
+  return app.deps.cache.fetch(`${app.deps.scopes.of(ALPHA_VANTAGE)}:quote:${symbol}`, window, () => client().globalQuote(symbol), { upstream: ALPHA_VANTAGE, ...extra });
+}
+
 /** Answers GLOBAL_QUOTE for `symbol` (upper case) through the cache; shared by /quote and /query. */
 export async function serveQuote(
   app: FastifyInstance,
@@ -30,13 +41,11 @@ export async function serveQuote(
   client: ClientGetter,
   symbol: string,
 ): Promise<FastifyReply> {
-  const window = app.deps.config.cache.windows.QUOTE;
-  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:quote:${symbol}`;
-  const result = await app.deps.cache.fetch(key, window, () => client().globalQuote(symbol), { upstream: ALPHA_VANTAGE });
-  return sendCached(request, reply, result);
+  return sendCached(request, reply, await loadQuote(app, client, symbol));
 }
 
 export function quoteRoute(app: FastifyInstance, client: ClientGetter): void {
+  app.liveTopics.provide('quote', (symbol, { revalidate }) => loadQuote(app, client, symbol, { revalidate }));
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/quote',
     {

@@ -2,13 +2,25 @@
 // never rate limited and never cached by intermediaries.
 import type {} from '@fastify/rate-limit';
 import type { FastifyPluginAsync } from 'fastify';
+import { makeEntry } from '../../cache/cache-store.js';
 import { LiveResponse, ReadyResponse, SystemStatus } from './status-schema.js';
 import { buildSystemStatus, readStoreStatus } from './system-status.js';
 
 const NO_RATE_LIMIT = { rateLimit: false } as const;
 
+/** The status stream topic is re-read this often; it reads local state only. */
+const STATUS_WINDOW = { freshMs: 5_000, staleMs: 0 };
+
+/** A status differs from the last one when more than its clock fields changed. */
+function statusFingerprint(value: unknown): string {
+  const { checkedAt: _checkedAt, uptimeSeconds: _uptime, ...rest } = value as Record<string, unknown>;
+  return JSON.stringify(rest);
+}
+
 const systemRoutes: FastifyPluginAsync = async (app) => {
   const startedAt = new Date();
+  const status = () => buildSystemStatus({ deps: app.deps, startedAt, outcomes: app.hasDecorator('metrics') ? app.metrics.outcomesByUpstream : undefined });
+  app.liveTopics.provide('status', async () => ({ entry: makeEntry(await status(), STATUS_WINDOW), status: 'MISS' }), statusFingerprint);
 
   app.get(
     '/status',
@@ -24,7 +36,7 @@ const systemRoutes: FastifyPluginAsync = async (app) => {
     },
     async (_request, reply) => {
       reply.header('cache-control', 'no-store');
-      return buildSystemStatus({ deps: app.deps, startedAt, outcomes: app.hasDecorator('metrics') ? app.metrics.outcomesByUpstream : undefined });
+      return status();
     },
   );
 

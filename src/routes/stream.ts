@@ -1,0 +1,107 @@
+// GET /api/stream?quote=IBM,MSFT&brokerQuotes=AAPL,SPY&overview=true&status=true: Server-Sent Events.
+// Each event's data is exactly the body the matching GET route answers; one poller per topic serves
+// every viewer (see src/stream/). Bad topics and limits answer the usual JSON error before the stream.
+import { type Static, Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { MAX_SYMBOLS } from './broker/parse-symbols.js';
+import { errorResponses } from './schemas.js';
+import { StreamClient } from '../stream/stream-client.js';
+import { type FeedFactory, StreamHub } from '../stream/stream-hub.js';
+import { MAX_QUOTE_SYMBOLS, parseTopics } from '../stream/stream-topics.js';
+import { TopicPoller } from '../stream/topic-poller.js';
+
+/** How long a browser waits before reconnecting after the stream ends (the `retry:` hint). */
+export const RETRY_MS = 3_000;
+
+const Querystring = Type.Object(
+  {
+    quote: Type.Optional(
+      Type.String({ maxLength: 400, description: `Provider-A quotes: comma-separated symbols, at most ${MAX_QUOTE_SYMBOLS}; one \`quote\` event per symbol.`, examples: ['IBM,MSFT'] }),
+    ),
+    brokerQuotes: Type.Optional(
+      Type.String({ maxLength: 2_000, description: `Broker quotes: comma-separated symbols, at most ${MAX_SYMBOLS}; one \`brokerQuotes\` event for the set.`, examples: ['AAPL,SPY'] }),
+    ),
+    overview: Type.Optional(Type.Boolean({ description: 'The market overview (`overview` events).' })),
+    status: Type.Optional(Type.Boolean({ description: 'The service status (`status` events).' })),
+  },
+  { additionalProperties: false },
+);
+
+const DESCRIPTION = [
+  'Server-Sent Events (`Accept: text/event-stream`, e.g. the browser `EventSource`). Topics in any combination on one connection.',
+  'Events: `quote` (data = the `/api/provider-a/quote?symbol=` body, one per symbol), `brokerQuotes` (the `/api/broker/quotes?symbols=` body),',
+  '`overview` (the `/api/market/overview` body), `status` (the `/api/system/status` body), and `error` (the error body plus `topic`, e.g.',
+  '`quote=IBM`, when a topic cannot be served; the stream stays open), `shutdown` (the server is stopping: reconnect).',
+  'The current value of every topic is sent at once on connect (and on a reconnect with `Last-Event-ID`), then an event only when it changes.',
+  'Every event has an `id:`; the stream starts with a `retry:` hint and carries a comment every `STREAM_HEARTBEAT_SECONDS`.',
+  'One upstream poll per topic serves every viewer (across replicas with Redis), at the cadence of the route\'s cache window.',
+  'A client that does not read gets only the latest value per topic and is disconnected after two heartbeat periods.',
+  'Limits: `STREAM_MAX_CONNECTIONS` per server and `STREAM_MAX_PER_CLIENT` per address answer 429 `RATE_LIMITED`.',
+].join(' ');
+
+function localFeeds(app: FastifyInstance): FeedFactory {
+  return (topic, deliver) => {
+    const poller = new TopicPoller(topic, app.liveTopics, deliver, app.deps.logger);
+    poller.start();
+    return poller;
+  };
+}
+
+const streamRoutes: FastifyPluginAsync = async (app) => {
+  const { config, logger } = app.deps;
+  const heartbeatMs = config.stream.heartbeatSeconds * 1000;
+  const hub = new StreamHub({
+    feeds: localFeeds(app),
+    heartbeatMs,
+    maxConnections: config.stream.maxConnections,
+    maxPerClient: config.stream.maxPerClient,
+    logger,
+  });
+  app.decorate('streamHub', hub);
+  // Before Fastify stops accepting: streams end with a last event, so browsers reconnect elsewhere.
+  app.addHook('preClose', async () => hub.close());
+
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/api/stream',
+    {
+      schema: {
+        operationId: 'stream',
+        summary: 'Live push of quotes, broker quotes, the overview and the status (Server-Sent Events)',
+        description: DESCRIPTION,
+        tags: ['stream'],
+        querystring: Querystring,
+        response: {
+          200: {
+            description: 'An event stream (`text/event-stream`) that stays open.',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          ...errorResponses(400, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const topics = parseTopics(request.query as Static<typeof Querystring>);
+      if (request.method === 'HEAD') return reply.header('cache-control', 'no-store').type('text/event-stream; charset=utf-8').send('');
+      hub.admit(request.ip);
+      reply.hijack();
+      // Heartbeats keep the socket busy and blocked sockets are closed by the hub: no idle timeout.
+      request.raw.socket.setTimeout(0);
+      const client = new StreamClient(reply.raw, { address: request.ip, slowClientMs: 2 * heartbeatMs, retryMs: RETRY_MS });
+      client.open(reply.getHeaders() as Record<string, string | number | string[]>);
+      reply.raw.once('close', () => hub.detach(client));
+      hub.attach(client, topics);
+    },
+  );
+};
+
+// Not encapsulated (as fastify-plugin does): `app.streamHub` is visible on the root instance.
+Object.assign(streamRoutes, { [Symbol.for('skip-override')]: true });
+
+export default streamRoutes;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    streamHub: StreamHub;
+  }
+}

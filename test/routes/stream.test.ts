@@ -1,0 +1,112 @@
+// GET /api/stream with real clients on loopback: events parsed by a third-party SSE parser, upstream
+// calls counted at the simulators, limits, heartbeat, a client that never reads, and shutdown.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EventSource } from 'eventsource';
+import { startApp } from '../helpers/app.js';
+import { TcpProxy } from '../store/tcp-proxy.js';
+import { eventually, SseClient } from '../stream/sse-client.js';
+
+const SNAPSHOT = '/iserver/marketdata/snapshot';
+
+test('one connection carries every topic: the current values at once, each exactly its GET body', async (t) => {
+  const { url, get } = await startApp(t);
+  const stream = await SseClient.open(t, `${url}/api/stream?quote=ibm,MSFT&brokerQuotes=SPY,AAPL&overview=true&status=true`, { origin: 'https://example.test' });
+  assert.equal(stream.status, 200);
+  assert.match(String(stream.headers['content-type']), /^text\/event-stream/);
+  assert.equal(stream.headers['access-control-allow-origin'], '*');
+  assert.equal(stream.headers['cache-control'], 'no-store');
+  assert.ok(stream.headers['x-request-id']);
+  await stream.until((s) => s.of('quote').length >= 2 && ['brokerQuotes', 'overview', 'status'].every((e) => s.of(e).length >= 1), 'one event per topic');
+  assert.equal(stream.retry, 3_000);
+
+  const quotes = new Map(stream.of('quote').map((e) => [JSON.parse(e.data)['Global Quote']['01. symbol'] as string, JSON.parse(e.data)]));
+  assert.deepEqual([...quotes.keys()].sort(), ['IBM', 'MSFT']);
+  for (const [symbol, body] of quotes) assert.deepEqual(body, (await get(`/api/provider-a/quote?symbol=${symbol}`)).body);
+  assert.deepEqual(JSON.parse(stream.of('overview')[0]!.data), (await get('/api/market/overview')).body);
+  // Broker quotes move every second: the GET right after an event answers from the same cache entry.
+  let same = false;
+  for (let i = 0; i < 3 && !same; i += 1) {
+    const seen = stream.of('brokerQuotes').length;
+    await stream.until((s) => s.of('brokerQuotes').length > seen || i === 0, 'a broker quotes event');
+    const rest = (await get('/api/broker/quotes?symbols=AAPL,SPY')).body;
+    same = JSON.stringify(rest) === stream.of('brokerQuotes').at(-1)!.data;
+  }
+  assert.ok(same, 'a brokerQuotes event equals the /api/broker/quotes body');
+  assert.deepEqual(Object.keys(JSON.parse(stream.of('status')[0]!.data)).slice(0, 3), ['status', 'reason', 'reasons']);
+
+  const ids = stream.events.map((e) => Number(e.id));
+  assert.ok(ids.every((id, i) => Number.isInteger(id) && (i === 0 || id > ids[i - 1]!)), `increasing ids: ${ids.join(',')}`);
+});
+
+test('bad or missing topics and too many symbols: the JSON error before any stream', async (t) => {
+  const { url } = await startApp(t);
+  const cases: [string, number, string, RegExp][] = [
+    ['', 400, 'MISSING_PARAMETER', /no topic/],
+    ['?overview=false', 400, 'MISSING_PARAMETER', /no topic/],
+    ['?quotes=IBM', 400, 'INVALID_PARAMETER', /unknown parameter: quotes/],
+    ['?quote=IBM,$$$', 400, 'INVALID_PARAMETER', /quote: "\$\$\$" is not a valid symbol/],
+    ['?quote=,', 400, 'MISSING_PARAMETER', /quote is required/],
+    [`?quote=${Array.from({ length: 11 }, (_, i) => `S${i}`).join(',')}`, 400, 'INVALID_PARAMETER', /at most 10 symbols/],
+    [`?brokerQuotes=${Array.from({ length: 51 }, (_, i) => `S${i}`).join(',')}`, 400, 'INVALID_PARAMETER', /brokerQuotes: at most 50 symbols/],
+    ['?status=maybe', 400, 'INVALID_PARAMETER', /status/],
+  ];
+  for (const [query, status, code, message] of cases) {
+    const res = await SseClient.open(t, `${url}/api/stream${query}`);
+    assert.equal(res.status, status, query);
+    assert.match(String(res.headers['content-type']), /^application\/json/, query);
+    const body = JSON.parse(res.body);
+    assert.equal(body.error.code, code, query);
+    assert.match(body.error.message, message, query);
+    assert.equal(res.headers['access-control-allow-origin'], '*');
+  }
+});
+
+test('one poll per topic whatever the number of viewers, counted at the simulator; no viewers, no polling', async (t) => {
+  const { url, app, sandbox } = await startApp(t, { env: { STREAM_MAX_PER_CLIENT: '0' } });
+  const path = `${url}/api/stream?brokerQuotes=AAPL,MSFT,SPY`;
+  const snapshots = () => sandbox.ibkr.gatewayCount(SNAPSHOT);
+
+  /** Upstream snapshot calls while every client receives `events` further brokerQuotes events. */
+  const callsFor = async (clients: SseClient[], events: number): Promise<number> => {
+    await Promise.all(clients.map((c) => c.until((s) => s.of('brokerQuotes').length >= 1, 'the first event')));
+    const before = snapshots();
+    const start = clients.map((c) => c.of('brokerQuotes').length);
+    await Promise.all(clients.map((c, i) => c.until((s) => s.of('brokerQuotes').length >= start[i]! + events, `${events} more events`)));
+    return snapshots() - before;
+  };
+
+  const one = await SseClient.open(t, path);
+  const single = await callsFor([one], 4);
+  const many = await Promise.all(Array.from({ length: 60 }, () => SseClient.open(t, path)));
+  assert.equal(app.streamHub.stats().topics, 1);
+  const fanned = await callsFor([one, ...many], 4);
+  t.diagnostic(`snapshot calls for 4 events: 1 viewer ${single}, 61 viewers ${fanned}`);
+  assert.ok(single >= 4, `one viewer: ${single} snapshot calls`);
+  assert.ok(fanned <= single + 2, `61 viewers cost ${fanned} snapshot calls, one viewer ${single}`);
+
+  // Every viewer saw the same events (same ids), framed once.
+  const lastId = one.of('brokerQuotes').at(-1)!.id;
+  await Promise.all(many.map((c) => c.until((s) => s.events.some((e) => e.id === lastId), 'the same event')));
+
+  for (const client of [one, ...many]) client.close();
+  await eventually(() => app.streamHub.stats().connections === 0, 'every stream closed');
+  assert.equal(app.streamHub.stats().topics, 0, 'the topic and its poller are gone');
+  const after = snapshots();
+  await sleep(2_500);
+  assert.equal(snapshots(), after, 'no polling without viewers');
+});
+
+test('the stream is in the OpenAPI document: operationId, topics, an event-stream 200 and the shared error bodies', async (t) => {
+  const { get } = await startApp(t);
+  const doc = (await get('/api/openapi.json')).body;
+  const op = doc.paths['/api/stream']?.get;
+  assert.equal(op?.operationId, 'stream');
+  assert.deepEqual(op.parameters.map((p: { name: string }) => p.name).sort(), ['brokerQuotes', 'overview', 'quote', 'status']);
+  assert.ok(op.responses['200'].content['text/event-stream']);
+  for (const status of ['400', '429']) assert.equal(op.responses[status].content['application/json'].schema.$ref, '#/components/schemas/ErrorResponse');
+  for (const event of ['quote', 'brokerQuotes', 'overview', 'status', 'error', 'shutdown']) assert.match(op.description, new RegExp(`\`${event}\``));
+});
