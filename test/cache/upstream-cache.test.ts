@@ -211,3 +211,34 @@ test('with Redis unreachable the cache still answers from its own tier and loads
   assert.ok(results.every((r) => r.entry.value === 'v'));
   assert.equal((await cache.fetch('k', WINDOW, load, OPTS)).status, 'HIT');
 });
+
+test('revalidate (a stream poller): a stale entry waits for its one shared refresh; a failed refresh answers stale and pauses', async (t) => {
+  const { cache } = embeddedCache(t);
+  const short = { freshMs: 20, staleMs: 600_000 };
+  await cache.fetch('r', short, async () => ({ v: 1 }), OPTS);
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  const loader = gatedLoader({ v: 2 });
+  const waiting = [cache.fetch('r', short, loader.load, { ...OPTS, revalidate: true }), cache.fetch('r', short, loader.load, { ...OPTS, revalidate: true })];
+  // A request meanwhile is answered stale at once, and joins the same refresh rather than starting one.
+  const request = await cache.fetch('r', short, loader.load, OPTS);
+  assert.deepEqual([request.status, request.entry.value], ['STALE', { v: 1 }]);
+  loader.release();
+  const results = await Promise.all(waiting);
+  assert.equal(loader.calls, 1);
+  assert.deepEqual(results.map((r) => [r.status, r.entry.value]), [['MISS', { v: 2 }], ['MISS', { v: 2 }]]);
+
+  const now = Date.now();
+  await cache.store.set('p', { value: { v: 2 }, storedAt: now - 10_000, freshUntil: now - 5_000, staleUntil: now + 600_000 });
+  let failures = 0;
+  const failing = async () => {
+    failures += 1;
+    throw new ApiError('UPSTREAM_ERROR', 'down');
+  };
+  const window = { freshMs: 5_000, staleMs: 600_000 };
+  const stale = await cache.fetch('p', window, failing, { ...OPTS, revalidate: true });
+  assert.deepEqual([stale.status, stale.entry.value], ['STALE', { v: 2 }]);
+  // The failed key is paused (5 s here): the next poll does not call again at once.
+  const paused = await cache.fetch('p', window, failing, { ...OPTS, revalidate: true });
+  assert.equal(paused.status, 'STALE');
+  assert.equal(failures, 1);
+});
