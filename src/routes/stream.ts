@@ -8,8 +8,10 @@ import { MAX_SYMBOLS } from './broker/parse-symbols.js';
 import { errorResponses } from './schemas.js';
 import { StreamClient } from '../stream/stream-client.js';
 import { type FeedFactory, StreamHub } from '../stream/stream-hub.js';
-import { MAX_QUOTE_SYMBOLS, parseTopics } from '../stream/stream-topics.js';
+import { MAX_QUOTE_SYMBOLS, parseTopics, type Topic } from '../stream/stream-topics.js';
+import { ALPHA_VANTAGE } from './provider-a/index.js';
 import { TopicPoller } from '../stream/topic-poller.js';
+import { TopicRelay } from '../stream/topic-relay.js';
 
 /** How long a browser waits before reconnecting after the stream ends (the `retry:` hint). */
 export const RETRY_MS = 3_000;
@@ -49,10 +51,13 @@ function localFeeds(app: FastifyInstance): FeedFactory {
 }
 
 const streamRoutes: FastifyPluginAsync = async (app) => {
-  const { config, logger } = app.deps;
+  const { config, logger, store } = app.deps;
   const heartbeatMs = config.stream.heartbeatSeconds * 1000;
+  const upstreamOf = { quote: ALPHA_VANTAGE, brokerQuotes: config.broker.kind, overview: config.overview.source, status: 'none' } as const;
+  const scopeOf = (topic: Topic) => app.deps.scopes.of(upstreamOf[topic.kind]);
+  const relay = store.redis === undefined ? undefined : new TopicRelay({ redis: store.redis, topics: app.liveTopics, logger, scopeOf });
   const hub = new StreamHub({
-    feeds: localFeeds(app),
+    feeds: relay === undefined ? localFeeds(app) : relay.feeds(localFeeds(app)),
     heartbeatMs,
     maxConnections: config.stream.maxConnections,
     maxPerClient: config.stream.maxPerClient,
@@ -60,7 +65,10 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
   });
   app.decorate('streamHub', hub);
   // Before Fastify stops accepting: streams end with a last event, so browsers reconnect elsewhere.
-  app.addHook('preClose', async () => hub.close());
+  app.addHook('preClose', async () => {
+    hub.close();
+    await relay?.close();
+  });
 
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/api/stream',

@@ -1,0 +1,182 @@
+// Topics across replicas (REDIS_URL): one replica polls each topic, holding a short lease that it renews
+// every second; the others take the lease over when it lapses (the holder died), within
+// LEASE_MS + RENEW_MS. The holder publishes every event on the topic's channel; every replica relays the
+// channel to its own viewers. Without Redis for the moment, a replica polls for its own viewers.
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { RedisFlightLock } from '../cache/flight-lock.js';
+import type { RedisConnection } from '../store/redis-connection.js';
+import { RedisScript } from '../store/redis-script.js';
+import type { LiveTopics } from './live-topics.js';
+import type { FeedFactory, TopicFeed } from './stream-hub.js';
+import type { Topic } from './stream-topics.js';
+import type { TopicEvent } from './topic-event.js';
+import { readTopic, TopicPoller } from './topic-poller.js';
+
+/** KEYS: lease. ARGV: holder value, ms. -> 1 when this holder has (or now takes) the lease, else 0. */
+const HOLD = new RedisScript(`
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2])) return 1 end
+if not holder then redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2])) return 1 end
+return 0
+`);
+
+export interface TopicRelayOptions {
+  redis: RedisConnection;
+  topics: LiveTopics;
+  logger: Logger;
+  /**
+   * The stored-state scope of the upstream behind a topic (data mode and upstream identity): replicas
+   * reading the same upstream share a topic's lease and channel, others never do.
+   */
+  scopeOf: (topic: Topic) => string;
+  leaseMs?: number;
+  renewMs?: number;
+}
+
+interface Message {
+  from: string;
+  event: TopicEvent;
+}
+
+export class TopicRelay {
+  /** Who this replica is in lease values and messages (the pid shows an operator which process polls). */
+  readonly holderId = `${process.pid}:${randomBytes(8).toString('base64url')}`;
+  private readonly subscriber: Redis;
+  private readonly channels = new Map<string, (event: TopicEvent) => void>();
+  private readonly leases = new Set<TopicLease>();
+  private readonly lock: RedisFlightLock;
+
+  constructor(readonly options: TopicRelayOptions) {
+    // A subscribed connection can run nothing else (ioredis): a second one, queueing its (re)subscriptions.
+    this.subscriber = options.redis.client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    this.subscriber.on('error', () => {});
+    this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
+    this.lock = new RedisFlightLock(options.redis);
+  }
+
+  get redis(): RedisConnection {
+    return this.options.redis;
+  }
+
+  /** The hub's feed factory: the status topic describes this replica, so it is always polled here. */
+  feeds(local: FeedFactory): FeedFactory {
+    return (topic, deliver) => (topic.kind === 'status' ? local(topic, deliver) : this.feed(topic, deliver));
+  }
+
+  leaseName(topic: Topic): string {
+    return `stream:${this.options.scopeOf(topic)}:${topic.id}`;
+  }
+
+  private feed(topic: Topic, deliver: (event: TopicEvent) => void): TopicFeed {
+    const channel = this.redis.key(this.leaseName(topic));
+    this.channels.set(channel, deliver);
+    this.subscriber.subscribe(channel).catch((error: unknown) => this.redis.noteFailure(error));
+    const lease = new TopicLease(this, topic, deliver, (event) => this.publish(channel, event));
+    this.leases.add(lease);
+    return {
+      stop: () => {
+        this.leases.delete(lease);
+        void lease.stop();
+        this.channels.delete(channel);
+        this.subscriber.unsubscribe(channel).catch(() => {});
+      },
+    };
+  }
+
+  /** The lease: true when this replica holds it, false when another does, undefined when Redis cannot say. */
+  async hold(name: string): Promise<boolean | undefined> {
+    if (!this.redis.ready) return undefined;
+    try {
+      const held = await HOLD.run<number>(this.redis.client, [this.redis.key(`lock:${name}`)], [this.holderId, this.options.leaseMs ?? 3_000]);
+      return held === 1;
+    } catch (error) {
+      this.redis.noteFailure(error);
+      return undefined;
+    }
+  }
+
+  release(name: string): Promise<void> {
+    return this.lock.release(name, this.holderId);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.leases].map((lease) => lease.stop()));
+    this.leases.clear();
+    this.subscriber.disconnect();
+  }
+
+  private publish(channel: string, event: TopicEvent): void {
+    const message: Message = { from: this.holderId, event };
+    this.redis.client.publish(channel, JSON.stringify(message)).catch((error: unknown) => this.redis.noteFailure(error));
+  }
+
+  private receive(channel: string, text: string): void {
+    const deliver = this.channels.get(channel);
+    if (deliver === undefined) return;
+    try {
+      const message = JSON.parse(text) as Message;
+      if (message.from !== this.holderId) deliver(message.event);
+    } catch {
+      this.options.logger.warn({ channel }, 'unreadable stream message ignored');
+    }
+  }
+}
+
+/** One topic on one replica: a first look for its viewers, then polling while this replica holds the lease. */
+class TopicLease {
+  private readonly name: string;
+  private readonly timer: NodeJS.Timeout;
+  private poller: TopicPoller | undefined;
+  private holding = false;
+  private stopped = false;
+
+  constructor(
+    private readonly relay: TopicRelay,
+    private readonly topic: Topic,
+    private readonly deliver: (event: TopicEvent) => void,
+    private readonly publish: (event: TopicEvent) => void,
+  ) {
+    this.name = relay.leaseName(topic);
+    const { topics, logger, renewMs } = relay.options;
+    // New viewers get the value at once, through the shared cache, whoever polls.
+    void readTopic(topics, topic, false, logger).then(({ event }) => this.stopped || deliver(event));
+    void this.renew();
+    this.timer = setInterval(() => void this.renew(), renewMs ?? 1_000);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.poller?.stop();
+    this.poller = undefined;
+    // Handing over at once rather than when the lease lapses.
+    if (this.holding) await this.relay.release(this.name);
+    this.holding = false;
+  }
+
+  private async renew(): Promise<void> {
+    const held = await this.relay.hold(this.name);
+    if (this.stopped) {
+      if (held === true) await this.relay.release(this.name);
+      return;
+    }
+    this.holding = held === true;
+    // Redis unavailable: poll for this replica's own viewers (budgets stay guarded by the cache path).
+    const poll = held !== false;
+    if (poll && this.poller === undefined) {
+      const { topics, logger } = this.relay.options;
+      this.poller = new TopicPoller(this.topic, topics, (event) => this.emit(event), logger);
+      this.poller.start();
+    } else if (!poll && this.poller !== undefined) {
+      this.poller.stop();
+      this.poller = undefined;
+    }
+  }
+
+  private emit(event: TopicEvent): void {
+    this.deliver(event);
+    if (this.holding) this.publish(event);
+  }
+}
