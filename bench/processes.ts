@@ -66,7 +66,7 @@ export function serviceEntry(): string {
 export async function startService(env: Record<string, string>): Promise<Child> {
   const port = await freePort();
   const child = spawn(process.execPath, [serviceEntry()], {
-    env: { ...process.env, DATA_MODE: 'sandbox', ...env, PORT: String(port) },
+    env: { ...process.env, DATA_MODE: 'sandbox', METRICS_PORT: '0', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;

@@ -77,8 +77,8 @@ function metric(text: string, name: string, labels = ''): number {
   return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
-async function scrape(url: string, label: string, startedAt: number): Promise<Sample> {
-  const res = await request(`${url}/metrics`);
+async function scrape(metricsUrl: string, label: string, startedAt: number): Promise<Sample> {
+  const res = await request(metricsUrl);
   const text = await res.body.text();
   const mb = (bytes: number) => Math.round((bytes / 1_048_576) * 10) / 10;
   const ms = (seconds: number) => Math.round(seconds * 10_000) / 10;
@@ -119,8 +119,10 @@ export async function soak(): Promise<boolean> {
   // The simulated plan follows the service's budget, as in sandbox mode.
   const sandbox = await startSandbox(sandboxOptionsFor(loadConfig(env0)));
   const suspicious: string[] = [];
-  const env = { ...env0, ...liveAgainstSandbox(sandbox, state.dir), PORT: String(await freePort()) };
+  const metricsPort = await freePort();
+  const env = { ...env0, ...liveAgainstSandbox(sandbox, state.dir), PORT: String(await freePort()), METRICS_PORT: String(metricsPort) };
   const { child, url } = await startServiceProcess(env, suspicious);
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   let died = false;
   child.once('exit', () => {
     died = true;
@@ -128,7 +130,7 @@ export async function soak(): Promise<boolean> {
   const startedAt = Date.now();
   const samples: Sample[] = [];
   const record = async (label: string) => {
-    const sample = await scrape(url, label, startedAt);
+    const sample = await scrape(metricsUrl, label, startedAt);
     samples.push(sample);
     printSample(sample);
     return sample;

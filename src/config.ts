@@ -48,6 +48,8 @@ export interface Config {
     tastytrade: { url: string; clientSecret: string | undefined; refreshToken: string | undefined };
   };
   redis: { url: string | undefined; keyPrefix: string };
+  /** Prometheus text: on its own listener (port undefined: none), and on the public port only with a token. */
+  metrics: { port: number | undefined; host: string; token: string | undefined };
   stateDir: string;
   cache: { maxEntries: number; maxBytes: number; windows: Record<CacheWindowName, CacheWindow> };
   /** Server-Sent Events (/api/stream): heartbeat period and connection limits (0 = no per-address limit). */
@@ -143,6 +145,14 @@ function readCacheWindows(r: EnvReader): Record<CacheWindowName, CacheWindow> {
   return windows;
 }
 
+/** 9464: the port Prometheus' registry of exporter ports gives to the OpenTelemetry/Node.js exporters. */
+function readMetrics(r: EnvReader): Config['metrics'] {
+  const off = r.raw('METRICS_PORT')?.toLowerCase() === 'off';
+  const token = r.raw('METRICS_TOKEN');
+  if (token !== undefined && token.length < 16) r.problems.push('METRICS_TOKEN must be at least 16 characters');
+  return { port: off ? undefined : r.int('METRICS_PORT', 9464, 0, 65_535), host: r.string('METRICS_HOST', '127.0.0.1'), token };
+}
+
 const SYMBOL_PATTERN = /^[A-Za-z0-9.^=\-/]{1,20}$/;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -208,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
       },
     },
     redis: { url: r.raw('REDIS_URL'), keyPrefix: r.string('REDIS_KEY_PREFIX', 'mdp:') },
+    metrics: readMetrics(r),
     stateDir: r.string('STATE_DIR', './data'),
     cache: {
       maxEntries: r.int('CACHE_MAX_ENTRIES', 10_000, 10),

@@ -16,8 +16,8 @@ export const REDACT_PATHS = [
 ];
 
 export function secretsOf(config: Config): string[] {
-  const { alphaVantage, massive, broker } = config;
-  return [alphaVantage.apiKey, massive.apiKey, broker.tastytrade.clientSecret, broker.tastytrade.refreshToken].filter(
+  const { alphaVantage, massive, broker, metrics } = config;
+  return [alphaVantage.apiKey, massive.apiKey, broker.tastytrade.clientSecret, broker.tastytrade.refreshToken, metrics.token].filter(
     (s): s is string => s !== undefined && s.length >= 4,
   );
 }

@@ -43,11 +43,13 @@ async function main(): Promise<void> {
   });
 
   await app.listen({ port: config.port, host: config.host });
+  const metrics = await app.metricsListener.listen();
   const { port } = app.server.address() as { port: number };
   logger.info(
     {
       mode: config.mode,
       url: `${config.tls ? 'https' : 'http'}://${config.host}:${port}`,
+      metrics: metrics ?? (config.metrics.token === undefined ? 'off' : '/metrics with METRICS_TOKEN'),
       upstreams: sandbox ? 'built-in simulators on loopback (no keys, no network)' : 'live providers',
     },
     config.mode === 'sandbox' ? 'market data proxy started in SANDBOX mode' : 'market data proxy started in LIVE mode',

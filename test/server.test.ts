@@ -17,7 +17,7 @@ async function run(cwd: string, env: Record<string, string>): Promise<{ code: nu
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'STATE_DIR'));
   const child = spawn(process.execPath, ['--import', TSX, SERVER], {
     cwd,
-    env: { ...base, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...base, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

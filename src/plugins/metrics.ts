@@ -1,5 +1,6 @@
-// Prometheus metrics at /metrics. The request path pays for one map lookup and a few array increments
-// (a series per (method, route, status), see fast-histogram.ts); request counts are read off those series
+// Prometheus metrics: the service's own named mdp_* with their unit in the name; who may read them is in
+// metrics-access.ts. The request path pays for one map lookup and a few array increments (a series per
+// (method, route, status), see fast-histogram.ts); request counts are read off those series
 // when Prometheus scrapes, as is everything that already lives in a counter elsewhere (cache outcomes,
 // upstream calls, budgets).
 import type { UpstreamCallObserver } from '../upstreams/upstream-health.js';
@@ -10,6 +11,7 @@ import type { AppDeps } from '../deps.js';
 import { upstreamIdOf, upstreamOfRoute } from '../routes/system/upstream-catalog.js';
 import { within } from '../routes/system/within.js';
 import { FastHistogram, type HistogramSeries } from './fast-histogram.js';
+import { authorised, MetricsListener, notFound } from './metrics-access.js';
 
 export type CacheOutcome = 'HIT' | 'MISS' | 'STALE';
 export interface OutcomeCounts {
@@ -39,7 +41,7 @@ export class ServiceMetrics {
     collectDefaultMetrics({ register: this.registry });
     const children = this.children;
     new Counter({
-      name: 'http_requests_total',
+      name: 'mdp_http_requests_total',
       help: 'HTTP requests answered, by route and status.',
       labelNames: ['method', 'route', 'status'],
       registers,
@@ -49,14 +51,14 @@ export class ServiceMetrics {
       },
     });
     this.duration = new FastHistogram(
-      'http_request_duration_seconds',
+      'mdp_http_request_duration_seconds',
       'Time to answer an HTTP request, by route and status.',
       [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       this.registry,
     );
     const outcomes = this.outcomesByUpstream;
     new Counter({
-      name: 'http_cache_responses_total',
+      name: 'mdp_http_cache_responses_total',
       help: 'API responses by the X-Cache outcome they carried, per upstream.',
       labelNames: ['upstream', 'outcome'],
       registers,
@@ -68,7 +70,7 @@ export class ServiceMetrics {
       },
     });
     this.upstreamDuration = new Histogram({
-      name: 'upstream_call_duration_seconds',
+      name: 'mdp_upstream_call_duration_seconds',
       help: 'Duration of upstream calls by outcome.',
       labelNames: ['upstream', 'outcome'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
@@ -124,7 +126,7 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
   const registers = [registry];
   const seenCache = new Map<string, number>();
   new Counter({
-    name: 'cache_lookups_total',
+    name: 'mdp_cache_lookups_total',
     help: 'Upstream cache lookups by outcome (hit, miss, stale).',
     labelNames: ['outcome'],
     registers,
@@ -134,7 +136,7 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
     },
   });
   new Counter({
-    name: 'cache_single_flight_waits_total',
+    name: 'mdp_cache_single_flight_waits_total',
     help: 'Callers that waited on an upstream call already in flight for the same key instead of sending their own (scope: this process, or another replica via Redis).',
     labelNames: ['scope'],
     registers,
@@ -145,7 +147,7 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
     },
   });
   new Counter({
-    name: 'cache_background_refreshes_total',
+    name: 'mdp_cache_background_refreshes_total',
     help: 'Stale-while-revalidate refreshes started, and those that failed (the stale value kept being served).',
     labelNames: ['result'],
     registers,
@@ -156,18 +158,25 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
     },
   });
   new Gauge({
-    name: 'cache_entries',
+    name: 'mdp_cache_entries',
     help: 'Entries held by the in-process cache.',
     registers,
     collect() {
-      const size = (deps.cache.store as { size?: unknown }).size;
-      this.set(typeof size === 'number' ? size : 0);
+      this.set(deps.cache.store.size);
+    },
+  });
+  new Gauge({
+    name: 'mdp_cache_size_bytes',
+    help: 'Bytes held by the in-process cache (bounded by CACHE_MAX_BYTES).',
+    registers,
+    collect() {
+      this.set(deps.cache.store.calculatedSize);
     },
   });
 
   const seenUpstream = new Map<string, number>();
   new Counter({
-    name: 'upstream_calls_total',
+    name: 'mdp_upstream_calls_total',
     help: 'Calls sent to each upstream (successful or not).',
     labelNames: ['upstream'],
     registers,
@@ -178,7 +187,7 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
     },
   });
   new Counter({
-    name: 'upstream_errors_total',
+    name: 'mdp_upstream_errors_total',
     help: 'Upstream calls that failed, by upstream and the code of the last error.',
     labelNames: ['upstream'],
     registers,
@@ -189,7 +198,7 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
     },
   });
   new Gauge({
-    name: 'upstream_last_success_timestamp_seconds',
+    name: 'mdp_upstream_last_success_timestamp_seconds',
     help: 'When each upstream last answered successfully (Unix time).',
     labelNames: ['upstream'],
     registers,
@@ -217,22 +226,33 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
         }
       },
     });
-  budgetGauge('upstream_budget_left', 'Upstream calls left in the current minute and day (only for capped upstreams).', (s, w) => (w === 'minute' ? s.leftMinute : s.leftDay));
-  budgetGauge('upstream_budget_used', 'Upstream calls spent in the current minute and day.', (s, w) => (w === 'minute' ? s.usedMinute : s.usedDay));
+  budgetGauge('mdp_upstream_budget_left_calls', 'Upstream calls left in the current minute and day (only for capped upstreams).', (s, w) => (w === 'minute' ? s.leftMinute : s.leftDay));
+  budgetGauge('mdp_upstream_budget_used_calls', 'Upstream calls spent in the current minute and day.', (s, w) => (w === 'minute' ? s.usedMinute : s.usedDay));
 }
 
-/** Adds the request hook and the /metrics route on the root instance (not encapsulated). */
+/**
+ * Adds the request hook and the metrics listener (see metrics-access.ts), and /metrics on the public port
+ * when METRICS_TOKEN is set. Registered on the root instance (not encapsulated).
+ */
 export function registerMetrics(app: FastifyInstance): ServiceMetrics {
   const metrics = new ServiceMetrics(app.deps);
+  const { token } = app.deps.config.metrics;
+  const text = async () => ({ text: await metrics.registry.metrics(), contentType: metrics.registry.contentType });
+  const listener = new MetricsListener(app.deps.config.metrics, text);
   app.decorate('metrics', metrics);
+  app.decorate('metricsListener', listener);
   app.deps.health.observer = metrics.observeUpstreamCall;
+  app.addHook('onClose', () => listener.close());
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request, reply);
     done();
   });
-  app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false } }, async (_request, reply) => {
-    const text = await metrics.registry.metrics();
-    return reply.header('cache-control', 'no-store').type(metrics.registry.contentType).send(text);
+  if (token === undefined) return metrics;
+  // No CORS: a browser page has no business reading internals, even with the token.
+  app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false, cors: false } }, async (request, reply) => {
+    if (!authorised(token, request.headers.authorization)) throw notFound('/metrics');
+    const { text: body, contentType } = await text();
+    return reply.header('cache-control', 'no-store').type(contentType).send(body);
   });
   return metrics;
 }
@@ -240,5 +260,7 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
 declare module 'fastify' {
   interface FastifyInstance {
     metrics: ServiceMetrics;
+    /** Call `listen()` once the app listens (server.ts, the test helper): it resolves to the scrape URL. */
+    metricsListener: MetricsListener;
   }
 }

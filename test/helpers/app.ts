@@ -27,6 +27,10 @@ export interface RunningApp {
   /** Every log line (unless the test passed its own logger) and response; checked for secrets at teardown. */
   scan: SecretScan;
   get(path: string, headers?: Record<string, string>, method?: 'GET' | 'HEAD' | 'OPTIONS' | 'POST' | 'DELETE'): Promise<TestResponse>;
+  /** The metrics listener's scrape URL (METRICS_PORT), when it runs. */
+  metricsUrl: string | undefined;
+  /** Scrapes the metrics listener. */
+  scrape(headers?: Record<string, string>): Promise<TestResponse>;
 }
 
 export interface StartOptions {
@@ -57,8 +61,13 @@ export async function startApp(t: TestContext, options: StartOptions = {}): Prom
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const url = `http://127.0.0.1:${port}`;
+  const metricsUrl = await app.metricsListener.listen();
   const get: RunningApp['get'] = async (path, headers = {}, method = 'GET') => scan.response(await httpGet(url + path, headers, method));
-  return { app, sandbox, config, url, scan, get };
+  const scrape: RunningApp['scrape'] = async (headers = {}) => {
+    if (metricsUrl === undefined) throw new Error('no metrics listener (METRICS_PORT=off)');
+    return scan.response(await httpGet(metricsUrl, headers));
+  };
+  return { app, sandbox, config, url, scan, get, metricsUrl, scrape };
 }
 
 export async function httpGet(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<TestResponse> {

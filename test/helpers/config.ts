@@ -22,6 +22,8 @@ export function testConfig(t: TestContext, env: Record<string, string> = {}): Co
     ALPHA_VANTAGE_MIN_INTERVAL_MS: '0',
     MASSIVE_CALLS_PER_MINUTE: '0',
     RATE_LIMIT_PER_MINUTE: '0',
+    // Its own listener on an ephemeral port, so that apps in one process never collide.
+    METRICS_PORT: '0',
     ...env,
   });
 }

@@ -31,7 +31,7 @@ test('a fresh repeat is answered by the hot path with exactly the headers and bo
 });
 
 test('the hot path answers 304 and HEAD like the pipeline, and counts in metrics and cache figures', async (t) => {
-  const { get, app } = await startApp(t);
+  const { get, scrape, app } = await startApp(t);
   const first = await get(`${QUOTE}?symbol=MSFT`);
   await get(`${QUOTE}?symbol=MSFT`);
   const served = app.hotPath.served;
@@ -43,8 +43,8 @@ test('the hot path answers 304 and HEAD like the pipeline, and counts in metrics
   assert.equal(head.text, '');
   assert.equal(head.headers['content-length'], String(Buffer.byteLength(first.text)));
   assert.equal(app.hotPath.served, served + 2);
-  const metrics = (await get('/metrics')).text;
-  assert.match(metrics, /http_requests_total\{method="GET",route="\/api\/provider-a\/quote",status="304"\} 1/);
+  const metrics = (await scrape()).text;
+  assert.match(metrics, /mdp_http_requests_total\{method="GET",route="\/api\/provider-a\/quote",status="304"\} 1/);
   assert.ok(app.deps.cache.counters.hit >= 3);
 });
 

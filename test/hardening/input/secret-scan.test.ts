@@ -26,6 +26,8 @@ test('the scan finds a key in a log line or a response, and an issued access tok
   running.scan.responses.pop();
 });
 
+const METRICS_TOKEN = 'metrics-token-in-the-secret-scan';
+
 test('src/server.ts as a process: nothing it prints holds a configured secret or an issued token', async (t) => {
   const sandbox = await startSandboxOnly(t, { alphaVantage: { callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 } });
   const tokens = new Set<string>();
@@ -35,6 +37,8 @@ test('src/server.ts as a process: nothing it prints holds a configured secret or
     DATA_MODE: 'live',
     LOG_LEVEL: 'debug',
     PORT: '0',
+    METRICS_PORT: '0',
+    METRICS_TOKEN,
     STATE_DIR: tempDir(t),
     RATE_LIMIT_PER_MINUTE: '0',
     ALPHA_VANTAGE_CALLS_PER_MINUTE: '0',
@@ -83,8 +87,10 @@ test('src/server.ts as a process: nothing it prints holds a configured secret or
   ];
   const answers: string[] = [];
   for (const path of paths) {
-    const res = await httpGet(url + path);
+    // /metrics is served on the public port to a bearer of METRICS_TOKEN: the token is a secret like the keys.
+    const res = await httpGet(url + path, { authorization: `Bearer ${METRICS_TOKEN}` });
     assert.ok(res.status < 500, `${path} -> ${res.status} ${res.text.slice(0, 200)}`);
+    if (path === '/metrics') assert.equal(res.status, 200, 'metrics for the bearer of the token');
     answers.push(`${JSON.stringify(res.headers)}\n${res.text}`);
   }
   // An upstream that rejects the key makes the adapters log and classify its error bodies too.
@@ -100,7 +106,7 @@ test('src/server.ts as a process: nothing it prints holds a configured secret or
 
   assert.ok(tokens.size >= 1, 'the service obtained access tokens');
   assert.ok(printed.length >= paths.length, `the service logged (${printed.length} lines)`);
-  const secrets = [...Object.values(SANDBOX_CREDENTIALS), ...tokens];
+  const secrets = [...Object.values(SANDBOX_CREDENTIALS), ...tokens, METRICS_TOKEN];
   for (const text of [...printed, ...answers]) {
     for (const secret of secrets) assert.ok(!text.includes(secret), `${secret.slice(0, 4)}… in: ${text.slice(0, 300)}`);
   }
