@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import CachePolicy from 'http-cache-semantics';
 import type { CacheEntry } from '../../src/cache/cache-store.js';
+import { ALPHA_VANTAGE } from '../../src/routes/provider-a/index.js';
 import { startApp, type TestResponse } from '../helpers/app.js';
 
 const QUOTE = '/api/provider-a/quote';
@@ -27,12 +28,13 @@ function parseDirectives(header: unknown): Record<string, string> {
 test('an RFC 9111 cache counts the age once: Age 19 of a 60 s window leaves 41 s fresh, on both answer paths', async (t) => {
   const { get, app } = await startApp(t);
   assert.equal((await get(`${QUOTE}?symbol=IBM`)).status, 200);
-  const stored = app.deps.cache.store.getSync('av:quote:IBM')!;
+  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:quote:IBM`;
+  const stored = app.deps.cache.store.getSync(key)!;
   const now = Date.now();
   const window = stored.freshUntil - stored.storedAt;
   assert.equal(window, 60_000, 'the default quote window');
   const aged: CacheEntry = { ...stored, storedAt: now - 19_000, freshUntil: now + 41_000, staleUntil: now + 41_000 + 86_400_000 };
-  await app.deps.cache.store.set('av:quote:IBM', aged);
+  await app.deps.cache.store.set(key, aged);
 
   const served = app.hotPath.served;
   // Another spelling of the same key goes through the pipeline, then its repeat through the hot path.
@@ -54,10 +56,11 @@ test('an RFC 9111 cache counts the age once: Age 19 of a 60 s window leaves 41 s
 test('a stale answer is stale to an RFC 9111 cache, usable while revalidating or on error until the service stops serving it', async (t) => {
   const { get, app } = await startApp(t);
   assert.equal((await get(`${QUOTE}?symbol=KO`)).status, 200);
-  const stored = app.deps.cache.store.getSync('av:quote:KO')!;
+  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:quote:KO`;
+  const stored = app.deps.cache.store.getSync(key)!;
   const now = Date.now();
   // 70 s old with a 60 s fresh window and a 100 s stale window: 90 s of stale use left.
-  await app.deps.cache.store.set('av:quote:KO', { ...stored, storedAt: now - 70_000, freshUntil: now - 10_000, staleUntil: now + 90_000 });
+  await app.deps.cache.store.set(key, { ...stored, storedAt: now - 70_000, freshUntil: now - 10_000, staleUntil: now + 90_000 });
   // Another spelling: the hot path still holds the first answer for the first one.
   const res = await get(`${QUOTE}?symbol=ko`);
   assert.equal(res.headers['x-cache'], 'STALE');
