@@ -1,10 +1,10 @@
 // Lays out an Alpha Vantage technical-indicator body from computed outputs: `Meta Data` with Alpha
 // Vantage's numbered keys, and `Technical Analysis: <section>` rows newest first as 4-decimal strings.
 // The simulator (price-model bars) and the Yahoo fallback (chart bars) both answer through it.
-import { INTRADAY_INTERVALS, type IndicatorSpec, type Interval, indicatorSpec, sectionKey } from '../upstreams/alpha-vantage/indicators.js';
+import { INTRADAY_INTERVALS, type IndicatorSpec, type Interval, indicatorParams, indicatorSpec, sectionKey } from '../upstreams/alpha-vantage/indicators.js';
 import { fixed } from '../upstreams/alpha-vantage/decimal.js';
 import { computeIndicator, type OhlcvBar } from './compute-indicator.js';
-import { EXTRA_PARAMS, type IndicatorParams, T3_VOLUME_FACTOR } from './indicator-params.js';
+import { type IndicatorParams, T3_VOLUME_FACTOR } from './indicator-params.js';
 
 export interface KeyedBar extends OhlcvBar {
   /** The row key Alpha Vantage uses for this bar: `YYYY-MM-DD`, or `YYYY-MM-DD HH:MM` intraday. */
@@ -77,7 +77,7 @@ function metaData(fn: string, spec: IndicatorSpec, symbol: string, lastRefreshed
   };
   let n = 5;
   if (params.timePeriod !== null) meta[`${n++}: Time Period`] = params.timePeriod;
-  const extras: Array<[string, number]> = (EXTRA_PARAMS[fn] ?? []).map((p) => [p.label, params.extra[p.name] as number]);
+  const extras: Array<[string, number]> = indicatorParams(fn).map((p) => [p.label, params.extra[p.name] as number]);
   if (fn === 'T3') extras.push(['Volume Factor (vFactor)', T3_VOLUME_FACTOR]);
   if (extras.length === 1) meta[`${n++}: ${extras[0]?.[0]}`] = extras[0]?.[1] as number;
   if (extras.length > 1) {

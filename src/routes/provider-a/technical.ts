@@ -1,22 +1,25 @@
-// GET /api/provider-a/technical?symbol=IBM&indicator=RSI&interval=daily[&time_period=14][&series_type=close]
+// GET /api/provider-a/technical?symbol=IBM&indicator=RSI&interval=daily[&time_period=14][&series_type=close][&fastperiod=…]
+// Parameters an indicator does not take are ignored and never forwarded, as Alpha Vantage ignores them.
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TechnicalQuery } from '../../upstreams/alpha-vantage/alpha-vantage-client.js';
-import { ApiError } from '../../errors.js';
-import { INDICATORS, indicatorSpec, INTERVALS, INTRADAY_INTERVALS, SERIES_TYPES } from '../../upstreams/alpha-vantage/indicators.js';
+import { readIndicatorOptions } from '../../upstreams/alpha-vantage/indicator-options.js';
+import { INDICATOR_PARAM_NAMES, INDICATORS, indicatorSpec, INTERVALS, INTRADAY_INTERVALS, SERIES_TYPES } from '../../upstreams/alpha-vantage/indicators.js';
 import { errorResponses, StringEnum, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
+
+const optional = (description: string) => Type.Optional(Type.String({ maxLength: 32, description }));
 
 const Querystring = Type.Object({
   symbol: SymbolParam,
   indicator: StringEnum(INDICATORS, { default: 'RSI', description: 'Indicator function (case-insensitive).' }),
   interval: StringEnum(INTERVALS, { default: 'daily', description: 'Bar interval (case-insensitive).' }),
-  time_period: Type.Optional(
-    Type.Integer({ minimum: 2, maximum: 1000, description: 'Bars per value, for indicators that take one (default 14; 20 for BBANDS).' }),
-  ),
-  series_type: Type.Optional(StringEnum(SERIES_TYPES, { description: 'Price series, for price-based indicators (default close).' })),
+  time_period: optional('Bars per value, a whole number from 2 to 1000, for indicators that take one (default 14; 20 for BBANDS).'),
+  series_type: optional(`Price series for price-based indicators: ${SERIES_TYPES.join(', ')} (default close).`),
+  month: optional('YYYY-MM: that month of intraday history (intraday intervals only).'),
+  ...Object.fromEntries(INDICATOR_PARAM_NAMES.map((name) => [name, optional(`Alpha Vantage's ${name}, for the indicators that take it (see README).`)])),
 });
 type Query = Static<typeof Querystring>;
 
@@ -33,17 +36,6 @@ export const TechnicalResponse = Type.Object(
 function normaliseCase(query: Record<string, unknown>): void {
   if (typeof query.indicator === 'string') query.indicator = query.indicator.toUpperCase();
   if (typeof query.interval === 'string') query.interval = query.interval.toLowerCase();
-  if (typeof query.series_type === 'string') query.series_type = query.series_type.toLowerCase();
-}
-
-function checkApplicable(query: Query): void {
-  const spec = indicatorSpec(query.indicator);
-  if (query.time_period !== undefined && spec?.timePeriod === null) {
-    throw new ApiError('INVALID_PARAMETER', `time_period does not apply to ${query.indicator}`);
-  }
-  if (query.series_type !== undefined && spec?.seriesType === false) {
-    throw new ApiError('INVALID_PARAMETER', `series_type does not apply to ${query.indicator}`);
-  }
 }
 
 /**
@@ -62,10 +54,20 @@ export async function serveTechnical(
   const spec = indicatorSpec(indicator);
   const timePeriod = spec?.timePeriod === null ? undefined : (query.timePeriod ?? spec?.timePeriod ?? undefined);
   const seriesType = spec?.seriesType ? (query.seriesType ?? 'close') : undefined;
-  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:tech:${indicator}:${symbol}:${interval}:${timePeriod ?? '-'}:${seriesType ?? '-'}`;
+  const { extra, month } = query;
+  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:tech:${indicator}:${symbol}:${interval}:${timePeriod ?? '-'}:${seriesType ?? '-'}${optionsKey(indicator, extra, month)}`;
   const window = INTRADAY_INTERVALS.has(interval) ? TECHNICAL_INTRADAY : TECHNICAL_DAILY;
-  const load = () => client().technical({ symbol, indicator, interval, timePeriod, seriesType });
+  const load = () => client().technical({ symbol, indicator, interval, timePeriod, seriesType, extra, month });
   return sendCached(request, reply, await app.deps.cache.fetch(key, window, load, { upstream: ALPHA_VANTAGE }));
+}
+
+/** Extra parameters that differ from their defaults, and the month: calls with defaults share one key. */
+function optionsKey(indicator: string, extra: TechnicalQuery['extra'], month: string | undefined): string {
+  const defaults = indicatorSpec(indicator)?.extra ?? {};
+  const changed = Object.entries(extra ?? {}).filter(([name, value]) => defaults[name] !== value);
+  const parts = changed.map(([name, value]) => `${name}=${value}`);
+  if (month !== undefined) parts.push(`month=${month}`);
+  return parts.length === 0 ? '' : `:${parts.join(',')}`;
 }
 
 export function technicalRoute(app: FastifyInstance, client: ClientGetter): void {
@@ -83,9 +85,9 @@ export function technicalRoute(app: FastifyInstance, client: ClientGetter): void
     },
     async (request, reply) => {
       const query = request.query as Query;
-      checkApplicable(query);
-      const { indicator, interval, time_period: timePeriod, series_type: seriesType } = query;
-      return serveTechnical(app, request, reply, client, { symbol: query.symbol.toUpperCase(), indicator, interval, timePeriod, seriesType });
+      const { indicator, interval } = query;
+      const options = readIndicatorOptions(indicator, interval, query);
+      return serveTechnical(app, request, reply, client, { symbol: query.symbol.toUpperCase(), indicator, interval, ...options });
     },
   );
 }

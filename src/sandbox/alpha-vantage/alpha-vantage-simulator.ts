@@ -1,9 +1,10 @@
 // The simulated Alpha Vantage: `GET /query` exactly as UPSTREAMS.md documents it, always HTTP 200 JSON,
 // errors and limits included, so the adapter runs the same code path against it as against the real API.
-import { indicatorSpec } from '../../upstreams/alpha-vantage/indicators.js';
+import { indicatorSpec, INTRADAY_INTERVALS } from '../../upstreams/alpha-vantage/indicators.js';
 import { SimulatedUpstream, type SimRequest, type SimResponse } from '../simulated-upstream.js';
 import { findInstrument } from '../universe.js';
 import { CallLimits, type LimitVerdict } from './call-limits.js';
+import { monthEnd } from './market-time.js';
 import { globalQuote } from './global-quote.js';
 import { INVALID_API_KEY, PREMIUM_ENDPOINT, burstInformation, dailyCapInformation, invalidApiCall, perMinuteNote } from './messages.js';
 import { readIndicatorParams, technicalIndicatorBody } from './technical-indicator.js';
@@ -83,6 +84,8 @@ function quoteBody(symbol: string | null, nowMs: number): unknown {
 function indicatorBody(fn: string, query: URLSearchParams, nowMs: number): unknown {
   const instrument = findInstrument(query.get('symbol') ?? '');
   const params = readIndicatorParams(fn, query);
-  if (instrument === undefined || params === null) return invalidApiCall(fn);
-  return technicalIndicatorBody(fn, instrument.symbol, params, nowMs);
+  // Alpha Vantage reads `month` on intraday intervals only.
+  const endMs = params !== null && INTRADAY_INTERVALS.has(params.interval) ? monthEnd(query.get('month'), nowMs) : nowMs;
+  if (instrument === undefined || params === null || endMs === null) return invalidApiCall(fn);
+  return technicalIndicatorBody(fn, instrument.symbol, params, endMs);
 }

@@ -66,3 +66,14 @@ export function latestTradingDay(utcMs: number): string {
   while (!isUtcWeekday(t)) t -= DAY_MS;
   return utcDate(t);
 }
+
+/**
+ * The instant a `month=YYYY-MM` request ends at: the end of that month (just after midnight US/Eastern,
+ * outside every session), or `nowMs` if sooner. Null for a malformed month.
+ */
+export function monthEnd(month: string | null, nowMs: number): number | null {
+  if (month === null) return nowMs;
+  const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month);
+  if (match === null) return null;
+  return Math.min(nowMs, Date.UTC(Number(match[1]), Number(match[2]), 1, 5) - 1);
+}

@@ -1,8 +1,8 @@
 // The simulator's technical indicators: reads and validates a call's parameters as the real API requires
 // them, then computes the indicator on a price-model bar history through the shared indicator module.
-import { INTERVALS, indicatorSpec, SERIES_TYPES, type Interval, type SeriesType } from '../../upstreams/alpha-vantage/indicators.js';
+import { INTERVALS, indicatorParams, indicatorSpec, type ParamKind, SERIES_TYPES, type Interval, type SeriesType } from '../../upstreams/alpha-vantage/indicators.js';
 import { MA_TYPES } from '../../indicators/indicator-math.js';
-import { EXTRA_PARAMS, type IndicatorParams, type ParamKind } from '../../indicators/indicator-params.js';
+import type { IndicatorParams } from '../../indicators/indicator-params.js';
 import { ROWS, technicalBody, warmup } from '../../indicators/technical-body.js';
 import { barHistory } from './bar-history.js';
 
@@ -26,7 +26,7 @@ export function readIndicatorParams(fn: string, query: URLSearchParams): Indicat
     seriesType = raw as SeriesType;
   }
   const extra: Record<string, number> = {};
-  for (const param of EXTRA_PARAMS[fn] ?? []) {
+  for (const param of indicatorParams(fn)) {
     const raw = query.get(param.name) ?? spec.extra?.[param.name] ?? null;
     const value = parseParam(raw, param.kind);
     if (value === null) return null;

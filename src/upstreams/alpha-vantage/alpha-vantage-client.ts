@@ -4,7 +4,7 @@ import { ApiError, UpstreamRefusalError } from '../../errors.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
 import type { HttpClient } from '../http-client.js';
 import { classifyAlphaVantageBody } from './classify-body.js';
-import { indicatorSpec, type Interval, type SeriesType } from './indicators.js';
+import { indicatorParams, indicatorSpec, type Interval, type SeriesType } from './indicators.js';
 import { type GlobalQuoteBody, parseGlobalQuote } from './parse-global-quote.js';
 import { parseTechnical, type TechnicalBody } from './parse-technical.js';
 
@@ -14,6 +14,10 @@ export interface TechnicalQuery {
   interval: Interval;
   timePeriod?: number;
   seriesType?: SeriesType;
+  /** The indicator's extra parameters (indicator-options.ts); absent ones get their defaults. */
+  extra?: Readonly<Record<string, string>>;
+  /** `YYYY-MM`, intraday intervals only. */
+  month?: string;
 }
 
 export interface AlphaVantageClientOptions {
@@ -60,8 +64,10 @@ export class AlphaVantageClient {
 export function technicalParams(query: TechnicalQuery): Record<string, string> {
   const spec = indicatorSpec(query.indicator);
   if (spec === undefined) throw new ApiError('INVALID_PARAMETER', `unknown indicator ${query.indicator}`);
-  const params: Record<string, string> = { function: query.indicator, symbol: query.symbol, interval: query.interval, ...spec.extra };
+  const params: Record<string, string> = { function: query.indicator, symbol: query.symbol, interval: query.interval };
   if (spec.timePeriod !== null) params.time_period = String(query.timePeriod ?? spec.timePeriod);
   if (spec.seriesType) params.series_type = query.seriesType ?? 'close';
+  for (const { name } of indicatorParams(query.indicator)) params[name] = query.extra?.[name] ?? (spec.extra?.[name] as string);
+  if (query.month !== undefined) params.month = query.month;
   return params;
 }

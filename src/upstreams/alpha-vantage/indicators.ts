@@ -89,6 +89,61 @@ const SPECS: Record<string, IndicatorSpec> = {
 
 export const INDICATORS = Object.keys(SPECS) as readonly string[];
 
+/**
+ * How a parameter's value is read. `period` and `matype` are plain decimal integers; `real` and
+ * `positive` plain decimals (no exponent, no sign on `positive`).
+ */
+export type ParamKind = 'period' | 'matype' | 'real' | 'positive';
+
+export interface IndicatorParam {
+  name: string;
+  /** The label Alpha Vantage gives it in `Meta Data`. */
+  label: string;
+  kind: ParamKind;
+}
+
+/** The optional parameters each indicator takes beyond `time_period`/`series_type`; defaults in `extra`. */
+const PARAMS: Record<string, readonly IndicatorParam[]> = {
+  MACD: [
+    { name: 'fastperiod', label: 'Fast Period', kind: 'period' },
+    { name: 'slowperiod', label: 'Slow Period', kind: 'period' },
+    { name: 'signalperiod', label: 'Signal Period', kind: 'period' },
+  ],
+  BBANDS: [
+    { name: 'nbdevup', label: 'Deviation multiplier for upper band', kind: 'real' },
+    { name: 'nbdevdn', label: 'Deviation multiplier for lower band', kind: 'real' },
+    { name: 'matype', label: 'MA Type', kind: 'matype' },
+  ],
+  STOCH: [
+    { name: 'fastkperiod', label: 'FastK Period', kind: 'period' },
+    { name: 'slowkperiod', label: 'SlowK Period', kind: 'period' },
+    { name: 'slowkmatype', label: 'SlowK MA Type', kind: 'matype' },
+    { name: 'slowdperiod', label: 'SlowD Period', kind: 'period' },
+    { name: 'slowdmatype', label: 'SlowD MA Type', kind: 'matype' },
+  ],
+  ADOSC: [
+    { name: 'fastperiod', label: 'FastK Period', kind: 'period' },
+    { name: 'slowperiod', label: 'SlowK Period', kind: 'period' },
+  ],
+  ULTOSC: [
+    { name: 'timeperiod1', label: 'Time Period 1', kind: 'period' },
+    { name: 'timeperiod2', label: 'Time Period 2', kind: 'period' },
+    { name: 'timeperiod3', label: 'Time Period 3', kind: 'period' },
+  ],
+  SAR: [
+    { name: 'acceleration', label: 'Acceleration', kind: 'positive' },
+    { name: 'maximum', label: 'Maximum', kind: 'positive' },
+  ],
+};
+
+/** The optional parameters `fn` takes, in Alpha Vantage's `Meta Data` order. */
+export function indicatorParams(fn: string): readonly IndicatorParam[] {
+  return PARAMS[fn] ?? [];
+}
+
+/** Every optional parameter name any indicator takes (for route schemas). */
+export const INDICATOR_PARAM_NAMES: readonly string[] = [...new Set(Object.values(PARAMS).flatMap((list) => list.map((p) => p.name)))];
+
 /** The spec for `fn`, with `valueKeys` defaulting to the function name. */
 export function indicatorSpec(fn: string): IndicatorSpec | undefined {
   const spec = SPECS[fn];

@@ -56,16 +56,67 @@ test('unknown indicators and intervals are 400s that list the allowed values', a
   assert.match(badInterval.body.error.message, /interval must be one of: 1min, 5min, 15min, 30min, 60min, daily, weekly, monthly/);
 });
 
-test('time_period and series_type are refused where the indicator takes none', async (t) => {
-  const { get } = await startApp(t);
-  const res = await get(`${TECH}?symbol=IBM&indicator=STOCH&time_period=10`);
-  assert.equal(res.status, 400);
-  assert.match(res.body.error.message, /time_period does not apply to STOCH/);
-  const series = await get(`${TECH}?symbol=IBM&indicator=ADX&series_type=close`);
-  assert.equal(series.status, 400);
-  const bad = await get(`${TECH}?symbol=IBM&time_period=abc`);
-  assert.equal(bad.status, 400);
-  assert.equal(bad.body.error.code, 'INVALID_PARAMETER');
+test('parameters an indicator does not take are ignored and never forwarded, as Alpha Vantage ignores them', async (t) => {
+  const { get, sandbox } = await startApp(t);
+  const seen = once(sandbox.alphaVantage, 'request') as Promise<[SimRequestEvent]>;
+  const res = await get(`${TECH}?symbol=IBM&indicator=STOCH&time_period=10&series_type=close&fastperiod=abc&month=2024-01`);
+  assert.equal(res.status, 200, res.text);
+  const [event] = await seen;
+  for (const name of ['time_period', 'series_type', 'fastperiod', 'month']) assert.equal(event.query.get(name), null, name);
+  assert.equal(event.query.get('fastkperiod'), '5');
+  const adx = await get(`${TECH}?symbol=IBM&indicator=ADX&series_type=nonsense`);
+  assert.equal(adx.status, 200, adx.text);
+});
+
+test('optional parameters are validated strictly where they apply, forwarded, and part of the cache key', async (t) => {
+  const { get, sandbox } = await startApp(t);
+  const seen = once(sandbox.alphaVantage, 'request') as Promise<[SimRequestEvent]>;
+  const macd = await get(`${TECH}?symbol=IBM&indicator=MACD&fastperiod=05&slowperiod=35&signalperiod=5&time_period=9`);
+  assert.equal(macd.status, 200, macd.text);
+  const [event] = await seen;
+  assert.deepEqual(
+    ['fastperiod', 'slowperiod', 'signalperiod', 'time_period'].map((n) => event.query.get(n)),
+    ['5', '35', '5', null],
+  );
+  assert.equal(macd.body['Meta Data']['5.1: Fast Period'], 5);
+  assert.equal(macd.body['Meta Data']['5.2: Slow Period'], 35);
+  const defaults = await get(`${TECH}?symbol=IBM&indicator=MACD`);
+  const explicitDefaults = await get(`${TECH}?symbol=IBM&indicator=MACD&fastperiod=12&slowperiod=26&signalperiod=9`);
+  assert.equal(defaults.headers['x-cache'], 'MISS');
+  assert.equal(explicitDefaults.headers['x-cache'], 'HIT');
+  const sar = await get(`${TECH}?symbol=IBM&indicator=SAR&acceleration=0.02&maximum=0.2`);
+  assert.equal(sar.status, 200, sar.text);
+  assert.equal(sar.body['Meta Data']['5.1: Acceleration'], 0.02);
+
+  for (const bad of [
+    'indicator=MACD&fastperiod=1e1',
+    'indicator=MACD&fastperiod=%2B5',
+    'indicator=MACD&slowperiod=0x10',
+    'indicator=BBANDS&matype=9',
+    'indicator=BBANDS&nbdevup=2e0',
+    'indicator=SAR&acceleration=0',
+    'indicator=RSI&time_period=abc',
+    'indicator=RSI&time_period=14.0',
+    'indicator=RSI&time_period=1',
+    'indicator=RSI&series_type=median',
+    'indicator=RSI&interval=5min&month=2024-13',
+    'indicator=ULTOSC&timeperiod1=7&timeperiod1=8',
+  ]) {
+    const res = await get(`${TECH}?symbol=IBM&${bad}`);
+    assert.equal(res.status, 400, bad);
+    assert.equal(res.body.error.code, 'INVALID_PARAMETER', bad);
+  }
+});
+
+test('month selects a month of intraday history and is ignored on daily intervals', async (t) => {
+  const { get, sandbox } = await startApp(t);
+  const seen = once(sandbox.alphaVantage, 'request') as Promise<[SimRequestEvent]>;
+  const res = await get(`${TECH}?symbol=IBM&indicator=SMA&interval=60min&month=2024-03`);
+  assert.equal(res.status, 200, res.text);
+  assert.equal((await seen)[0].query.get('month'), '2024-03');
+  const rows = Object.keys(res.body['Technical Analysis: SMA']);
+  assert.ok(rows.length > 0 && rows.every((key) => key.startsWith('2024-03-')), rows[0]);
+  assert.match(res.body['Meta Data']['3: Last Refreshed'], /^2024-03-29 /);
 });
 
 test('an unknown symbol is 404', async (t) => {
