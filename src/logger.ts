@@ -45,6 +45,15 @@ export function createLogger(config: Config, destination: DestinationStream = pi
   );
 }
 
+/** A key a caller put in the query string (Alpha Vantage clients send `apikey`): never written to a log. */
+const CALLER_SECRET = /([?&](?:api_?key|token)=)[^&#]*/gi;
+const HAS_CALLER_SECRET = /[?&](?:api_?key|token)=/i;
+
+/** The request URL as logged: any caller-sent key replaced by [REDACTED]. */
+export function redactUrl(url: string | undefined): string | undefined {
+  return url !== undefined && HAS_CALLER_SECRET.test(url) ? url.replace(CALLER_SECRET, '$1[REDACTED]') : url;
+}
+
 /** The one line logged per answered request, by the pipeline and by the hot path alike. */
 export interface RequestLine {
   reqId: string;
@@ -90,7 +99,7 @@ export class RequestLogController extends LogController {
     const line = {
       reqId: request.id,
       method: request.method,
-      url: request.url,
+      url: redactUrl(request.url),
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime),
       cache: reply.getHeader('x-cache'),

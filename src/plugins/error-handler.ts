@@ -55,20 +55,27 @@ export function toApiError(error: FastifyError | ApiError | Error): ApiError {
   return new ApiError('INTERNAL_ERROR', 'internal error');
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+/** Extra top-level keys beside `error` (only /query adds Alpha Vantage's own error key). */
+export type ErrorExtras = (error: ApiError) => Record<string, string>;
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError, extras?: ErrorExtras): FastifyReply {
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   reply.headers(error.headers);
   reply.header('cache-control', 'no-store');
-  return reply.code(error.status).type('application/json; charset=utf-8').send(JSON.stringify(errorBody(error, request.id)));
+  const body = extras === undefined ? errorBody(error, request.id) : { ...errorBody(error, request.id), ...extras(error) };
+  return reply.code(error.status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+/** The service's error handler; routes that add keys to the body pass `extras` (a route-level errorHandler). */
+export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, extras?: ErrorExtras): FastifyReply {
+  const apiError = toApiError(error);
+  if (apiError.status >= 500 && !(error instanceof ApiError)) request.log.error({ err: error }, 'unhandled error');
+  else if (apiError.status >= 500) request.log.warn({ code: apiError.code, msg: apiError.message }, 'request failed');
+  return sendError(request, reply, apiError, extras);
 }
 
 export function registerErrorHandling(app: FastifyInstance, getRoutes: ReadonlySet<string>): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = toApiError(error);
-    if (apiError.status >= 500 && !(error instanceof ApiError)) request.log.error({ err: error }, 'unhandled error');
-    else if (apiError.status >= 500) request.log.warn({ code: apiError.code, msg: apiError.message }, 'request failed');
-    return sendError(request, reply, apiError);
-  });
+  app.setErrorHandler((error: FastifyError, request, reply) => handleError(error, request, reply));
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';

@@ -13,7 +13,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from '../cache/cache-store.js';
 import type { Config } from '../config.js';
-import type { RequestLog } from '../logger.js';
+import { type RequestLog, redactUrl } from '../logger.js';
 import { matchesEtag } from '../routes/send-cached.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -142,7 +142,7 @@ export class HotPath {
     const seconds = (performance.now() - started) / 1000;
     this.recorder?.(req.method ?? 'GET', hot.route, status, seconds, 'HIT');
     if (this.log.enabled) {
-      this.log.write({ reqId: id, method: req.method, url: req.url, status, ms: Math.round(seconds * 1000), cache: 'HIT', ip: req.socket.remoteAddress });
+      this.log.write({ reqId: id, method: req.method, url: redactUrl(req.url), status, ms: Math.round(seconds * 1000), cache: 'HIT', ip: req.socket.remoteAddress });
     }
   }
 }

@@ -24,6 +24,9 @@ const SPEC_PATHS = [
 /** Values used when a parameter carries no example of its own. */
 const FALLBACK_EXAMPLES: Record<string, string> = { symbol: 'IBM', symbols: 'IBM,AAPL' };
 
+/** Optional parameters a path needs for its example call to succeed (/query's function needs a symbol). */
+const EXAMPLE_EXTRAS: Record<string, Record<string, string>> = { '/api/provider-a/query': { symbol: 'IBM' } };
+
 interface Parameter {
   name: string;
   in: string;
@@ -127,7 +130,7 @@ test('real responses from every documented GET path validate against the documen
     if (op === undefined || op.responses['200']?.content?.['text/event-stream'] !== undefined) continue;
     const params = op.parameters ?? [];
     assert.ok(params.every((p) => p.in === 'query'), `${path}: only query parameters are expected`);
-    const query = new URLSearchParams();
+    const query = new URLSearchParams(EXAMPLE_EXTRAS[path]);
     for (const p of params) {
       const value = p.required ? exampleFor(p) : undefined;
       assert.ok(!p.required || value !== undefined, `${path}: no example for required ${p.name}`);

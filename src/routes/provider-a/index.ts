@@ -1,4 +1,5 @@
-// Provider A (Alpha Vantage): quotes and technical indicators. Without a key (live mode) the routes stay
+// Provider A (Alpha Vantage): quotes, technical indicators, symbol search, price series and the
+// Alpha Vantage-compatible /query. Without a key (live mode) the routes stay
 // registered and answer PROVIDER_NOT_CONFIGURED, so the API surface never depends on configuration.
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError } from '../../errors.js';
@@ -6,6 +7,9 @@ import { AlphaVantageClient } from '../../upstreams/alpha-vantage/alpha-vantage-
 import { HttpClient } from '../../upstreams/http-client.js';
 import { quoteRoute } from './quote.js';
 import { technicalRoute } from './technical.js';
+import { searchRoute } from './search.js';
+import { dailyRoute } from './daily.js';
+import { queryRoute } from './query.js';
 
 export const ALPHA_VANTAGE = 'alphaVantage';
 
@@ -27,6 +31,9 @@ const providerARoutes: FastifyPluginAsync = async (app) => {
   };
   quoteRoute(app, getClient);
   technicalRoute(app, getClient);
+  searchRoute(app, getClient);
+  dailyRoute(app, getClient);
+  queryRoute(app, getClient);
 };
 
 export default providerARoutes;

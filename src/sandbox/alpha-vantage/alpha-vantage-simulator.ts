@@ -1,13 +1,25 @@
-// The simulated Alpha Vantage: `GET /query` exactly as UPSTREAMS.md documents it, always HTTP 200 JSON,
-// errors and limits included, so the adapter runs the same code path against it as against the real API.
+// The simulated Alpha Vantage: `GET /query` (quotes, indicators, SYMBOL_SEARCH, TIME_SERIES_*) exactly as
+// UPSTREAMS.md documents it, always HTTP 200 JSON, errors and limits included, so the adapter runs the
+// same code path against it as against the real API.
 import { indicatorSpec, INTRADAY_INTERVALS } from '../../upstreams/alpha-vantage/indicators.js';
+import {
+  isSeriesFunction,
+  OUTPUT_SIZES,
+  type OutputSize,
+  SERIES_INTERVALS,
+  type SeriesFunction,
+  type SeriesInterval,
+  takesOutputSize,
+} from '../../upstreams/alpha-vantage/time-series.js';
 import { SimulatedUpstream, type SimRequest, type SimResponse } from '../simulated-upstream.js';
 import { findInstrument } from '../universe.js';
 import { CallLimits, type LimitVerdict } from './call-limits.js';
 import { monthEnd } from './market-time.js';
 import { globalQuote } from './global-quote.js';
 import { INVALID_API_KEY, PREMIUM_ENDPOINT, burstInformation, dailyCapInformation, invalidApiCall, perMinuteNote } from './messages.js';
+import { symbolSearch } from './symbol-search.js';
 import { readIndicatorParams, technicalIndicatorBody } from './technical-indicator.js';
+import { timeSeriesBody } from './time-series.js';
 
 export interface AlphaVantageSimulatorOptions {
   /** API keys the simulator accepts; any other (or none) gets the invalid-key body. */
@@ -54,6 +66,8 @@ export function createAlphaVantageSimulator(options: AlphaVantageSimulatorOption
     if (premium.has(fn)) return ok(PREMIUM_ENDPOINT);
     if (fn === 'GLOBAL_QUOTE') return ok(quoteBody(query.get('symbol'), nowMs));
     if (indicatorSpec(fn) !== undefined) return ok(indicatorBody(fn, query, nowMs));
+    if (fn === 'SYMBOL_SEARCH') return ok(searchBody(query.get('keywords'), nowMs));
+    if (isSeriesFunction(fn)) return ok(seriesBody(fn, query, nowMs));
     return ok(invalidApiCall(fn));
   };
 
@@ -88,4 +102,23 @@ function indicatorBody(fn: string, query: URLSearchParams, nowMs: number): unkno
   const endMs = params !== null && INTRADAY_INTERVALS.has(params.interval) ? monthEnd(query.get('month'), nowMs) : nowMs;
   if (instrument === undefined || params === null || endMs === null) return invalidApiCall(fn);
   return technicalIndicatorBody(fn, instrument.symbol, params, endMs);
+}
+
+function searchBody(keywords: string | null, nowMs: number): unknown {
+  if (keywords === null || keywords.trim() === '') return invalidApiCall('SYMBOL_SEARCH');
+  return symbolSearch(keywords, nowMs);
+}
+
+/** Parameters the function does not take are ignored, as the real API ignores them. */
+function seriesBody(fn: SeriesFunction, query: URLSearchParams, nowMs: number): unknown {
+  const instrument = findInstrument(query.get('symbol') ?? '');
+  const outputsize = query.get('outputsize') ?? 'compact';
+  const intraday = fn === 'TIME_SERIES_INTRADAY';
+  const interval = query.get('interval') ?? '';
+  const endMs = intraday ? monthEnd(query.get('month'), nowMs) : nowMs;
+  const validSize = !takesOutputSize(fn) || (OUTPUT_SIZES as readonly string[]).includes(outputsize);
+  const validInterval = !intraday || (SERIES_INTERVALS as readonly string[]).includes(interval);
+  if (instrument === undefined || !validSize || !validInterval || endMs === null) return invalidApiCall(fn);
+  const request = { fn, symbol: instrument.symbol, outputsize: outputsize as OutputSize, interval: (intraday ? interval : '5min') as SeriesInterval };
+  return timeSeriesBody(request, endMs);
 }

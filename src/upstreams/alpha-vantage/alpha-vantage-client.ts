@@ -6,7 +6,10 @@ import type { HttpClient } from '../http-client.js';
 import { classifyAlphaVantageBody } from './classify-body.js';
 import { indicatorParams, indicatorSpec, type Interval, type SeriesType } from './indicators.js';
 import { type GlobalQuoteBody, parseGlobalQuote } from './parse-global-quote.js';
+import { parseSymbolSearch, type SymbolSearchBody } from './parse-symbol-search.js';
 import { parseTechnical, type TechnicalBody } from './parse-technical.js';
+import { parseTimeSeries, type TimeSeriesBody } from './parse-time-series.js';
+import { type SeriesQuery, takesOutputSize } from './time-series.js';
 
 export interface TechnicalQuery {
   symbol: string;
@@ -36,6 +39,14 @@ export class AlphaVantageClient {
 
   async technical(query: TechnicalQuery): Promise<TechnicalBody> {
     return parseTechnical(await this.call(technicalParams(query)), query.indicator);
+  }
+
+  async symbolSearch(keywords: string): Promise<SymbolSearchBody> {
+    return parseSymbolSearch(await this.call({ function: 'SYMBOL_SEARCH', keywords }));
+  }
+
+  async timeSeries(query: SeriesQuery): Promise<TimeSeriesBody> {
+    return parseTimeSeries(await this.call(seriesParams(query)), query.fn, query.interval);
   }
 
   private async call(params: Record<string, string>): Promise<Record<string, unknown>> {
@@ -69,5 +80,16 @@ export function technicalParams(query: TechnicalQuery): Record<string, string> {
   if (spec.seriesType) params.series_type = query.seriesType ?? 'close';
   for (const { name } of indicatorParams(query.indicator)) params[name] = query.extra?.[name] ?? (spec.extra?.[name] as string);
   if (query.month !== undefined) params.month = query.month;
+  return params;
+}
+
+/** Only the parameters the function takes; intraday needs `interval`, which the route always supplies. */
+export function seriesParams(query: SeriesQuery): Record<string, string> {
+  const params: Record<string, string> = { function: query.fn, symbol: query.symbol };
+  if (takesOutputSize(query.fn)) params.outputsize = query.outputsize ?? 'compact';
+  if (query.fn === 'TIME_SERIES_INTRADAY') {
+    params.interval = query.interval ?? '5min';
+    if (query.month !== undefined) params.month = query.month;
+  }
   return params;
 }

@@ -1,0 +1,66 @@
+// GET /api/provider-a/daily?symbol=IBM[&outputsize=compact|full] -> Alpha Vantage's TIME_SERIES_DAILY body.
+// serveSeries answers every TIME_SERIES_* function for /query too.
+import { type Static, Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OUTPUT_SIZES, type SeriesQuery, takesOutputSize } from '../../upstreams/alpha-vantage/time-series.js';
+import { errorResponses, StringEnum, SymbolParam } from '../schemas.js';
+import { sendCached } from '../send-cached.js';
+import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
+
+export const TimeSeriesResponse = Type.Object(
+  { 'Meta Data': Type.Record(Type.String(), Type.String()) },
+  {
+    $id: 'TimeSeriesResponse',
+    description:
+      'The upstream shape: "Meta Data" plus one series object ("Time Series (Daily)", "Weekly Time Series", "Monthly Time Series" or "Time Series (<interval>)") keyed by date or date-time, newest first; each row has "1. open" … "5. volume" as strings.',
+    additionalProperties: Type.Record(Type.String(), Type.Record(Type.String(), Type.String())),
+  },
+);
+
+const Querystring = Type.Object({
+  symbol: SymbolParam,
+  outputsize: Type.Optional(StringEnum(OUTPUT_SIZES, { default: 'compact', description: 'compact: the latest 100 days; full: the whole history.' })),
+});
+
+/** Answers a TIME_SERIES_* function through the cache; `query.symbol` is upper case. */
+export async function serveSeries(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, client: ClientGetter, query: SeriesQuery): Promise<FastifyReply> {
+  const { SERIES_DAILY, SERIES_INTRADAY } = app.deps.config.cache.windows;
+  const intraday = query.fn === 'TIME_SERIES_INTRADAY';
+  const canonical: SeriesQuery = {
+    fn: query.fn,
+    symbol: query.symbol,
+    outputsize: takesOutputSize(query.fn) ? (query.outputsize ?? 'compact') : undefined,
+    interval: intraday ? (query.interval ?? '5min') : undefined,
+    month: intraday ? query.month : undefined,
+  };
+  const { fn, symbol, outputsize, interval, month } = canonical;
+  const key = `av:series:${fn}:${symbol}:${outputsize ?? '-'}:${interval ?? '-'}:${month ?? '-'}`;
+  const load = () => client().timeSeries(canonical);
+  return sendCached(request, reply, await app.deps.cache.fetch(key, intraday ? SERIES_INTRADAY : SERIES_DAILY, load, { upstream: ALPHA_VANTAGE }));
+}
+
+export function dailyRoute(app: FastifyInstance, client: ClientGetter): void {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/daily',
+    {
+      schema: {
+        operationId: 'getDailySeries',
+        summary: 'Daily prices for a symbol',
+        description:
+          'Alpha Vantage TIME_SERIES_DAILY in its own shape: open, high, low, close and volume per trading day, newest first. Cached (fresh 1 h by default); each miss spends one provider-A call.',
+        tags: ['provider-a'],
+        querystring: Querystring,
+        response: { 200: TimeSeriesResponse, ...errorResponses(400, 404, 429, 502, 503, 504) },
+      },
+      preValidation: async (request) => {
+        const query = request.query as Record<string, unknown>;
+        if (typeof query.outputsize === 'string') query.outputsize = query.outputsize.toLowerCase();
+      },
+    },
+    async (request, reply) => {
+      const { symbol, outputsize } = request.query as Static<typeof Querystring>;
+      return serveSeries(app, request, reply, client, { fn: 'TIME_SERIES_DAILY', symbol: symbol.toUpperCase(), outputsize });
+    },
+  );
+}

@@ -1,0 +1,54 @@
+// GET /api/provider-a/search?keywords=micro -> { "bestMatches": [...] }, Alpha Vantage's SYMBOL_SEARCH.
+import { type Static, Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { MATCH_FIELDS } from '../../upstreams/alpha-vantage/parse-symbol-search.js';
+import { errorResponses } from '../schemas.js';
+import { sendCached } from '../send-cached.js';
+import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
+
+/** Letters (any script), digits, spaces and the punctuation company names and tickers use. */
+export const KEYWORDS_PATTERN = "^[\\p{L}\\p{N} .,&'^=/()-]{1,64}$";
+
+export const KeywordsParam = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: KEYWORDS_PATTERN,
+  description: 'Part of a symbol or company name (case-insensitive), at most 64 characters.',
+  examples: ['micro'],
+});
+
+export const SearchResponse = Type.Object(
+  {
+    bestMatches: Type.Array(Type.Object(Object.fromEntries(MATCH_FIELDS.map((f) => [f, Type.String()])), { additionalProperties: false })),
+  },
+  { additionalProperties: false, $id: 'SearchResponse', description: 'Alpha Vantage SYMBOL_SEARCH: best matches first; no match is an empty list.' },
+);
+
+const Querystring = Type.Object({ keywords: KeywordsParam });
+
+/** Answers SYMBOL_SEARCH through the cache (a day fresh by default); shared by /search and /query. */
+export async function serveSearch(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, client: ClientGetter, keywords: string): Promise<FastifyReply> {
+  const window = app.deps.config.cache.windows.SEARCH;
+  const text = keywords.trim();
+  const result = await app.deps.cache.fetch(`av:search:${text.toLowerCase()}`, window, () => client().symbolSearch(text), { upstream: ALPHA_VANTAGE });
+  return sendCached(request, reply, result);
+}
+
+export function searchRoute(app: FastifyInstance, client: ClientGetter): void {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/search',
+    {
+      schema: {
+        operationId: 'searchSymbols',
+        summary: 'Symbols and companies matching some keywords',
+        description:
+          'Alpha Vantage SYMBOL_SEARCH in its own shape: up to ten matches, each with nine string fields and a matchScore. Cached (fresh a day by default); each miss spends one provider-A call.',
+        tags: ['provider-a'],
+        querystring: Querystring,
+        response: { 200: SearchResponse, ...errorResponses(400, 429, 502, 503, 504) },
+      },
+    },
+    async (request, reply) => serveSearch(app, request, reply, client, (request.query as Static<typeof Querystring>).keywords),
+  );
+}

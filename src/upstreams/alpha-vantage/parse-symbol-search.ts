@@ -1,0 +1,47 @@
+// SYMBOL_SEARCH: `{ "bestMatches": [nine string fields each] }`; no match is an empty list, not an error.
+// Fields are passed on as sent; unknown extra fields are dropped so the documented shape holds.
+import { ApiError } from '../../errors.js';
+import { parseDecimal } from './decimal.js';
+
+export const MATCH_FIELDS = [
+  '1. symbol',
+  '2. name',
+  '3. type',
+  '4. region',
+  '5. marketOpen',
+  '6. marketClose',
+  '7. timezone',
+  '8. currency',
+  '9. matchScore',
+] as const;
+
+export type SymbolMatch = Record<(typeof MATCH_FIELDS)[number], string>;
+export interface SymbolSearchBody {
+  bestMatches: SymbolMatch[];
+}
+
+/** Takes a body already classified as data. */
+export function parseSymbolSearch(body: Record<string, unknown>): SymbolSearchBody {
+  const matches = body.bestMatches;
+  if (!Array.isArray(matches)) throw new ApiError('UPSTREAM_ERROR', 'Alpha Vantage sent a search body without "bestMatches"');
+  return { bestMatches: matches.map(parseMatch) };
+}
+
+function parseMatch(raw: unknown, index: number): SymbolMatch {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw malformed(index, 'is not an object');
+  const match = raw as Record<string, unknown>;
+  const out = {} as SymbolMatch;
+  for (const field of MATCH_FIELDS) {
+    const value = match[field];
+    if (typeof value !== 'string') throw malformed(index, `has no "${field}"`);
+    out[field] = value;
+  }
+  if (out['1. symbol'].trim() === '') throw malformed(index, 'has an empty symbol');
+  const score = parseDecimal(out['9. matchScore']);
+  if (score === undefined || score < 0 || score > 1) throw malformed(index, 'has a malformed matchScore');
+  return out;
+}
+
+function malformed(index: number, what: string): ApiError {
+  return new ApiError('UPSTREAM_ERROR', `Alpha Vantage sent a search match (#${index + 1}) that ${what}`);
+}

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
+import { startApp } from '../../helpers/app.js';
+
+const QUERY = '/api/provider-a/query';
+const CALLER_KEY = 'CALLERKEY0123456';
+
+test('GLOBAL_QUOTE answers the /quote body from the same cache entry; the caller key is ignored and redacted', async (t) => {
+  const { get, sandbox, scan } = await startApp(t);
+  const seen: SimRequestEvent[] = [];
+  sandbox.alphaVantage.on('request', (event: SimRequestEvent) => seen.push(event));
+  const viaQuery = await get(`${QUERY}?function=GLOBAL_QUOTE&symbol=ibm&apikey=${CALLER_KEY}&outputsize=full&datatype=json`);
+  assert.equal(viaQuery.status, 200, viaQuery.text);
+  assert.equal(viaQuery.headers['x-cache'], 'MISS');
+  const viaRest = await get('/api/provider-a/quote?symbol=IBM');
+  assert.equal(viaRest.headers['x-cache'], 'HIT');
+  assert.deepEqual(viaQuery.body, viaRest.body);
+  assert.equal(seen.length, 1);
+  assert.ok(!seen[0]!.query.toString().includes(CALLER_KEY), 'the caller key never reaches the upstream');
+  assert.equal(seen[0]!.query.get('outputsize'), null, 'parameters GLOBAL_QUOTE does not take are not forwarded');
+  const again = await get(`${QUERY}?function=global_quote&symbol=IBM&apikey=${CALLER_KEY}`);
+  assert.equal(again.headers['x-cache'], 'HIT');
+  const requestLines = scan.lines.filter((line) => line.includes('/api/provider-a/query'));
+  assert.ok(requestLines.length >= 2, 'requests are logged');
+  for (const line of requestLines) {
+    assert.ok(!line.includes(CALLER_KEY), `caller key in a log line: ${line}`);
+    assert.match(line, /apikey=\[REDACTED\]/);
+  }
+});
+
+test('an unsupported function is a 400 naming the supported ones, with Alpha Vantage\'s key, and no upstream call', async (t) => {
+  const { get, sandbox } = await startApp(t);
+  for (const fn of ['OVERVIEW', 'TIME_SERIES_DAILY_ADJUSTED', '']) {
+    const res = await get(`${QUERY}?function=${fn}&symbol=IBM`);
+    assert.equal(res.status, 400, fn);
+    assert.equal(res.body.error.code, 'INVALID_PARAMETER');
+    assert.match(res.body.error.message, /function must be one of: GLOBAL_QUOTE, SYMBOL_SEARCH, TIME_SERIES_DAILY, .*RSI/);
+    assert.equal(res.body['Error Message'], res.body.error.message);
+  }
+  const missing = await get(`${QUERY}?symbol=IBM`);
+  assert.equal(missing.status, 400);
+  assert.equal(missing.body.error.code, 'MISSING_PARAMETER');
+  assert.equal(typeof missing.body['Error Message'], 'string');
+  assert.equal(sandbox.alphaVantage.count(), 0);
+});
+
+test('bad input is a 400 with "Error Message"; an unknown symbol a 404 with it; datatype=csv a clear 400', async (t) => {
+  const { get, sandbox } = await startApp(t);
+  const cases: Array<[string, string, RegExp]> = [
+    ['function=GLOBAL_QUOTE', 'MISSING_PARAMETER', /symbol is required for GLOBAL_QUOTE/],
+    ['function=SYMBOL_SEARCH', 'MISSING_PARAMETER', /keywords is required/],
+    ['function=TIME_SERIES_INTRADAY&symbol=IBM', 'MISSING_PARAMETER', /interval is required for TIME_SERIES_INTRADAY/],
+    ['function=TIME_SERIES_INTRADAY&symbol=IBM&interval=daily', 'INVALID_PARAMETER', /interval must be one of: 1min/],
+    ['function=TIME_SERIES_DAILY&symbol=IBM&outputsize=huge', 'INVALID_PARAMETER', /outputsize must be one of: compact, full/],
+    ['function=RSI&symbol=IBM&interval=2min', 'INVALID_PARAMETER', /interval must be one of/],
+    ['function=MACD&symbol=IBM&fastperiod=1e1', 'INVALID_PARAMETER', /fastperiod must be a whole number/],
+    ['function=GLOBAL_QUOTE&symbol=IBM&datatype=csv', 'INVALID_PARAMETER', /datatype=csv is not supported/],
+    ['function=GLOBAL_QUOTE&symbol=IB%20M', 'INVALID_PARAMETER', /symbol/],
+  ];
+  for (const [query, code, message] of cases) {
+    const res = await get(`${QUERY}?${query}`);
+    assert.equal(res.status, 400, query);
+    assert.equal(res.body.error.code, code, query);
+    assert.match(res.body.error.message, message, query);
+    assert.equal(res.body['Error Message'], res.body.error.message, query);
+    assert.equal(res.body.Information, undefined);
+  }
+  assert.equal(sandbox.alphaVantage.count(), 0, 'no bad call reaches the upstream');
+  const unknown = await get(`${QUERY}?function=TIME_SERIES_DAILY&symbol=ZZZZQX`);
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.body.error.code, 'SYMBOL_NOT_FOUND');
+  assert.equal(typeof unknown.body['Error Message'], 'string');
+});
+
+test('a spent budget is a 429 with Retry-After and "Information"', async (t) => {
+  const { get } = await startApp(t, { env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '1' } });
+  assert.equal((await get(`${QUERY}?function=GLOBAL_QUOTE&symbol=AAPL`)).status, 200);
+  const refused = await get(`${QUERY}?function=SYMBOL_SEARCH&keywords=micro`);
+  assert.equal(refused.status, 429);
+  assert.equal(refused.body.error.code, 'QUOTA_EXHAUSTED');
+  assert.ok(Number(refused.headers['retry-after']) >= 1);
+  assert.equal(refused.body.Information, refused.body.error.message);
+  assert.equal(refused.body['Error Message'], undefined);
+});
+
+test('indicators answer as /technical does, from the same cache entries, with their optional parameters', async (t) => {
+  const { get, sandbox } = await startApp(t);
+  const seen: SimRequestEvent[] = [];
+  sandbox.alphaVantage.on('request', (event: SimRequestEvent) => seen.push(event));
+  const macd = await get(`${QUERY}?function=MACD&symbol=IBM&interval=daily&series_type=close&time_period=10&fastperiod=10&slowperiod=30&signalperiod=7&apikey=${CALLER_KEY}`);
+  assert.equal(macd.status, 200, macd.text);
+  assert.equal(macd.body['Meta Data']['5.3: Signal Period'], 7);
+  const rest = await get('/api/provider-a/technical?symbol=IBM&indicator=MACD&fastperiod=10&slowperiod=30&signalperiod=7');
+  assert.equal(rest.headers['x-cache'], 'HIT');
+  assert.deepEqual(rest.body, macd.body);
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0]!.query.get('time_period'), null, 'MACD takes no time_period: ignored, not forwarded');
+  const stoch = await get(`${QUERY}?function=STOCH&symbol=IBM&interval=daily&time_period=14&series_type=close`);
+  assert.equal(stoch.status, 200, 'the uniform parameter set a front-end sends is accepted for STOCH');
+});
+
+test('SYMBOL_SEARCH and the TIME_SERIES functions answer in Alpha Vantage\'s shapes with only their own parameters forwarded', async (t) => {
+  const { get, sandbox } = await startApp(t);
+  const seen: SimRequestEvent[] = [];
+  sandbox.alphaVantage.on('request', (event: SimRequestEvent) => seen.push(event));
+  const search = await get(`${QUERY}?function=SYMBOL_SEARCH&keywords=micro&apikey=${CALLER_KEY}`);
+  assert.equal(search.status, 200, search.text);
+  assert.ok(search.body.bestMatches.some((m: Record<string, string>) => m['1. symbol'] === 'MSFT'));
+  const daily = await get(`${QUERY}?function=TIME_SERIES_DAILY&symbol=IBM&outputsize=full`);
+  assert.equal(daily.status, 200, daily.text);
+  assert.equal(daily.body['Meta Data']['4. Output Size'], 'Full size');
+  assert.ok(Object.keys(daily.body['Time Series (Daily)']).length > 100);
+  const weekly = await get(`${QUERY}?function=TIME_SERIES_WEEKLY&symbol=IBM&outputsize=full`);
+  assert.ok(weekly.body['Weekly Time Series']);
+  const monthly = await get(`${QUERY}?function=TIME_SERIES_MONTHLY&symbol=IBM`);
+  assert.ok(monthly.body['Monthly Time Series']);
+  const intraday = await get(`${QUERY}?function=TIME_SERIES_INTRADAY&symbol=IBM&interval=15min&month=2024-05`);
+  assert.equal(intraday.status, 200, intraday.text);
+  const rows = Object.keys(intraday.body['Time Series (15min)']);
+  assert.equal(rows.length, 100);
+  assert.ok(rows.every((key) => /^2024-05-\d{2} \d{2}:\d{2}:00$/.test(key)), rows[0]);
+  assert.equal(seen.length, 5);
+  const [, dailyCall, weeklyCall, , intradayCall] = seen.map((e) => Object.fromEntries(e.query));
+  assert.equal(dailyCall!.outputsize, 'full');
+  assert.equal(weeklyCall!.outputsize, undefined, 'weekly takes no outputsize');
+  assert.deepEqual([intradayCall!.interval, intradayCall!.month, intradayCall!.outputsize], ['15min', '2024-05', 'compact']);
+  for (const event of seen) assert.ok(!event.query.toString().includes(CALLER_KEY));
+});
