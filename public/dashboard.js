@@ -296,6 +296,125 @@ function drawRsi(chart, series) {
   chart.append(line);
 }
 
+async function refreshPrice() {
+  const panel = $('quote-panel');
+  const chart = $('price-chart');
+  try {
+    const result = await api(`/api/provider-a/daily?symbol=${encodeURIComponent(quoteSymbol)}`);
+    const series = Object.entries(result.body['Time Series (Daily)'] ?? {})
+      .map(([date, row]) => [date, num(row['4. close'])])
+      .filter(([, v]) => v !== null)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
+    drawPrice(chart, series);
+    const last = series.at(-1);
+    const closes = series.map(([, v]) => v);
+    $('price-note').textContent = last
+      ? `Close ${fmt(last[1])} on ${last[0]} · ${series.length}-day range ${fmt(Math.min(...closes))}–${fmt(Math.max(...closes))}`
+      : 'No daily prices for this symbol.';
+    markFresh('daily', result);
+    chart.dataset.state = 'ready';
+    if (panel.dataset.state === 'ready') showError(panel, null);
+  } catch (failure) {
+    chart.textContent = '';
+    chart.dataset.state = 'error';
+    $('price-note').textContent = '';
+    showError(panel, failure);
+    retrySoon(failure, refreshPrice);
+  }
+}
+
+/** Closing prices scaled to the chart's own range, with the area under the line shaded. */
+function drawPrice(chart, series) {
+  const W = 400;
+  const H = 120;
+  chart.textContent = '';
+  if (series.length < 2) return;
+  const values = series.map(([, v]) => v);
+  const lo = Math.min(...values);
+  const span = Math.max(...values) - lo || 1;
+  const step = W / (series.length - 1);
+  const y = (v) => H - 6 - ((v - lo) / span) * (H - 12);
+  const points = series.map(([, v], i) => `${(i * step).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+  chart.append(svg('polygon', { class: 'area', points: `0,${H} ${points} ${W},${H}` }));
+  const line = svg('polyline', { class: 'line', points });
+  line.append(svg('title'));
+  line.firstChild.textContent = `Daily close, ${series.length} days`;
+  chart.append(line);
+}
+
+// ---------- search as you type ----------
+
+const SEARCH_DELAY_MS = 300;
+/** Answers already fetched, by lower-cased keywords: retyping a query costs nothing. */
+const searchCache = new Map();
+let searchTimer = null;
+let searchTurn = 0;
+
+async function searchSymbols(keywords) {
+  const key = keywords.toLowerCase();
+  if (!searchCache.has(key)) {
+    const result = await api(`/api/provider-a/search?keywords=${encodeURIComponent(keywords)}`);
+    searchCache.set(key, result.body.bestMatches ?? []);
+  }
+  return searchCache.get(key);
+}
+
+function onSearchInput() {
+  clearTimeout(searchTimer);
+  const keywords = $('quote-symbol').value.trim();
+  if (keywords.length < 2) return showSuggestions([]);
+  // Debounced: one request when typing pauses, not one per key.
+  searchTimer = setTimeout(async () => {
+    const turn = ++searchTurn;
+    try {
+      const matches = await searchSymbols(keywords);
+      if (turn === searchTurn) showSuggestions(matches.slice(0, 8));
+    } catch (failure) {
+      if (turn === searchTurn) showSuggestions([]);
+    }
+  }, SEARCH_DELAY_MS);
+}
+
+function showSuggestions(matches) {
+  const list = $('quote-suggestions');
+  list.textContent = '';
+  for (const match of matches) {
+    const item = el('li', { symbol: match['1. symbol'] }, el('span', { class: 'sym', text: match['1. symbol'] }), el('span', { class: 'name', text: `${match['2. name']} · ${match['4. region']}` }));
+    item.setAttribute('role', 'option');
+    item.addEventListener('mousedown', (event) => {
+      event.preventDefault();
+      chooseSymbol(match['1. symbol']);
+    });
+    list.append(item);
+  }
+  list.hidden = matches.length === 0;
+  $('quote-symbol').setAttribute('aria-expanded', String(!list.hidden));
+}
+
+function moveSelection(delta) {
+  const items = [...$('quote-suggestions').children];
+  if (items.length === 0) return;
+  const current = items.findIndex((item) => item.getAttribute('aria-selected') === 'true');
+  const next = (current + delta + items.length) % items.length;
+  items.forEach((item, i) => item.setAttribute('aria-selected', String(i === next)));
+}
+
+function chooseSymbol(symbol) {
+  clearTimeout(searchTimer);
+  searchTurn += 1;
+  $('quote-symbol').value = symbol;
+  showSuggestions([]);
+  lookUp(symbol);
+}
+
+/** Provider A paces its calls: the RSI and the price history ask after the quote, not alongside it. */
+async function lookUp(symbol) {
+  quoteSymbol = symbol.toUpperCase();
+  await refreshQuote();
+  await refreshRsi();
+  await refreshPrice();
+}
+
 let dividendsSymbol = '';
 
 const DIVIDEND_COLUMNS = ['ticker', 'ex_dividend_date', 'pay_date', 'cash_amount', 'currency', 'frequency'];
@@ -440,12 +559,21 @@ function every(seconds, task) {
 function wireForms() {
   $('quote-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    const value = $('quote-symbol').value.trim().toUpperCase();
-    if (!value) return;
-    quoteSymbol = value;
-    refreshQuote();
-    refreshRsi();
+    const selected = $('quote-suggestions').querySelector('[aria-selected="true"]');
+    const value = selected ? selected.dataset.symbol : $('quote-symbol').value.trim();
+    if (value) chooseSymbol(value);
   });
+  const input = $('quote-symbol');
+  input.addEventListener('input', onSearchInput);
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      moveSelection(event.key === 'ArrowDown' ? 1 : -1);
+    } else if (event.key === 'Escape') {
+      showSuggestions([]);
+    }
+  });
+  input.addEventListener('blur', () => showSuggestions([]));
   $('dividends-form').addEventListener('submit', (event) => {
     event.preventDefault();
     dividendsSymbol = $('dividends-symbol').value.trim().toUpperCase();
@@ -464,8 +592,8 @@ function start() {
   let brokerTurn = 0;
   const firstRound = [
     every(60, refreshOverview),
-    // Provider A paces its calls: the RSI asks after the quote, not alongside it.
-    every(60, refreshQuote).then(() => every(600, refreshRsi)),
+    // Provider A paces its calls: the RSI and the price history ask after the quote, not alongside it.
+    every(60, refreshQuote).then(() => every(600, refreshRsi)).then(() => every(1800, refreshPrice)),
     every(900, refreshDividends),
     every(15, () => refreshBroker(brokerTurn++ % 4 === 0)),
   ];

@@ -70,16 +70,18 @@ async function settle(page: Page, selector: string): Promise<{ selector: string;
 
 const PANELS = ['#overview-panel', '#quote-panel', '#status-panel', '#dividends-panel', '#broker-panel'];
 
-test('the dashboard renders tiles, a quote, the RSI chart and the status panel with real values', { skip }, async (t) => {
-  // Production budget and pacing for provider A (its simulator refuses more than one call per second).
-  const { url } = await startApp(t, { env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500', ALPHA_VANTAGE_MIN_INTERVAL_MS: '1100' } });
+test('the dashboard renders tiles, a quote, the price and RSI charts and the status panel with real values', { skip }, async (t) => {
+  // Production budget per day and pacing for provider A (its simulator refuses more than one call per
+  // second). Per minute 6, not 5: a symbol costs three calls (quote, RSI, daily series), and the lookup
+  // below comes within the same minute as the page's own three.
+  const { url } = await startApp(t, { env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '6', ALPHA_VANTAGE_CALLS_PER_DAY: '500', ALPHA_VANTAGE_MIN_INTERVAL_MS: '1100' } });
   const context = await launch(t);
   const page = context.pages()[0] ?? (await context.newPage());
   const problems = watchProblems(page);
 
   const started = Date.now();
   await page.goto(`${url}/`, { waitUntil: 'load' });
-  const settled = await Promise.all([...PANELS, '#rsi-chart'].map((panel) => settle(page, panel)));
+  const settled = await Promise.all([...PANELS, '#rsi-chart', '#price-chart'].map((panel) => settle(page, panel)));
   const readyMs = Date.now() - started;
   assert.deepEqual(settled.filter((s) => s.state !== 'ready'), [], `every panel rendered; problems: ${problems.join(' | ')}`);
   await page.waitForSelector('#rsi-chart polyline', { state: 'attached' });
@@ -112,14 +114,20 @@ test('the dashboard renders tiles, a quote, the RSI chart and the status panel w
   assert.ok(points.length >= 10, `RSI points: ${points.length}`);
   assert.ok(points.every(([x, y]) => x! >= 0 && x! <= 400 && y! >= 0 && y! <= 120), 'RSI points inside the chart');
   assert.match((await page.textContent('#rsi-note')) ?? '', /^Latest RSI \d+\.\d{2} on \d{4}-\d{2}-\d{2}/);
+  // The price chart from the daily series: 100 closes inside the chart.
+  await page.waitForSelector('#price-chart polyline', { state: 'attached' });
+  const closes = ((await page.getAttribute('#price-chart polyline', 'points')) ?? '').split(' ').map((p) => p.split(',').map(Number));
+  assert.equal(closes.length, 100);
+  assert.ok(closes.every(([x, y]) => x! >= 0 && x! <= 400 && y! >= 0 && y! <= 120), 'price points inside the chart');
+  assert.match((await page.textContent('#price-note')) ?? '', /^Close [\d,]+\.\d{2} on \d{4}-\d{2}-\d{2} · 100-day range [\d,]+\.\d{2}–[\d,]+\.\d{2}$/);
 
   // The status panel: every known upstream, a provider A budget gauge with real figures, freshness.
   const rows = await page.$$eval('.upstream', (nodes) => nodes.map((n) => (n as HTMLElement).dataset.upstream));
   for (const id of ['provider-a', 'provider-b', 'overview', 'broker']) assert.ok(rows.includes(id), `status row ${id}`);
   // The status refreshes once the first data is in, so it shows what loading the page cost.
   await page.waitForSelector('.upstream[data-upstream="provider-a"][data-state="ok"]', { state: 'attached', timeout: 15_000 });
-  assert.match((await page.textContent('.upstream[data-upstream="provider-a"] [data-gauge="minute"] .num')) ?? '', /^[0-3] of 5 left$/);
-  assert.match((await page.textContent('.upstream[data-upstream="provider-a"] [data-gauge="day"] .num')) ?? '', /^49[0-8] of 500 left$/);
+  assert.match((await page.textContent('.upstream[data-upstream="provider-a"] [data-gauge="minute"] .num')) ?? '', /^[0-3] of 6 left$/);
+  assert.match((await page.textContent('.upstream[data-upstream="provider-a"] [data-gauge="day"] .num')) ?? '', /^49[0-7] of 500 left$/);
   assert.match((await page.textContent('.upstream[data-upstream="provider-a"] .upstream-meta')) ?? '', /last success \d+ s ago/);
   assert.match((await page.textContent('#overall-text')) ?? '', /^(ok|degraded) · v1\.0\.0$/);
   assert.match((await page.textContent('[data-fresh-for="overview"]')) ?? '', /^data age \d+ s · (miss|hit|stale)$/);
@@ -141,6 +149,53 @@ test('the dashboard renders tiles, a quote, the RSI chart and the status panel w
   await page.waitForFunction(() => /for AAPL\.$/.test(document.getElementById('dividends-count')?.textContent ?? ''));
   const tickers = await page.$$eval('#dividends-table tbody tr:not(:has(td.empty))', (trs) => trs.map((tr) => tr.textContent ?? ''));
   assert.ok(tickers.every((row) => row.includes('AAPL') || row.includes('No dividends')), 'filtered by symbol');
+  assert.deepEqual(problems, []);
+});
+
+test('the quote box searches as you type (debounced, cached) and a chosen match loads its quote, RSI and price chart', { skip }, async (t) => {
+  const { url, sandbox } = await startApp(t);
+  const context = await launch(t);
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems = watchProblems(page);
+  const searches: string[] = [];
+  page.on('request', (request) => {
+    const where = new URL(request.url());
+    if (where.pathname === '/api/provider-a/search') searches.push(where.searchParams.get('keywords') ?? '');
+  });
+  const upstreamSearches = () => sandbox.alphaVantage.count() - 0;
+  await page.goto(`${url}/`, { waitUntil: 'load' });
+  await settle(page, '#price-chart');
+  const callsBefore = upstreamSearches();
+
+  await page.fill('#quote-symbol', '');
+  await page.type('#quote-symbol', 'micro', { delay: 40 });
+  await page.waitForSelector('#quote-suggestions li[data-symbol="MSFT"]');
+  assert.deepEqual(searches, ['micro'], 'one request once typing pauses, not one per key');
+  assert.equal(await page.getAttribute('#quote-symbol', 'aria-expanded'), 'true');
+  const names = await page.$$eval('#quote-suggestions li', (items) => items.map((li) => li.textContent ?? ''));
+  assert.ok(names.some((n) => n.startsWith('MSFT') && n.includes('Microsoft Corporation')), names.join(' | '));
+
+  // Retyping the same words is answered from the page's own cache.
+  await page.fill('#quote-symbol', '');
+  await page.waitForSelector('#quote-suggestions', { state: 'hidden' });
+  await page.type('#quote-symbol', 'MICRO', { delay: 40 });
+  await page.waitForSelector('#quote-suggestions li[data-symbol="MSFT"]');
+  assert.deepEqual(searches, ['micro']);
+
+  await page.click('#quote-suggestions li[data-symbol="MSFT"]');
+  await page.waitForFunction(() => document.getElementById('quote-symbol-out')?.textContent === 'MSFT');
+  await page.waitForFunction(() => /on \d{4}-/.test(document.getElementById('price-note')?.textContent ?? '') && document.getElementById('price-chart')?.dataset.state === 'ready');
+  await page.waitForResponse((res) => res.url().includes('/api/provider-a/daily?symbol=MSFT'));
+  assert.equal(await page.inputValue('#quote-symbol'), 'MSFT');
+  assert.equal(await page.isHidden('#quote-suggestions'), true);
+  // Keyboard: arrow down picks the first suggestion, Enter looks it up.
+  await page.fill('#quote-symbol', '');
+  await page.type('#quote-symbol', 'apple', { delay: 40 });
+  await page.waitForSelector('#quote-suggestions li[data-symbol="AAPL"]');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('quote-symbol-out')?.textContent === 'AAPL');
+  assert.ok(upstreamSearches() > callsBefore);
   assert.deepEqual(problems, []);
 });
 
