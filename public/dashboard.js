@@ -251,32 +251,68 @@ async function refreshQuote() {
   }
 }
 
-async function refreshRsi() {
+/** Date-keyed rows as [date, value] pairs, oldest first, rows without a number dropped. */
+function dated(rows, field) {
+  return Object.entries(rows ?? {})
+    .map(([date, row]) => [date, num(row[field])])
+    .filter(([, v]) => v !== null)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+}
+
+/**
+ * One chart under the quote (`name` is its freshness label and its element ids' prefix): fetches, draws
+ * and writes its note; a failure shows on the quote panel and clears the chart.
+ */
+async function refreshChart(name, path, toSeries, draw, describe, self) {
   const panel = $('quote-panel');
-  const chart = $('rsi-chart');
+  const chart = $(`${name}-chart`);
+  const note = $(`${name}-note`);
   try {
-    const result = await api(`/api/provider-a/technical?symbol=${encodeURIComponent(quoteSymbol)}&indicator=RSI&interval=daily`);
-    const key = Object.keys(result.body).find((k) => k.startsWith('Technical Analysis'));
-    const series = Object.entries(key ? result.body[key] : {})
-      .map(([date, row]) => [date, num(row.RSI)])
-      .filter(([, v]) => v !== null)
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .slice(-90);
-    drawRsi(chart, series);
-    const last = series.at(-1);
-    $('rsi-note').textContent = last
-      ? `Latest RSI ${last[1].toFixed(2)} on ${last[0]}${last[1] >= 70 ? ' · overbought' : last[1] <= 30 ? ' · oversold' : ''}`
-      : 'No RSI values for this symbol.';
-    markFresh('rsi', result);
+    const result = await api(path);
+    const series = toSeries(result.body);
+    draw(chart, series);
+    note.textContent = describe(series);
+    markFresh(name, result);
     chart.dataset.state = 'ready';
     if (panel.dataset.state === 'ready') showError(panel, null);
   } catch (failure) {
     chart.textContent = '';
     chart.dataset.state = 'error';
-    $('rsi-note').textContent = '';
+    note.textContent = '';
     showError(panel, failure);
-    retrySoon(failure, refreshRsi);
+    retrySoon(failure, self);
   }
+}
+
+function refreshRsi() {
+  return refreshChart(
+    'rsi',
+    `/api/provider-a/technical?symbol=${encodeURIComponent(quoteSymbol)}&indicator=RSI&interval=daily`,
+    (body) => dated(body[Object.keys(body).find((k) => k.startsWith('Technical Analysis'))], 'RSI').slice(-90),
+    drawRsi,
+    (series) => {
+      const last = series.at(-1);
+      if (!last) return 'No RSI values for this symbol.';
+      return `Latest RSI ${last[1].toFixed(2)} on ${last[0]}${last[1] >= 70 ? ' · overbought' : last[1] <= 30 ? ' · oversold' : ''}`;
+    },
+    refreshRsi,
+  );
+}
+
+function refreshPrice() {
+  return refreshChart(
+    'price',
+    `/api/provider-a/daily?symbol=${encodeURIComponent(quoteSymbol)}`,
+    (body) => dated(body['Time Series (Daily)'], '4. close'),
+    drawPrice,
+    (series) => {
+      const last = series.at(-1);
+      if (!last) return 'No daily prices for this symbol.';
+      const closes = series.map(([, v]) => v);
+      return `Close ${fmt(last[1])} on ${last[0]} · ${series.length}-day range ${fmt(Math.min(...closes))}–${fmt(Math.max(...closes))}`;
+    },
+    refreshPrice,
+  );
 }
 
 /** RSI lives in 0..100; the 30/70 band is where it usually stays. */
@@ -294,33 +330,6 @@ function drawRsi(chart, series) {
   line.append(svg('title'));
   line.firstChild.textContent = `RSI, ${series.length} days`;
   chart.append(line);
-}
-
-async function refreshPrice() {
-  const panel = $('quote-panel');
-  const chart = $('price-chart');
-  try {
-    const result = await api(`/api/provider-a/daily?symbol=${encodeURIComponent(quoteSymbol)}`);
-    const series = Object.entries(result.body['Time Series (Daily)'] ?? {})
-      .map(([date, row]) => [date, num(row['4. close'])])
-      .filter(([, v]) => v !== null)
-      .sort(([a], [b]) => (a < b ? -1 : 1));
-    drawPrice(chart, series);
-    const last = series.at(-1);
-    const closes = series.map(([, v]) => v);
-    $('price-note').textContent = last
-      ? `Close ${fmt(last[1])} on ${last[0]} · ${series.length}-day range ${fmt(Math.min(...closes))}–${fmt(Math.max(...closes))}`
-      : 'No daily prices for this symbol.';
-    markFresh('daily', result);
-    chart.dataset.state = 'ready';
-    if (panel.dataset.state === 'ready') showError(panel, null);
-  } catch (failure) {
-    chart.textContent = '';
-    chart.dataset.state = 'error';
-    $('price-note').textContent = '';
-    showError(panel, failure);
-    retrySoon(failure, refreshPrice);
-  }
 }
 
 /** Closing prices scaled to the chart's own range, with the area under the line shaded. */

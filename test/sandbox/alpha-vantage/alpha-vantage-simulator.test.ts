@@ -7,7 +7,9 @@ import { technicalParams } from '../../../src/upstreams/alpha-vantage/alpha-vant
 import { classifyAlphaVantageBody } from '../../../src/upstreams/alpha-vantage/classify-body.js';
 import { INDICATORS, type IndicatorSpec, indicatorSpec, sectionKey } from '../../../src/upstreams/alpha-vantage/indicators.js';
 import { parseGlobalQuote } from '../../../src/upstreams/alpha-vantage/parse-global-quote.js';
+import { parseSymbolSearch } from '../../../src/upstreams/alpha-vantage/parse-symbol-search.js';
 import { parseTechnical } from '../../../src/upstreams/alpha-vantage/parse-technical.js';
+import { parseTimeSeries } from '../../../src/upstreams/alpha-vantage/parse-time-series.js';
 
 const KEY = 'test-key';
 const DAY = 86_400_000;
@@ -445,6 +447,73 @@ describe('technical indicators', () => {
       assert.equal(body['Meta Data']['6.3: MA Type'], matype);
       assert.ok(Object.keys(body['Technical Analysis: BBANDS']).length > 0, `matype ${matype}`);
     }
+  });
+});
+
+describe('SYMBOL_SEARCH', () => {
+  test('symbol prefixes rank above name matches, at most ten, in the documented shape', async (t) => {
+    const { query } = await start(t);
+    const exact = await query({ function: 'SYMBOL_SEARCH', keywords: 'ibm' });
+    const best = parseSymbolSearch(exact.body).bestMatches;
+    assert.equal(best[0]?.['1. symbol'], 'IBM');
+    assert.equal(best[0]?.['9. matchScore'], '1.0000');
+    assert.equal(best[0]?.['7. timezone'], 'UTC-04', 'daylight time on 2024-05-10');
+    const broad = parseSymbolSearch((await query({ function: 'SYMBOL_SEARCH', keywords: 'a' })).body).bestMatches;
+    assert.equal(broad.length, 10);
+    const scores = broad.map((m) => Number(m['9. matchScore']));
+    assert.deepEqual(scores, [...scores].sort((a, b) => b - a), 'best first');
+    assert.deepEqual((await query({ function: 'SYMBOL_SEARCH', keywords: 'qqqzzz' })).body, { bestMatches: [] });
+    assert.deepEqual((await query({ function: 'SYMBOL_SEARCH' })).body, { 'Error Message': invalidCall('SYMBOL_SEARCH') });
+  });
+});
+
+describe('TIME_SERIES', () => {
+  test('daily, weekly, monthly and intraday series in the documented shapes, consistent with the price model', async (t) => {
+    const { query } = await start(t);
+    const daily = parseTimeSeries((await query({ function: 'TIME_SERIES_DAILY', symbol: 'msft' })).body, 'TIME_SERIES_DAILY');
+    const rows = Object.entries(daily['Time Series (Daily)']!);
+    assert.equal(rows.length, 100);
+    assert.equal(rows[0]?.[0], '2024-05-10');
+    assert.deepEqual(daily['Meta Data'], {
+      '1. Information': 'Daily Prices (open, high, low, close) and Volumes',
+      '2. Symbol': 'MSFT',
+      '3. Last Refreshed': '2024-05-10',
+      '4. Output Size': 'Compact',
+      '5. Time Zone': 'US/Eastern',
+    });
+    const thursday = daily['Time Series (Daily)']!['2024-05-09']!;
+    const bar = barAt('MSFT', Date.parse('2024-05-09T00:00:00Z'), DAY);
+    assert.equal(thursday['4. close'], bar.close.toFixed(4));
+    for (const [, row] of rows) {
+      assert.ok(Number(row['3. low']) <= Math.min(Number(row['1. open']), Number(row['4. close'])));
+      assert.ok(Number(row['2. high']) >= Math.max(Number(row['1. open']), Number(row['4. close'])));
+    }
+    const full = (await query({ function: 'TIME_SERIES_DAILY', symbol: 'MSFT', outputsize: 'full' })).body;
+    assert.equal(full['Meta Data']['4. Output Size'], 'Full size');
+    assert.ok(Object.keys(full['Time Series (Daily)']).length > 100);
+    const weekly = parseTimeSeries((await query({ function: 'TIME_SERIES_WEEKLY', symbol: 'MSFT' })).body, 'TIME_SERIES_WEEKLY');
+    assert.equal(Object.keys(weekly['Weekly Time Series']!)[1], '2024-05-03', 'weeks are keyed by their last trading day');
+    const monthly = parseTimeSeries((await query({ function: 'TIME_SERIES_MONTHLY', symbol: 'MSFT' })).body, 'TIME_SERIES_MONTHLY');
+    assert.equal(Object.keys(monthly['Monthly Time Series']!)[1], '2024-04-30');
+    const intraday = (await query({ function: 'TIME_SERIES_INTRADAY', symbol: 'MSFT', interval: '5min' })).body;
+    parseTimeSeries(intraday, 'TIME_SERIES_INTRADAY', '5min');
+    assert.equal(intraday['Meta Data']['3. Last Refreshed'], '2024-05-10 11:30:00');
+    assert.equal(intraday['Meta Data']['4. Interval'], '5min');
+  });
+
+  test('bad calls get the Invalid API call body, as the real API answers them', async (t) => {
+    const { query } = await start(t);
+    const bad: Array<Record<string, string>> = [
+      { function: 'TIME_SERIES_DAILY', symbol: 'ZZZZQX' },
+      { function: 'TIME_SERIES_DAILY', symbol: 'MSFT', outputsize: 'huge' },
+      { function: 'TIME_SERIES_INTRADAY', symbol: 'MSFT' },
+      { function: 'TIME_SERIES_INTRADAY', symbol: 'MSFT', interval: '5min', month: '2024-13' },
+    ];
+    for (const params of bad) {
+      assert.deepEqual((await query(params)).body, { 'Error Message': invalidCall(params.function!) }, JSON.stringify(params));
+    }
+    const weekly = await query({ function: 'TIME_SERIES_WEEKLY', symbol: 'MSFT', outputsize: 'huge' });
+    assert.ok(weekly.body['Weekly Time Series'], 'weekly takes no outputsize, so it ignores one');
   });
 });
 
