@@ -35,7 +35,7 @@ export async function serveSeries(app: FastifyInstance, request: FastifyRequest,
     month: intraday ? query.month : undefined,
   };
   const { fn, symbol, outputsize, interval, month } = canonical;
-  const key = `av:series:${fn}:${symbol}:${outputsize ?? '-'}:${interval ?? '-'}:${month ?? '-'}`;
+  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:series:${fn}:${symbol}:${outputsize ?? '-'}:${interval ?? '-'}:${month ?? '-'}`;
   const load = () => client().timeSeries(canonical);
   return sendCached(request, reply, await app.deps.cache.fetch(key, intraday ? SERIES_INTRADAY : SERIES_DAILY, load, { upstream: ALPHA_VANTAGE }));
 }

@@ -8,7 +8,7 @@ import { sendCached } from '../send-cached.js';
 import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
 
 /** Letters (any script), digits, spaces and the punctuation company names and tickers use. */
-export const KEYWORDS_PATTERN = "^[\\p{L}\\p{N} .,&'^=/()-]{1,64}$";
+const KEYWORDS_PATTERN = "^[\\p{L}\\p{N} .,&'^=/()-]{1,64}$";
 
 export const KeywordsParam = Type.String({
   minLength: 1,
@@ -31,7 +31,8 @@ const Querystring = Type.Object({ keywords: KeywordsParam });
 export async function serveSearch(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, client: ClientGetter, keywords: string): Promise<FastifyReply> {
   const window = app.deps.config.cache.windows.SEARCH;
   const text = keywords.trim();
-  const result = await app.deps.cache.fetch(`av:search:${text.toLowerCase()}`, window, () => client().symbolSearch(text), { upstream: ALPHA_VANTAGE });
+  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:search:${text.toLowerCase()}`;
+  const result = await app.deps.cache.fetch(key, window, () => client().symbolSearch(text), { upstream: ALPHA_VANTAGE });
   return sendCached(request, reply, result);
 }
 

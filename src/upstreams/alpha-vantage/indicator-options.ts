@@ -19,7 +19,7 @@ const MAX_MA_TYPE = 8;
 const MAX_PERIOD = 1_000;
 const INTEGER = /^\d{1,6}$/;
 const DECIMAL = /^-?\d{1,6}(\.\d{1,8})?$/;
-export const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
+const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 type Raw = Record<string, unknown>;
 
