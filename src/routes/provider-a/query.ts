@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { handleError } from '../../plugins/error-handler.js';
-import { present, readIndicatorOptions, readMonth } from '../../upstreams/alpha-vantage/indicator-options.js';
+import { given, readIndicatorOptions, readMonth } from '../../upstreams/alpha-vantage/indicator-options.js';
 import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS } from '../../upstreams/alpha-vantage/indicators.js';
 import {
   isSeriesFunction,
@@ -109,20 +109,19 @@ function seriesQuery(fn: SeriesFunction, query: Query): SeriesQuery {
 }
 
 function required(value: string | undefined, name: string, fn: string): string {
-  const given = present(value, name);
-  if (given === undefined) throw new ApiError('MISSING_PARAMETER', `${name} is required for ${fn}`);
-  return given;
+  if (value === undefined || value.trim() === '') throw new ApiError('MISSING_PARAMETER', `${name} is required for ${fn}`);
+  return value;
 }
 
 function readEnum<T extends string>(raw: string | undefined, name: string, allowed: readonly T[]): T | undefined {
-  const value = present(raw, name)?.toLowerCase();
+  const value = given(raw, name)?.toLowerCase();
   if (value === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(value)) throw new ApiError('INVALID_PARAMETER', `${name} must be one of: ${allowed.join(', ')}`);
   return value as T;
 }
 
 function readDatatype(raw: string | undefined): void {
-  const value = present(raw, 'datatype')?.toLowerCase();
+  const value = given(raw, 'datatype')?.toLowerCase();
   if (value === undefined || value === 'json') return;
   const what = value === 'csv' ? 'datatype=csv is not supported' : 'datatype must be json';
   throw new ApiError('INVALID_PARAMETER', `${what}: this service answers JSON only (datatype=json)`);

@@ -30,7 +30,7 @@ export function readIndicatorOptions(fn: string, interval: Interval, raw: Raw): 
   if (spec.timePeriod !== null) options.timePeriod = readTimePeriod(raw.time_period) ?? spec.timePeriod;
   if (spec.seriesType) options.seriesType = readSeriesType(raw.series_type) ?? 'close';
   for (const param of indicatorParams(fn)) {
-    const value = present(raw[param.name], param.name);
+    const value = given(raw[param.name], param.name);
     options.extra[param.name] = value === undefined ? (spec.extra?.[param.name] as string) : readValue(param.name, param.kind, value);
   }
   if (INTRADAY_INTERVALS.has(interval)) options.month = readMonth(raw.month);
@@ -39,7 +39,7 @@ export function readIndicatorOptions(fn: string, interval: Interval, raw: Raw): 
 
 /** `YYYY-MM` from 2000-01 on, or undefined when absent. */
 export function readMonth(raw: unknown): string | undefined {
-  const value = present(raw, 'month');
+  const value = given(raw, 'month');
   if (value === undefined) return undefined;
   const match = MONTH.exec(value);
   if (match === null || Number(match[1]) < 2000) throw invalid('month', 'a month as YYYY-MM, from 2000-01');
@@ -47,7 +47,7 @@ export function readMonth(raw: unknown): string | undefined {
 }
 
 function readTimePeriod(raw: unknown): number | undefined {
-  const value = present(raw, 'time_period');
+  const value = given(raw, 'time_period');
   if (value === undefined) return undefined;
   const n = INTEGER.test(value) ? Number(value) : Number.NaN;
   if (!(n >= 2 && n <= MAX_PERIOD)) throw invalid('time_period', `a whole number from 2 to ${MAX_PERIOD}`);
@@ -55,7 +55,7 @@ function readTimePeriod(raw: unknown): number | undefined {
 }
 
 function readSeriesType(raw: unknown): SeriesType | undefined {
-  const value = present(raw, 'series_type')?.toLowerCase();
+  const value = given(raw, 'series_type')?.toLowerCase();
   if (value === undefined) return undefined;
   if (!(SERIES_TYPES as readonly string[]).includes(value)) throw invalid('series_type', `one of: ${SERIES_TYPES.join(', ')}`);
   return value as SeriesType;
@@ -83,12 +83,14 @@ function readValue(name: string, kind: ParamKind, value: string): string {
   }
 }
 
-/** A single, non-empty string value, or undefined when the parameter is absent or empty. */
-export function present(raw: unknown, name: string): string | undefined {
+/**
+ * A parameter's single value exactly as sent, or undefined when it is absent. Nothing is trimmed: " 14"
+ * and "" are not numbers, as everywhere in this service (plugins/strict-integers.ts).
+ */
+export function given(raw: unknown, name: string): string | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string') throw new ApiError('INVALID_PARAMETER', `${name} must be a single value`);
-  const value = raw.trim();
-  return value === '' ? undefined : value;
+  return raw;
 }
 
 function invalid(name: string, what: string): ApiError {

@@ -26,9 +26,8 @@ test('the uniform parameter set a front-end sends is accepted for every indicato
 });
 
 test('values are read strictly and spelled one way', () => {
-  assert.deepEqual(readIndicatorOptions('MACD', 'daily', { fastperiod: '007', signalperiod: ' 9 ' }).extra, { fastperiod: '7', slowperiod: '26', signalperiod: '9' });
+  assert.deepEqual(readIndicatorOptions('MACD', 'daily', { fastperiod: '007', signalperiod: '9' }).extra, { fastperiod: '7', slowperiod: '26', signalperiod: '9' });
   assert.deepEqual(readIndicatorOptions('SAR', 'daily', { acceleration: '0.020', maximum: '0.20' }).extra, { acceleration: '0.02', maximum: '0.2' });
-  assert.equal(readIndicatorOptions('RSI', 'daily', { time_period: '' }).timePeriod, 14, 'empty means absent');
   for (const [fn, raw, name] of [
     ['MACD', { fastperiod: '1e1' }, 'fastperiod'],
     ['MACD', { fastperiod: '0' }, 'fastperiod'],
@@ -39,6 +38,9 @@ test('values are read strictly and spelled one way', () => {
     ['BBANDS', { nbdevdn: '0x2' }, 'nbdevdn'],
     ['SAR', { maximum: '-0.2' }, 'maximum'],
     ['RSI', { time_period: '14.5' }, 'time_period'],
+    ['RSI', { time_period: '' }, 'time_period'],
+    ['RSI', { time_period: ' 14' }, 'time_period'],
+    ['MACD', { signalperiod: '9 ' }, 'signalperiod'],
     ['RSI', { series_type: 'median' }, 'series_type'],
     ['RSI', { time_period: ['14', '15'] }, 'time_period'],
   ] as const) {
