@@ -1,6 +1,7 @@
-// The dashboard: plain modules, no build step, no network beyond this service's own API. Every panel
-// refreshes on its own timer, no faster than the proxy's cache windows, so an open page never spends the
-// upstream budget faster than the cache allows; timers pause while the tab is hidden.
+// The dashboard: plain modules, no build step, no network beyond this service's own API. Quotes, broker
+// quotes, the overview and the status arrive pushed over one EventSource (/api/stream); while the stream is
+// unavailable, every panel refreshes on its own timer instead, no faster than the proxy's cache windows, so
+// an open page never spends the upstream budget faster than the cache allows; timers pause while hidden.
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const $ = (id) => document.getElementById(id);
@@ -197,27 +198,30 @@ function renderTable(table, rows, preferred, emptyText, maxRows = 15) {
 // ---------- panels ----------
 
 async function refreshOverview() {
-  const panel = $('overview-panel');
   try {
-    const result = await api('/api/market/overview');
-    const tiles = $('tiles');
-    tiles.textContent = '';
-    for (const [symbol, entry] of Object.entries(result.body ?? {})) {
-      const dir = signClass(entry.change);
-      tiles.append(
-        el('div', { class: `tile ${dir}`, symbol, title: entry.asOf ? `as of ${new Date(entry.asOf).toLocaleString()}` : symbol },
-          el('div', { class: 'sym' }, el('span', { text: symbol }), el('span', { text: entry.category ?? '' })),
-          el('div', { class: 'name', text: entry.name ?? symbol }),
-          el('div', { class: 'price', text: fmt(entry.price) }),
-          el('div', { class: 'chg', text: `${signed(entry.change)} (${signed(entry.changePercent)})` })),
-      );
-    }
-    markFresh('overview', result);
-    setReady(panel);
-    if (result.partial) showError(panel, { code: 'PARTIAL', message: `some symbols could not be fetched (${result.partial})` });
+    renderOverview(await api('/api/market/overview'));
   } catch (failure) {
-    showError(panel, failure);
+    showError($('overview-panel'), failure);
   }
+}
+
+function renderOverview(result) {
+  const panel = $('overview-panel');
+  const tiles = $('tiles');
+  tiles.textContent = '';
+  for (const [symbol, entry] of Object.entries(result.body ?? {})) {
+    const dir = signClass(entry.change);
+    tiles.append(
+      el('div', { class: `tile ${dir}`, symbol, title: entry.asOf ? `as of ${new Date(entry.asOf).toLocaleString()}` : symbol },
+        el('div', { class: 'sym' }, el('span', { text: symbol }), el('span', { text: entry.category ?? '' })),
+        el('div', { class: 'name', text: entry.name ?? symbol }),
+        el('div', { class: 'price', text: fmt(entry.price) }),
+        el('div', { class: 'chg', text: `${signed(entry.change)} (${signed(entry.changePercent)})` })),
+    );
+  }
+  markFresh('overview', result);
+  setReady(panel);
+  if (result.partial) showError(panel, { code: 'PARTIAL', message: `some symbols could not be fetched (${result.partial})` });
 }
 
 let quoteSymbol = 'IBM';
@@ -228,27 +232,32 @@ const QUOTE_FACTS = [
 ];
 
 async function refreshQuote() {
-  const panel = $('quote-panel');
   try {
-    const result = await api(`/api/provider-a/quote?symbol=${encodeURIComponent(quoteSymbol)}`);
-    const q = result.body['Global Quote'];
-    $('quote-symbol-out').textContent = q['01. symbol'];
-    $('quote-price').textContent = fmt(q['05. price'], 2);
-    const change = $('quote-change');
-    change.textContent = `${signed(fmt(q['09. change'], 2))} (${signed(q['10. change percent'])})`;
-    change.className = `quote-change ${signClass(q['09. change'])}`;
-    const facts = $('quote-facts');
-    facts.textContent = '';
-    for (const [key, label] of QUOTE_FACTS) {
-      const value = key === '06. volume' ? fmt(q[key], 0) : key === '07. latest trading day' ? q[key] : fmt(q[key]);
-      facts.append(el('div', {}, el('dt', { text: label }), el('dd', { text: value ?? '—' })));
-    }
-    markFresh('quote', result);
-    setReady(panel);
+    renderQuote(await api(`/api/provider-a/quote?symbol=${encodeURIComponent(quoteSymbol)}`));
   } catch (failure) {
-    showError(panel, failure);
+    showError($('quote-panel'), failure);
     retrySoon(failure, refreshQuote);
   }
+}
+
+function renderQuote(result) {
+  const panel = $('quote-panel');
+  const q = result.body['Global Quote'];
+  // A pushed quote for a symbol the page no longer shows (the stream is being switched).
+  if (q['01. symbol'] !== quoteSymbol) return;
+  $('quote-symbol-out').textContent = q['01. symbol'];
+  $('quote-price').textContent = fmt(q['05. price'], 2);
+  const change = $('quote-change');
+  change.textContent = `${signed(fmt(q['09. change'], 2))} (${signed(q['10. change percent'])})`;
+  change.className = `quote-change ${signClass(q['09. change'])}`;
+  const facts = $('quote-facts');
+  facts.textContent = '';
+  for (const [key, label] of QUOTE_FACTS) {
+    const value = key === '06. volume' ? fmt(q[key], 0) : key === '07. latest trading day' ? q[key] : fmt(q[key]);
+    facts.append(el('div', {}, el('dt', { text: label }), el('dd', { text: value ?? '—' })));
+  }
+  markFresh('quote', result);
+  setReady(panel);
 }
 
 /** Date-keyed rows as [date, value] pairs, oldest first, rows without a number dropped. */
@@ -419,7 +428,9 @@ function chooseSymbol(symbol) {
 /** Provider A paces its calls: the RSI and the price history ask after the quote, not alongside it. */
 async function lookUp(symbol) {
   quoteSymbol = symbol.toUpperCase();
-  await refreshQuote();
+  // With the stream open, switching its quote topic brings the new quote (its first event is the snapshot).
+  if (live.source) connectStream();
+  else await refreshQuote();
   await refreshRsi();
   await refreshPrice();
 }
@@ -471,38 +482,45 @@ async function refreshBroker(withAccounts) {
     const list = positions.body.positions ?? [];
     renderTable($('positions-table'), list, POSITION_COLUMNS, 'No open positions.');
     const symbols = [...new Set(list.map((p) => p.symbol).filter(Boolean))].slice(0, 10);
-    const quotes = await api(`/api/broker/quotes?symbols=${encodeURIComponent((symbols.length ? symbols : ['SPY', 'AAPL']).join(','))}`);
-    renderTable($('broker-quotes-table'), Object.values(quotes.body.quotes ?? {}), QUOTE_COLUMNS, 'No quotes.');
+    setBrokerSymbols(symbols.length ? symbols : ['SPY', 'AAPL']);
+    if (!streaming('brokerQuotes')) renderBrokerQuotes(await api(`/api/broker/quotes?symbols=${encodeURIComponent(brokerSymbols.join(','))}`));
     setReady(panel);
   } catch (failure) {
     showError(panel, failure);
   }
 }
 
+function renderBrokerQuotes(result) {
+  renderTable($('broker-quotes-table'), Object.values(result.body.quotes ?? {}), QUOTE_COLUMNS, 'No quotes.');
+}
+
 async function refreshStatus() {
-  const panel = $('status-panel');
   try {
-    const result = await api('/api/system/status');
-    const s = result.body;
-    setMode(s.mode);
-    const overall = $('overall');
-    overall.dataset.status = s.status;
-    $('overall-text').textContent = `${s.status} · v${s.version}`;
-    overall.title = s.reason;
-    $('status-reason').textContent = s.reason;
-    const list = $('upstreams');
-    list.textContent = '';
-    for (const u of s.upstreams) list.append(renderUpstream(u));
-    const store = s.store.kind + (s.store.redisConfigured ? ` (Redis ${s.store.redisReachable === false ? 'unreachable' : s.store.redisReachable ? 'reachable' : 'unknown'}${s.store.fallback ? ', local fallback' : ''})` : '');
-    const ratio = s.cache.hitRatio == null ? '—' : `${Math.round(s.cache.hitRatio * 100)}%`;
-    $('status-foot').textContent = `Store: ${store} · cache ${s.cache.entries ?? '—'} entries, hit ratio ${ratio} · up ${ago(s.uptimeSeconds * 1000)}`;
-    markFresh('status', { producedAt: Date.parse(s.checkedAt) || Date.now(), cache: null });
-    setReady(panel);
+    renderStatus(await api('/api/system/status'));
   } catch (failure) {
     $('overall').dataset.status = 'error';
     $('overall-text').textContent = 'status unavailable';
-    showError(panel, failure);
+    showError($('status-panel'), failure);
   }
+}
+
+function renderStatus(result) {
+  const panel = $('status-panel');
+  const s = result.body;
+  setMode(s.mode);
+  const overall = $('overall');
+  overall.dataset.status = s.status;
+  $('overall-text').textContent = `${s.status} · v${s.version}`;
+  overall.title = s.reason;
+  $('status-reason').textContent = s.reason;
+  const list = $('upstreams');
+  list.textContent = '';
+  for (const u of s.upstreams) list.append(renderUpstream(u));
+  const store = s.store.kind + (s.store.redisConfigured ? ` (Redis ${s.store.redisReachable === false ? 'unreachable' : s.store.redisReachable ? 'reachable' : 'unknown'}${s.store.fallback ? ', local fallback' : ''})` : '');
+  const ratio = s.cache.hitRatio == null ? '—' : `${Math.round(s.cache.hitRatio * 100)}%`;
+  $('status-foot').textContent = `Store: ${store} · cache ${s.cache.entries ?? '—'} entries, hit ratio ${ratio} · up ${ago(s.uptimeSeconds * 1000)}`;
+  markFresh('status', { producedAt: Date.parse(s.checkedAt) || Date.now(), cache: null });
+  setReady(panel);
 }
 
 function renderUpstream(u) {
@@ -546,6 +564,70 @@ function gauge(label, used, limit, left) {
   }
   const box = el('div', { class: 'gauge', gauge: label, title: `${used} used this ${label}` }, el('span', { text: `per ${label}` }), bar, el('span', { class: 'num', text }));
   return box;
+}
+
+// ---------- live push ----------
+
+let brokerSymbols = [];
+const live = { source: null, url: '', open: false, retry: null };
+
+/** True while the stream is open and carries this topic: its polling timer then skips its turns. */
+function streaming(kind) {
+  return live.open && (kind !== 'brokerQuotes' || live.url.includes('brokerQuotes='));
+}
+
+function setBrokerSymbols(symbols) {
+  if (symbols.join(',') === brokerSymbols.join(',')) return;
+  brokerSymbols = symbols;
+  if (live.source) connectStream();
+}
+
+function streamUrl() {
+  const params = new URLSearchParams({ quote: quoteSymbol, overview: 'true', status: 'true' });
+  if (brokerSymbols.length > 0) params.set('brokerQuotes', brokerSymbols.join(','));
+  return `/api/stream?${params}`;
+}
+
+/** A pushed event as the panels' renderers take it; its id starts with when the upstream answered. */
+function pushed(event) {
+  const producedAt = Number(String(event.lastEventId).split('-')[0]);
+  return { body: JSON.parse(event.data), cache: 'LIVE', producedAt: Number.isFinite(producedAt) && producedAt > 0 ? producedAt : Date.now(), partial: null };
+}
+
+const STREAM_PANELS = { quote: 'quote-panel', brokerQuotes: 'broker-panel', overview: 'overview-panel', status: 'status-panel' };
+
+/** Opens (or switches) the one stream this page needs; without EventSource the timers do the work. */
+function connectStream() {
+  if (typeof EventSource === 'undefined') return;
+  const url = streamUrl();
+  if (live.source && live.url === url) return;
+  if (live.source) live.source.close();
+  clearTimeout(live.retry);
+  live.url = url;
+  live.open = false;
+  const source = new EventSource(url);
+  live.source = source;
+  source.addEventListener('open', () => { live.open = true; });
+  source.addEventListener('quote', (event) => renderQuote(pushed(event)));
+  source.addEventListener('overview', (event) => renderOverview(pushed(event)));
+  source.addEventListener('status', (event) => renderStatus(pushed(event)));
+  source.addEventListener('brokerQuotes', (event) => renderBrokerQuotes(pushed(event)));
+  source.addEventListener('error', (event) => {
+    if (event.data) {
+      // A topic the service cannot serve right now: shown on its panel; the stream goes on.
+      const body = JSON.parse(event.data);
+      const panel = $(STREAM_PANELS[String(body.topic).split('=')[0]] ?? 'status-panel');
+      showError(panel, new ApiFailure(body.error ? body.error.status : 0, body, null));
+      return;
+    }
+    // The connection dropped: the timers take over until it is back (the browser reconnects by itself).
+    live.open = false;
+    if (source.readyState === EventSource.CLOSED && live.source === source) {
+      // Not a stream (refused, or streams unavailable here): keep polling, try again in a minute.
+      live.source = null;
+      live.retry = setTimeout(connectStream, 60_000);
+    }
+  });
 }
 
 // ---------- timers ----------
@@ -597,17 +679,23 @@ function start() {
   wireForms();
   setInterval(renderFreshness, 1000);
   // Intervals follow the default cache windows: a refresh inside the fresh window is a cache hit.
-  every(10, refreshStatus);
+  // While the stream is open, the timers of its topics skip their turns.
+  const unlessStreamed = (kind, task) => () => (streaming(kind) ? undefined : task());
+  every(10, unlessStreamed('status', refreshStatus));
   let brokerTurn = 0;
   const firstRound = [
-    every(60, refreshOverview),
+    every(60, unlessStreamed('overview', refreshOverview)),
     // Provider A paces its calls: the RSI and the price history ask after the quote, not alongside it.
-    every(60, refreshQuote).then(() => every(600, refreshRsi)).then(() => every(1800, refreshPrice)),
+    every(60, unlessStreamed('quote', refreshQuote)).then(() => every(600, refreshRsi)).then(() => every(1800, refreshPrice)),
     every(900, refreshDividends),
     every(15, () => refreshBroker(brokerTurn++ % 4 === 0)),
   ];
-  // Once the first data has arrived, show the budget and health it produced rather than wait 10 s.
-  Promise.allSettled(firstRound).then(refreshStatus);
+  // Once the first data has arrived, show the budget and health it produced rather than wait 10 s, and
+  // switch to the stream (whose first events are then cache hits).
+  Promise.allSettled(firstRound).then(() => {
+    refreshStatus();
+    connectStream();
+  });
 }
 
 start();

@@ -36,7 +36,7 @@ const DESCRIPTION = [
   '`overview` (the `/api/market/overview` body), `status` (the `/api/system/status` body), and `error` (the error body plus `topic`, e.g.',
   '`quote=IBM`, when a topic cannot be served; the stream stays open), `shutdown` (the server is stopping: reconnect).',
   'The current value of every topic is sent at once on connect (and on a reconnect with `Last-Event-ID`), then an event only when it changes.',
-  'Every event has an `id:`; the stream starts with a `retry:` hint and carries a comment every `STREAM_HEARTBEAT_SECONDS`.',
+  'Every event has an `id:`, `<ms since epoch when the upstream answered>-<sequence>`; the stream starts with a `retry:` hint and carries a comment every `STREAM_HEARTBEAT_SECONDS`.',
   'One upstream poll per topic serves every viewer (across replicas with Redis), at the cadence of the route\'s cache window.',
   'A client that does not read gets only the latest value per topic and is disconnected after two heartbeat periods.',
   'Limits: `STREAM_MAX_CONNECTIONS` per server and `STREAM_MAX_PER_CLIENT` per address answer 429 `RATE_LIMITED`.',
@@ -61,7 +61,6 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
     heartbeatMs,
     maxConnections: config.stream.maxConnections,
     maxPerClient: config.stream.maxPerClient,
-    logger,
   });
   app.decorate('streamHub', hub);
   // Before Fastify stops accepting: streams end with a last event, so browsers reconnect elsewhere.

@@ -1,7 +1,6 @@
 // Fans topic events out to the streams of this process. A topic's feed (a poller, or with Redis the
 // replica-wide relay) starts with its first viewer and stops with its last; each event is framed once
 // and written to every viewer; a new viewer gets the topic's latest event at once.
-import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 import type { StreamClient } from './stream-client.js';
 import type { Topic } from './stream-topics.js';
@@ -20,7 +19,6 @@ export interface StreamHubOptions {
   maxConnections: number;
   /** Per client address; 0 = no limit. */
   maxPerClient: number;
-  logger: Logger;
 }
 
 interface TopicState {
@@ -38,7 +36,6 @@ export class StreamHub {
   private readonly perAddress = new Map<string, number>();
   private readonly heartbeat: NodeJS.Timeout;
   private closing = false;
-  readonly counters = { events: 0, writes: 0 };
 
   constructor(private readonly options: StreamHubOptions) {
     this.heartbeat = setInterval(() => this.beat(), options.heartbeatMs);
@@ -109,9 +106,7 @@ export class StreamHub {
     if (state === undefined || state.last?.fingerprint === event.fingerprint) return;
     const frame = frameOf(event);
     state.last = { fingerprint: event.fingerprint, frame };
-    this.counters.events += 1;
     for (const client of state.viewers) client.send(event.topic, frame);
-    this.counters.writes += state.viewers.size;
   }
 
   /** Shutdown: every stream gets a last event and ends; feeds stop. */

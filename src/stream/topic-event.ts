@@ -5,7 +5,10 @@ import type { Topic, TopicKind } from './stream-topics.js';
 
 export interface TopicEvent {
   topic: string;
-  /** SSE `id:`: the producer's clock in ms, strictly increasing per producer. */
+  /**
+   * SSE `id:`: `<when the upstream answered, ms since epoch>-<sequence of the producer>`, so a page can
+   * tell how old a pushed value is (as `Age` tells it for a GET).
+   */
   id: string;
   event: TopicKind | 'error';
   /** One line of JSON: the body the matching GET route would answer. */
@@ -14,20 +17,20 @@ export interface TopicEvent {
   fingerprint: string;
 }
 
-let lastId = 0;
+let sequence = 0;
 
-export function nextEventId(now = Date.now()): string {
-  lastId = Math.max(lastId + 1, now);
-  return String(lastId);
+export function eventId(producedAt: number): string {
+  sequence += 1;
+  return `${producedAt}-${sequence}`;
 }
 
-export function valueEvent(topic: Topic, data: string, fingerprint: string): TopicEvent {
-  return { topic: topic.id, id: nextEventId(), event: topic.kind, data, fingerprint };
+export function valueEvent(topic: Topic, data: string, fingerprint: string, storedAt: number): TopicEvent {
+  return { topic: topic.id, id: eventId(storedAt), event: topic.kind, data, fingerprint };
 }
 
 /** The one error body, plus the topic it is about (`quote=IBM`), so a page knows which panel failed. */
 export function errorEvent(topic: Topic, error: ApiError): TopicEvent {
-  const id = nextEventId();
+  const id = eventId(Date.now());
   const body = { ...errorBody(error, id), topic: topic.arg === '' ? topic.kind : `${topic.kind}=${topic.arg}` };
   return { topic: topic.id, id, event: 'error', data: JSON.stringify(body), fingerprint: `error:${error.code}:${error.message}` };
 }

@@ -30,7 +30,7 @@ export async function readTopic(topics: LiveTopics, topic: Topic, revalidate: bo
   try {
     const result = await topics.load(topic, revalidate);
     const data = JSON.stringify(result.entry.value);
-    return { event: valueEvent(topic, data, topics.fingerprint(topic.kind, result.entry.value, data)), delayMs: nextPollDelay(result, Date.now()) };
+    return { event: valueEvent(topic, data, topics.fingerprint(topic.kind, result.entry.value, data), result.entry.storedAt), delayMs: nextPollDelay(result, Date.now()) };
   } catch (error) {
     const apiError = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'internal error');
     if (!(error instanceof ApiError)) logger.error({ err: error, topic: topic.id }, 'stream topic failed');

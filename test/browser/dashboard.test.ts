@@ -48,7 +48,11 @@ function watchProblems(page: Page): string[] {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+  page.on('requestfailed', (request) => {
+    // Switching the stream's topics closes the old EventSource, which aborts its request by design.
+    if (new URL(request.url()).pathname === '/api/stream' && request.failure()?.errorText === 'net::ERR_ABORTED') return;
+    problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`);
+  });
   // Names the URL behind a "Failed to load resource" console line.
   page.on('response', async (response) => {
     if (response.status() < 400) return;
@@ -130,7 +134,7 @@ test('the dashboard renders tiles, a quote, the price and RSI charts and the sta
   assert.match((await page.textContent('.upstream[data-upstream="provider-a"] [data-gauge="day"] .num')) ?? '', /^49[0-7] of 500 left$/);
   assert.match((await page.textContent('.upstream[data-upstream="provider-a"] .upstream-meta')) ?? '', /last success \d+ s ago/);
   assert.match((await page.textContent('#overall-text')) ?? '', /^(ok|degraded) · v1\.0\.0$/);
-  assert.match((await page.textContent('[data-fresh-for="overview"]')) ?? '', /^data age \d+ s · (miss|hit|stale)$/);
+  assert.match((await page.textContent('[data-fresh-for="overview"]')) ?? '', /^data age \d+ s · (miss|hit|stale|live)$/);
 
   // Dividends and broker rendered rows.
   assert.ok((await page.$$('#dividends-table tbody tr td:not(.empty)')).length > 0, 'dividend rows');
@@ -234,4 +238,57 @@ test('the API docs render every documented operation in the browser, offline', {
   assert.match((await page.textContent('.info .title')) ?? '', /1\.0\.0/);
   assert.deepEqual(external, [], 'no request leaves the service');
   assert.deepEqual(problems, []);
+});
+
+/** Requests the page sends to `path`: when, and to which URL. */
+function requestsTo(page: Page, path: string): { at: number; url: URL }[] {
+  const sent: { at: number; url: URL }[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname === path) sent.push({ at: Date.now(), url });
+  });
+  return sent;
+}
+
+test('the dashboard takes quotes, broker quotes, the overview and the status from the stream, not from its timers', { skip }, async (t) => {
+  const { url } = await startApp(t);
+  const context = await launch(t);
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems = watchProblems(page);
+  const streams = requestsTo(page, '/api/stream');
+  const brokerQuotes = requestsTo(page, '/api/broker/quotes');
+  const overviews = requestsTo(page, '/api/market/overview');
+  await page.goto(`${url}/`, { waitUntil: 'load' });
+  await page.waitForFunction(() => /· live$/.test(document.querySelector('[data-fresh-for="overview"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+  const { at: openedAt, url: stream } = streams.at(-1)!;
+  assert.equal(stream.searchParams.get('overview'), 'true');
+  assert.equal(stream.searchParams.get('status'), 'true');
+  assert.equal(stream.searchParams.get('quote'), 'IBM');
+  assert.ok(stream.searchParams.get('brokerQuotes'), 'broker quotes of the positions are streamed');
+  // Broker quotes move every second: the table changes twice, pushed, with no request for them.
+  for (let i = 0; i < 2; i += 1) {
+    const before = await page.textContent('#broker-quotes-table tbody');
+    await page.waitForFunction((text) => document.querySelector('#broker-quotes-table tbody')?.textContent !== text, before, { timeout: 15_000 });
+  }
+  assert.deepEqual(brokerQuotes.filter((r) => r.at > openedAt), [], 'no broker quotes polled while streaming');
+  assert.deepEqual(overviews.filter((r) => r.at > openedAt), [], 'no overview polled while streaming');
+  assert.match((await page.textContent('[data-fresh-for="quote"]')) ?? '', /^data age \d+ (s|min) · live$/);
+  assert.deepEqual(problems, []);
+});
+
+test('without streams (refused here), the dashboard keeps every panel fresh by polling', { skip }, async (t) => {
+  const { url } = await startApp(t);
+  const context = await launch(t);
+  const page = context.pages()[0] ?? (await context.newPage());
+  await page.route('**/api/stream?**', (route) =>
+    route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"code":"BROKER_UNAVAILABLE","message":"no streams here","status":503,"requestId":"x"}}' }),
+  );
+  const refusedAt = page.waitForRequest((request) => new URL(request.url()).pathname === '/api/stream', { timeout: 30_000 }).then(() => Date.now());
+  await page.goto(`${url}/`, { waitUntil: 'load' });
+  const settled = await Promise.all(PANELS.map((panel) => settle(page, panel)));
+  assert.deepEqual(settled.filter((s) => s.state !== 'ready'), []);
+  const at = await refusedAt;
+  // The status timer (10 s) still runs after the stream was refused.
+  await page.waitForRequest((request) => new URL(request.url()).pathname === '/api/system/status' && Date.now() > at + 1_000, { timeout: 30_000 });
+  assert.match((await page.textContent('[data-fresh-for="overview"]')) ?? '', /· (miss|hit|stale)$/);
 });

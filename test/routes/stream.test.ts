@@ -38,8 +38,13 @@ test('one connection carries every topic: the current values at once, each exact
   assert.ok(same, 'a brokerQuotes event equals the /api/broker/quotes body');
   assert.deepEqual(Object.keys(JSON.parse(stream.of('status')[0]!.data)).slice(0, 3), ['status', 'reason', 'reasons']);
 
-  const ids = stream.events.map((e) => Number(e.id));
-  assert.ok(ids.every((id, i) => Number.isInteger(id) && (i === 0 || id > ids[i - 1]!)), `increasing ids: ${ids.join(',')}`);
+  // Every id is unique and starts with when the upstream answered (the cache entry's time).
+  const ids = stream.events.map((e) => e.id ?? '');
+  assert.equal(new Set(ids).size, ids.length);
+  for (const id of ids) assert.match(id, /^\d{13}-\d+$/);
+  const quoteAt = Number(stream.of('quote')[0]!.id!.split('-')[0]);
+  const age = Number((await get('/api/provider-a/quote?symbol=IBM')).headers.age);
+  assert.ok(Math.abs(Date.now() - quoteAt - age * 1000) < 2_000, 'the id tells the age of the value, as Age does');
 });
 
 test('bad or missing topics and too many symbols: the JSON error before any stream', async (t) => {
