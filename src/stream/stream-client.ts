@@ -14,7 +14,7 @@ export interface StreamClientOptions {
 export class StreamClient {
   readonly address: string;
   /** Frames held back while the socket is blocked, latest per topic. */
-  private readonly pending = new Map<string, string>();
+  private readonly pending = new Map<string, Buffer | string>();
   private blockedSince: number | undefined;
   private closed = false;
   /** Frames replaced before they could be written. */
@@ -56,7 +56,7 @@ export class StreamClient {
     return this.closed || this.res.destroyed;
   }
 
-  send(topic: string, frame: string): void {
+  send(topic: string, frame: Buffer | string): void {
     if (this.isClosed) return;
     if (this.blocked) {
       if (this.pending.has(topic)) this.dropped += 1;
@@ -83,7 +83,7 @@ export class StreamClient {
     this.res.end(frame);
   }
 
-  private write(frame: string): void {
+  private write(frame: Buffer | string): void {
     if (!this.res.write(frame)) this.blockedSince ??= Date.now();
   }
 

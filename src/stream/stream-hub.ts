@@ -24,7 +24,7 @@ export interface StreamHubOptions {
 interface TopicState {
   viewers: Set<StreamClient>;
   feed: TopicFeed;
-  last: { fingerprint: string; frame: string } | undefined;
+  last: { fingerprint: string; frame: Buffer } | undefined;
 }
 
 /** Sent before a stream is closed on shutdown: browsers reconnect (to another replica) at once. */
@@ -104,7 +104,8 @@ export class StreamHub {
   deliver(event: TopicEvent): void {
     const state = this.topics.get(event.topic);
     if (state === undefined || state.last?.fingerprint === event.fingerprint) return;
-    const frame = frameOf(event);
+    // Encoded once: every viewer's write takes the same bytes (a string would be encoded per socket).
+    const frame = Buffer.from(frameOf(event));
     state.last = { fingerprint: event.fingerprint, frame };
     for (const client of state.viewers) client.send(event.topic, frame);
   }
