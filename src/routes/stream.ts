@@ -96,7 +96,12 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
       request.raw.socket.setTimeout(0);
       const client = new StreamClient(reply.raw, { address: request.ip, slowClientMs: 2 * heartbeatMs, retryMs: RETRY_MS });
       client.open(reply.getHeaders() as Record<string, string | number | string[]>);
-      reply.raw.once('close', () => hub.detach(client));
+      const openedAt = Date.now();
+      reply.raw.once('close', () => {
+        hub.detach(client);
+        // The reply is hijacked, so no request line is logged for a stream: this is its line.
+        request.log.info({ topics: topics.map((t) => t.id), seconds: Math.round((Date.now() - openedAt) / 1000), dropped: client.dropped }, 'stream closed');
+      });
       hub.attach(client, topics);
     },
   );

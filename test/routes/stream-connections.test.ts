@@ -10,7 +10,7 @@ import { TcpProxy } from '../store/tcp-proxy.js';
 import { eventually, SseClient } from '../stream/sse-client.js';
 
 test('limits: per client address and per server, 429 before the stream, room again once one closes', async (t) => {
-  const { url, app } = await startApp(t, { env: { STREAM_MAX_PER_CLIENT: '2', STREAM_MAX_CONNECTIONS: '3' } });
+  const { url, app, scan } = await startApp(t, { env: { STREAM_MAX_PER_CLIENT: '2', STREAM_MAX_CONNECTIONS: '3' } });
   const path = `${url}/api/stream?status=true`;
   const first = await SseClient.open(t, path);
   const second = await SseClient.open(t, path);
@@ -22,6 +22,9 @@ test('limits: per client address and per server, 429 before the stream, room aga
   assert.ok(Number(refused.headers['retry-after']) >= 1);
   first.close();
   await eventually(() => app.streamHub.stats().connections === 1, 'the closed stream to be gone');
+  const line = scan.lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'stream closed');
+  assert.deepEqual(line?.topics, ['status'], 'a closed stream leaves a log line with its topics');
+  assert.equal(typeof line?.reqId, 'string');
   assert.equal((await SseClient.open(t, path)).status, 200);
 });
 
