@@ -130,3 +130,13 @@ test('SYMBOL_SEARCH and the TIME_SERIES functions answer in Alpha Vantage\'s sha
   assert.deepEqual([intradayCall!.interval, intradayCall!.month, intradayCall!.outputsize], ['15min', '2024-05', 'compact']);
   for (const event of seen) assert.ok(!event.query.toString().includes(CALLER_KEY));
 });
+
+test('a caller over its own limit gets the 429 with "Information" too', async (t) => {
+  const { get } = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '2' } });
+  for (let i = 0; i < 2; i += 1) assert.equal((await get(`${QUERY}?function=GLOBAL_QUOTE&symbol=IBM&n=${i}`)).status, 200);
+  const limited = await get(`${QUERY}?function=GLOBAL_QUOTE&symbol=IBM&n=3`);
+  assert.equal(limited.status, 429);
+  assert.equal(limited.body.error.code, 'RATE_LIMITED');
+  assert.ok(Number(limited.headers['retry-after']) >= 1);
+  assert.equal(limited.body.Information, limited.body.error.message);
+});
