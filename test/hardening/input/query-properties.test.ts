@@ -7,7 +7,8 @@ import { test, type TestContext } from 'node:test';
 import fc from 'fast-check';
 import { Client } from 'undici';
 import { ERROR_CODES } from '../../../src/errors.js';
-import { INDICATORS, INTERVALS, SERIES_TYPES } from '../../../src/upstreams/alpha-vantage/indicators.js';
+import { ALPHA_VANTAGE_FUNCTIONS } from '../../../src/routes/provider-a/query.js';
+import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS, SERIES_TYPES } from '../../../src/upstreams/alpha-vantage/indicators.js';
 import { type RunningApp, startApp, type TestResponse } from '../../helpers/app.js';
 import { hostileQuery, pct, validSymbol } from './arbitraries.js';
 import { describe, recordUpstreamRequests, type SeenRequest, upstreamProblems } from './upstream-requests.js';
@@ -42,7 +43,8 @@ async function send(target: Target, path: string): Promise<TestResponse> {
   return target.running.scan.response({ status: res.statusCode, headers: res.headers, body, text });
 }
 
-function assertAnswer(res: TestResponse, path: string): void {
+/** /query adds Alpha Vantage's own key ("Error Message" or "Information") beside `error`, same text. */
+function assertAnswer(res: TestResponse, path: string, alphaVantageKey = false): void {
   const where = `GET ${path.slice(0, 300)} -> ${res.status} ${res.text.slice(0, 300)}`;
   assert.ok([200, 400, 404].includes(res.status), `status: ${where}`);
   assert.match(String(res.headers['content-type']), /^application\/json/, `content type: ${where}`);
@@ -53,7 +55,10 @@ function assertAnswer(res: TestResponse, path: string): void {
   assert.equal(error.status, res.status, where);
   assert.equal(typeof error.message, 'string', where);
   assert.equal(typeof error.requestId, 'string', where);
-  assert.deepEqual(Object.keys(res.body), ['error'], where);
+  if (!alphaVantageKey) return assert.deepEqual(Object.keys(res.body), ['error'], where);
+  const key = res.status === 429 || res.status === 503 ? 'Information' : 'Error Message';
+  assert.deepEqual(Object.keys(res.body), ['error', key], where);
+  assert.equal(res.body[key], error.message, where);
 }
 
 function assertUpstreams(target: Target, from: number): void {
@@ -63,14 +68,14 @@ function assertUpstreams(target: Target, from: number): void {
   }
 }
 
-async function fuzz(target: Target, route: string, query: fc.Arbitrary<string>, numRuns = RUNS): Promise<void> {
+async function fuzz(target: Target, route: string, query: fc.Arbitrary<string>, numRuns = RUNS, alphaVantageKey = false): Promise<void> {
   await fc.assert(
     fc.asyncProperty(query, async (q) => {
       const from = target.seen.length;
       const path = q === '' ? route : `${route}?${q}`;
       const res = await send(target, path);
       target.statuses.set(res.status, (target.statuses.get(res.status) ?? 0) + 1);
-      assertAnswer(res, path);
+      assertAnswer(res, path, alphaVantageKey);
       assertUpstreams(target, from);
     }),
     { numRuns, seed: SEED, includeErrorInReport: true },
@@ -111,6 +116,58 @@ test('provider-a technical: every parameter fuzzed', async (t) => {
     ['symbol'],
   );
   await fuzz(fuzzer, '/api/provider-a/technical', query);
+  assertExplored(fuzzer, [200, 400]);
+});
+
+/** Values for the indicators' optional parameters: mostly plain, sometimes a spelling the service refuses. */
+const optionValue = mostly(
+  fc.oneof(fc.integer({ min: 1, max: 1_000 }).map(String), fc.integer({ min: 0, max: 8 }).map(String), fc.constantFrom('0.02', '0.2', '2.5', '1')),
+  fc.constantFrom('0', '-1', '1e1', '0x10', '%2B5', '%205', '5%20', '', '1001', 'abc', '5%26apikey%3Devil', '0.2%00'),
+);
+const indicatorOptions = Object.fromEntries(INDICATOR_PARAM_NAMES.map((name) => [name, optionValue]));
+const month = mostly(fc.constantFrom('2024-01', '2023-12', '2025-06'), fc.constantFrom('2024-13', '1999-12', '2024-1', '202401', '2024-01%26x%3D1'));
+
+test('provider-a technical: the optional indicator parameters fuzzed, applied only where they belong', async (t) => {
+  const fuzzer = await target(t);
+  const query = hostileQuery(
+    { symbol, indicator: anyCase(['MACD', 'STOCH', 'BBANDS', 'ADOSC', 'ULTOSC', 'SAR', 'RSI']), interval: anyCase(INTERVALS), month, ...indicatorOptions },
+    ['symbol', 'indicator'],
+  );
+  await fuzz(fuzzer, '/api/provider-a/technical', query);
+  assertExplored(fuzzer, [200, 400]);
+});
+
+test('provider-a query: every function and parameter fuzzed; the caller\'s apikey never goes upstream', async (t) => {
+  const fuzzer = await target(t);
+  const query = hostileQuery(
+    {
+      function: mostly(fc.oneof(anyCase(ALPHA_VANTAGE_FUNCTIONS.slice(0, 6)), anyCase(ALPHA_VANTAGE_FUNCTIONS)), fc.constantFrom('OVERVIEW', 'TIME_SERIES_DAILY_ADJUSTED', 'GLOBAL_QUOTE%26apikey%3Devil', 'RSI%00', '')),
+      symbol,
+      keywords: mostly(fc.constantFrom('micro', 'IBM', 'Tesco%20PLC', 'bank%20of', 'Nestl%C3%A9'), fc.constantFrom('', '%3Cscript%3E', 'a'.repeat(65), 'x%26function%3DRSI')),
+      interval: mostly(anyCase([...INTERVALS]), fc.constantFrom('2min', 'daily%00', '')),
+      outputsize: mostly(anyCase(['compact', 'full']), fc.constantFrom('huge', 'full%26x%3D1')),
+      datatype: mostly(fc.constantFrom('json', 'JSON'), fc.constantFrom('csv', 'xml', '')),
+      month,
+      time_period: mostly(fc.integer({ min: 2, max: 1_000 }).map(String), fc.constantFrom('1', '14.0', '1e2', '%2014')),
+      series_type: mostly(anyCase(SERIES_TYPES), fc.constantFrom('volume', '')),
+      apikey: fc.constantFrom('CALLERKEY123', 'demo', 'x%26function%3DOVERVIEW', ''),
+      ...indicatorOptions,
+    },
+    ['function'],
+  );
+  await fuzz(fuzzer, '/api/provider-a/query', query, RUNS, true);
+  assertExplored(fuzzer, [200, 400]);
+  const functions = new Set(fuzzer.seen.map((e) => e.query.get('function')));
+  const reached = ['GLOBAL_QUOTE', 'SYMBOL_SEARCH', 'TIME_SERIES_DAILY', 'RSI'].filter((fn) => functions.has(fn));
+  assert.ok(reached.length >= 3 && functions.size > 6, `reached the upstream with ${[...functions].join(', ')}`);
+  assert.ok(fuzzer.seen.every((e) => !e.query.toString().includes('CALLERKEY123')));
+});
+
+test('provider-a search and daily: every parameter fuzzed', async (t) => {
+  const fuzzer = await target(t);
+  const keywords = mostly(fc.constantFrom('micro', 'ibm', 'Tesco%20PLC', 'Nestl%C3%A9', 'a'), fc.constantFrom('', '%3Cscript%3E', 'a'.repeat(65), 'x%26function%3DRSI', '%00'));
+  await fuzz(fuzzer, '/api/provider-a/search', hostileQuery({ keywords }), 60);
+  await fuzz(fuzzer, '/api/provider-a/daily', hostileQuery({ symbol, outputsize: mostly(anyCase(['compact', 'full']), fc.constantFrom('huge', '')) }, ['symbol']), 60);
   assertExplored(fuzzer, [200, 400]);
 });
 

@@ -2,7 +2,22 @@
 // parameter once, values of the documented form and the sandbox key. Anything else means a caller's
 // input changed the upstream URL.
 import type { Config } from '../../../src/config.js';
-import { indicatorSpec, INTERVALS, SERIES_TYPES } from '../../../src/upstreams/alpha-vantage/indicators.js';
+import {
+  indicatorParams,
+  indicatorSpec,
+  type Interval,
+  INTERVALS,
+  INTRADAY_INTERVALS,
+  type ParamKind,
+  SERIES_TYPES,
+} from '../../../src/upstreams/alpha-vantage/indicators.js';
+import {
+  isSeriesFunction,
+  OUTPUT_SIZES,
+  SERIES_INTERVALS,
+  type SeriesFunction,
+  takesOutputSize,
+} from '../../../src/upstreams/alpha-vantage/time-series.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
 
@@ -12,6 +27,15 @@ export interface SeenRequest extends SimRequestEvent {
 
 const SYMBOL = /^[A-Z0-9.^=-]{1,20}$/;
 const INTEGER = /^\d{1,4}$/;
+const KEYWORDS = /^[\p{L}\p{N} .,&'^=/()-]{1,64}$/u;
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+/** The canonical spellings the service forwards (indicator-options.ts). */
+const EXTRA_VALUE: Record<ParamKind, RegExp> = {
+  period: /^[1-9]\d{0,3}$/,
+  matype: /^[0-8]$/,
+  real: /^-?\d+(\.\d+)?$/,
+  positive: /^\d+(\.\d+)?$/,
+};
 
 /** Records every request each simulator answers. */
 export function recordUpstreamRequests(sandbox: Sandbox): SeenRequest[] {
@@ -39,22 +63,41 @@ function alphaVantage(e: SimRequestEvent, config: Config): string[] {
   const fn = q.get('function') ?? '';
   const problems: string[] = [];
   expect(problems, q.get('apikey') === config.alphaVantage.apiKey, 'apikey is not the configured key');
+  if (fn === 'SYMBOL_SEARCH') {
+    const keywords = q.get('keywords') ?? '';
+    expect(problems, KEYWORDS.test(keywords), `keywords ${JSON.stringify(keywords)}`);
+    return [...problems, ...paramProblems(q, ['function', 'keywords', 'apikey'])];
+  }
   expect(problems, SYMBOL.test(q.get('symbol') ?? ''), `symbol ${q.get('symbol')}`);
   if (fn === 'GLOBAL_QUOTE') return [...problems, ...paramProblems(q, ['function', 'symbol', 'apikey'])];
+  if (isSeriesFunction(fn)) return [...problems, ...seriesProblems(fn, q)];
   const spec = indicatorSpec(fn);
   if (spec === undefined) return [...problems, `function ${fn} is not in the catalogue`];
-  const extra = spec.extra ?? {};
-  const names = ['function', 'symbol', 'interval', 'apikey', ...Object.keys(extra)];
+  const extras = indicatorParams(fn);
+  const names = ['function', 'symbol', 'interval', 'apikey', ...extras.map((p) => p.name)];
   if (spec.timePeriod !== null) names.push('time_period');
   if (spec.seriesType) names.push('series_type');
-  problems.push(...paramProblems(q, names));
+  const intraday = INTRADAY_INTERVALS.has(q.get('interval') as Interval);
+  problems.push(...paramProblems(q, intraday ? [...names, 'month'] : names, names));
   expect(problems, (INTERVALS as readonly string[]).includes(q.get('interval') ?? ''), `interval ${q.get('interval')}`);
   if (q.has('series_type')) expect(problems, (SERIES_TYPES as readonly string[]).includes(q.get('series_type') ?? ''), 'series_type');
   if (q.has('time_period')) {
     const period = Number(q.get('time_period'));
     expect(problems, INTEGER.test(q.get('time_period') ?? '') && period >= 2 && period <= 1000, `time_period ${q.get('time_period')}`);
   }
-  for (const [name, value] of Object.entries(extra)) expect(problems, q.get(name) === value, `${name} is not ${value}`);
+  if (q.has('month')) expect(problems, MONTH.test(q.get('month') ?? ''), `month ${q.get('month')}`);
+  for (const { name, kind } of extras) expect(problems, EXTRA_VALUE[kind].test(q.get(name) ?? ''), `${name} ${q.get(name)}`);
+  return problems;
+}
+
+function seriesProblems(fn: SeriesFunction, q: URLSearchParams): string[] {
+  const names = ['function', 'symbol', 'apikey'];
+  if (takesOutputSize(fn)) names.push('outputsize');
+  if (fn === 'TIME_SERIES_INTRADAY') names.push('interval');
+  const problems = paramProblems(q, fn === 'TIME_SERIES_INTRADAY' ? [...names, 'month'] : names, names);
+  if (q.has('outputsize')) expect(problems, (OUTPUT_SIZES as readonly string[]).includes(q.get('outputsize') ?? ''), `outputsize ${q.get('outputsize')}`);
+  if (q.has('interval')) expect(problems, (SERIES_INTERVALS as readonly string[]).includes(q.get('interval') ?? ''), `interval ${q.get('interval')}`);
+  if (q.has('month')) expect(problems, MONTH.test(q.get('month') ?? ''), `month ${q.get('month')}`);
   return problems;
 }
 
