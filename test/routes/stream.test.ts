@@ -1,13 +1,9 @@
 // GET /api/stream with real clients on loopback: events parsed by a third-party SSE parser, upstream
 // calls counted at the simulators, limits, heartbeat, a client that never reads, and shutdown.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { connect } from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EventSource } from 'eventsource';
 import { startApp } from '../helpers/app.js';
-import { TcpProxy } from '../store/tcp-proxy.js';
 import { eventually, SseClient } from '../stream/sse-client.js';
 
 const SNAPSHOT = '/iserver/marketdata/snapshot';
@@ -114,4 +110,22 @@ test('the stream is in the OpenAPI document: operationId, topics, an event-strea
   assert.ok(op.responses['200'].content['text/event-stream']);
   for (const status of ['400', '429']) assert.equal(op.responses[status].content['application/json'].schema.$ref, '#/components/schemas/ErrorResponse');
   for (const event of ['quote', 'brokerQuotes', 'overview', 'status', 'error', 'shutdown']) assert.match(op.description, new RegExp(`\`${event}\``));
+});
+
+test('provider-A quotes: however many viewers, the stream spends no more than the budget allows, and a refusal keeps the last value', async (t) => {
+  const { url, sandbox } = await startApp(t, {
+    env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '3', ALPHA_VANTAGE_CALLS_PER_DAY: '500', CACHE_QUOTE_FRESH_SECONDS: '1', STREAM_MAX_PER_CLIENT: '0' },
+  });
+  const calls = () => sandbox.alphaVantage.count('/query');
+  const viewers = await Promise.all(Array.from({ length: 20 }, () => SseClient.open(t, `${url}/api/stream?quote=IBM,MSFT`)));
+  await Promise.all(viewers.map((v) => v.until((s) => s.of('quote').length >= 2, 'both quotes')));
+  // Fresh for 1 s, so the pollers ask again each second until the minute's 3 calls are spent.
+  await eventually(() => calls() >= 3, 'the minute budget to be spent', 10_000);
+  await sleep(2_500);
+  assert.equal(calls(), 3, 'no call beyond the budget, for 20 viewers of 2 symbols');
+  // The refused refreshes answer the stale value: nothing changed, so no event and no error event.
+  for (const viewer of viewers) {
+    assert.equal(viewer.of('error').length, 0);
+    assert.equal(viewer.ended, false);
+  }
 });
