@@ -3,6 +3,7 @@
 import closeWithGrace from 'close-with-grace';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { loadEnvFile } from './env-file.js';
+import { type ListenTarget, listenProblem, METRICS_ADDRESS, SERVICE_ADDRESS } from './listen-error.js';
 import { createLogger } from './logger.js';
 import { logProcessWarnings } from './process-warnings.js';
 import { type Sandbox, sandboxConfig, sandboxOptionsFor, startSandbox } from './sandbox/index.js';
@@ -42,8 +43,17 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
   });
 
-  await app.listen({ port: config.port, host: config.host });
-  const metrics = await app.metricsListener.listen();
+  /** A listen failure is one config line, once the app and the sandbox are closed (stores close cleanly). */
+  const explain = async (error: unknown, target: ListenTarget, names = SERVICE_ADDRESS): Promise<never> => {
+    const problem = listenProblem(error, target, names);
+    if (problem === undefined) throw error;
+    process.stderr.write(`config error: ${problem}\n`);
+    await app.close();
+    await sandbox?.close();
+    process.exit(1);
+  };
+  await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => explain(error, config));
+  const metrics = await app.metricsListener.listen().catch((error: unknown) => explain(error, config.metrics, METRICS_ADDRESS));
   const { port } = app.server.address() as { port: number };
   logger.info(
     {
