@@ -175,7 +175,7 @@ export class RedisBudgetGuard implements BudgetGuard {
     const replicas = Math.max(1, this.replicasAtSync);
     const limits = { ...this.limits, minIntervalMs: this.limits.minIntervalMs * replicas };
     const decision = decide(this.fallbackLedger(now), limits, now, this.maxWaitMs);
-    if (!decision.ok) throw this.exhausted(Math.min(decision.retryAt - now, FALLBACK_RETRY_CAP_MS));
+    if (!decision.ok) throw this.heldBack(Math.min(decision.retryAt - now, FALLBACK_RETRY_CAP_MS));
     this.own.push(decision.at);
     if (decision.at > now) await sleep(decision.at - now);
   }
@@ -204,6 +204,16 @@ export class RedisBudgetGuard implements BudgetGuard {
   private exhausted(delayMs: number): BudgetExhaustedError {
     const seconds = Math.max(0, delayMs) / 1000;
     return new BudgetExhaustedError(`${this.name} call budget is spent; it returns in ${Math.ceil(seconds)} s`, seconds);
+  }
+
+  /** A refusal of the strict local view: the budget may not be spent, but this replica cannot know. */
+  private heldBack(delayMs: number): BudgetExhaustedError {
+    const seconds = Math.max(0, delayMs) / 1000;
+    return new BudgetExhaustedError(
+      `${this.name} call held back: the shared store (Redis) is unreachable, so this replica is being conservative ` +
+        `with the shared call budget; try again in ${Math.ceil(seconds)} s`,
+      seconds,
+    );
   }
 
   private lose(error: unknown): void {

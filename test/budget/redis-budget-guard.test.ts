@@ -72,8 +72,10 @@ test('with Redis lost the guard spends only its share, then writes its calls bac
 
   await proxy.cut();
   if (a.redis.ready) await once(a.redis, 'state:down');
-  // Right after the loss the guard assumes the others spent the whole minute.
-  assert.equal(await trySpend(a.guard), false);
+  // Right after the loss the guard assumes the others spent the whole minute, and says why it refuses.
+  const held = await a.guard.acquire().catch((e: BudgetExhaustedError) => e);
+  assert.ok(held instanceof BudgetExhaustedError);
+  assert.match(held.message, /shared store \(Redis\) is unreachable.*conservative/);
   const snap = await a.guard.snapshot();
   assert.equal(snap.store, 'local-fallback');
   await new Promise((resolve) => setTimeout(resolve, 450));
@@ -97,5 +99,6 @@ test('a replica that never reached Redis sends nothing until it can', async (t) 
   const refusal = await guard.acquire().catch((e: BudgetExhaustedError) => e);
   assert.ok(refusal instanceof BudgetExhaustedError);
   assert.ok(refusal.retryAfterSeconds! <= 60);
+  assert.match(refusal.message, /shared store \(Redis\) is unreachable.*conservative/);
   assert.equal((await guard.snapshot()).store, 'local-fallback');
 });

@@ -154,3 +154,15 @@ test('live mode without a key answers 503 PROVIDER_NOT_CONFIGURED', async (t) =>
   assert.equal(res.body.error.code, 'PROVIDER_NOT_CONFIGURED');
   assert.equal(res.headers['x-data-mode'], 'live');
 });
+
+test('with Redis unreachable the refusal says so: the shared store is down and the service is being conservative', async (t) => {
+  const { get, sandbox } = await startApp(t, { env: { REDIS_URL: 'redis://127.0.0.1:1', ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500' } });
+  const res = await get(`${QUOTE}?symbol=IBM`);
+  assert.equal(res.status, 429);
+  assert.equal(res.body.error.code, 'QUOTA_EXHAUSTED');
+  assert.match(res.body.error.message, /shared store \(Redis\) is unreachable/);
+  assert.match(res.body.error.message, /conservative/);
+  assert.doesNotMatch(res.body.error.message, /budget is spent/);
+  assert.ok(Number(res.headers['retry-after']) >= 1 && Number(res.headers['retry-after']) <= 60);
+  assert.equal(sandbox.alphaVantage.count('/query'), 0, 'nothing was sent');
+});
