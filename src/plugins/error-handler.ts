@@ -70,7 +70,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, extras?: ErrorExtras): FastifyReply {
   const apiError = toApiError(error);
   if (apiError.status >= 500 && !(error instanceof ApiError)) request.log.error({ err: error }, 'unhandled error');
-  else if (apiError.status >= 500) request.log.warn({ code: apiError.code, msg: apiError.message }, 'request failed');
+  else if (apiError.status >= 500) request.log.warn({ code: apiError.code, detail: apiError.message }, 'request failed');
   return sendError(request, reply, apiError, extras);
 }
 
