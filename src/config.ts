@@ -35,6 +35,8 @@ export interface Config {
   corsOrigins: '*' | string[];
   mode: DataMode;
   logLevel: string;
+  /** `pretty` for people at a terminal, `json` (one object a line) for log collectors. */
+  logFormat: 'json' | 'pretty';
   /** Fastify's `trustProxy`: false, true, a hop count, or a comma list of addresses/CIDRs. */
   trustProxy: boolean | number | string;
   rateLimitPerMinute: number;
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: corsList.includes('*') ? '*' : corsList,
     mode: r.oneOf('DATA_MODE', ['sandbox', 'live'] as const, defaultMode),
     logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    logFormat: r.oneOf('LOG_FORMAT', ['json', 'pretty'] as const, process.stdout.isTTY ? 'pretty' : 'json'),
     trustProxy: readTrustProxy(r),
     rateLimitPerMinute: r.int('RATE_LIMIT_PER_MINUTE', 600, 0),
     upstreamTimeoutMs: r.int('UPSTREAM_TIMEOUT_MS', 8_000, 100, 120_000),

@@ -64,6 +64,8 @@ async function main(): Promise<void> {
     },
     config.mode === 'sandbox' ? 'market data proxy started in SANDBOX mode' : 'market data proxy started in LIVE mode',
   );
+  // Request lines are buffered (logger.ts); the start is shown at once.
+  logger.flush();
 }
 
 main().catch((error: unknown) => {

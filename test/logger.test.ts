@@ -1,6 +1,112 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import { redactUrl } from '../src/logger.js';
+import { Pool } from 'undici';
+import { createLogger, prettyLines, redactUrl } from '../src/logger.js';
+import { createAlphaVantageSimulator } from '../src/sandbox/alpha-vantage/alpha-vantage-simulator.js';
+import { SANDBOX_CREDENTIALS } from '../src/sandbox/index.js';
+import { testConfig } from './helpers/config.js';
+import { duplicateKeys } from './helpers/log-lines.js';
+import { startServer } from './hardening/shutdown/server-process.js';
+
+const KEY = SANDBOX_CREDENTIALS.alphaVantageKey;
+
+test('every line of a real run, 5xx answers included, is JSON with each key once; SIGTERM loses no request line', async (t) => {
+  const sim = createAlphaVantageSimulator({ validKeys: [KEY], callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 });
+  await sim.listen();
+  t.after(() => sim.close());
+  const server = await startServer(t, {
+    DATA_MODE: 'live',
+    ALPHA_VANTAGE_URL: `${sim.origin}/query`,
+    ALPHA_VANTAGE_API_KEY: KEY,
+    ALPHA_VANTAGE_CALLS_PER_MINUTE: '0',
+    ALPHA_VANTAGE_CALLS_PER_DAY: '0',
+    ALPHA_VANTAGE_MIN_INTERVAL_MS: '0',
+    RATE_LIMIT_PER_MINUTE: '0',
+    BROKER: 'none',
+    OVERVIEW_SOURCE: 'none',
+    STATE_DIR: testConfig(t).stateDir,
+  });
+  const pool = new Pool(server.url, { connections: 8 });
+  t.after(() => pool.close());
+  const sent = new Map<string, number>();
+  const ask = async (path: string, id: string) => {
+    const res = await pool.request({ method: 'GET', path, headers: { 'x-request-id': id } });
+    await res.body.dump();
+    sent.set(id, res.statusCode);
+  };
+
+  await ask('/api/provider-a/quote?symbol=IBM', 'miss-1');
+  // Cache hits answered by the hot path: many more bytes than one buffer.
+  await Promise.all(Array.from({ length: 400 }, (_, i) => ask('/api/provider-a/quote?symbol=IBM', `hit-${i}`)));
+  await ask('/api/provider-a/quote', 'bad-request');
+  await ask('/api/nowhere', 'not-found');
+  sim.setFaults({ fault: 'http5xx' });
+  await ask('/api/provider-a/quote?symbol=MSFT', 'upstream-5xx');
+  sim.setFaults({ fault: 'malformed' });
+  await ask('/api/provider-a/quote?symbol=KO', 'malformed-5xx');
+  assert.equal(sent.get('upstream-5xx'), 502);
+  assert.equal(sent.get('malformed-5xx'), 502);
+
+  const closed = once(server.child, 'close'); // after stdout has been read to its end
+  server.child.kill('SIGTERM');
+  await closed;
+  assert.equal(await server.exited, 0);
+
+  const requestLines = new Map<string, number>();
+  for (const line of server.raw) {
+    assert.deepEqual(duplicateKeys(line), [], `a key twice in: ${line}`);
+    const entry = JSON.parse(line) as { msg?: unknown; reqId?: string };
+    assert.equal(typeof entry.msg, 'string', line);
+    if (entry.msg === 'request' && entry.reqId !== undefined) requestLines.set(entry.reqId, (requestLines.get(entry.reqId) ?? 0) + 1);
+  }
+  for (const id of sent.keys()) assert.equal(requestLines.get(id), 1, `one request line for ${id}`);
+  assert.ok(server.raw.some((l) => l.includes('"msg":"request failed"')), 'the 5xx detail line is there too');
+  assert.ok(server.raw.some((l) => l.includes('"msg":"shutting down"')));
+});
+
+test('pretty lines are readable and still scrubbed of secrets', async (t) => {
+  const config = { ...testConfig(t, { ALPHA_VANTAGE_API_KEY: KEY, LOG_LEVEL: 'info' }), logFormat: 'pretty' as const };
+  const out: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      out.push(chunk.toString('utf8'));
+      callback();
+    },
+  });
+  const logger = createLogger(config, prettyLines(sink));
+  logger.warn({ upstream: 'Alpha Vantage', url: `https://example.test/query?apikey=${KEY}` }, `refused key ${KEY}`);
+  await new Promise<void>((resolve) => logger.flush(() => resolve()));
+  const text = out.join('');
+  assert.match(text, /WARN/);
+  assert.match(text, /refused key \[REDACTED\]/);
+  assert.ok(!text.includes(KEY), text);
+  assert.throws(() => JSON.parse(text), 'not JSON');
+});
+
+test('LOG_FORMAT defaults to pretty on a terminal and is JSON through a pipe', { skip: !existsSync('/usr/bin/script') && 'util-linux script(1) is needed for a terminal' }, async () => {
+  // HOST 999.1.1.1 stops the start right after the first log line, whatever the output is.
+  const env = { ...process.env, DATA_MODE: 'sandbox', HOST: '999.1.1.1', PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: '' };
+  delete (env as Record<string, string | undefined>).LOG_FORMAT;
+  const run = async (command: string, args: string[]) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    await once(child, 'close');
+    return text;
+  };
+  const entry = `${process.execPath} --import tsx src/server.ts`;
+  const piped = await run(process.execPath, ['--import', 'tsx', 'src/server.ts']);
+  const firstPiped = piped.split('\n').find((l) => l.includes('broker endpoints ready')) ?? '';
+  assert.equal((JSON.parse(firstPiped) as { msg: string }).msg, 'broker endpoints ready');
+  const onTerminal = await run('/usr/bin/script', ['-qfec', entry, '/dev/null']);
+  const firstTty = onTerminal.split('\n').find((l) => l.includes('broker endpoints ready')) ?? '';
+  assert.match(firstTty, /INFO.*broker endpoints ready/, onTerminal);
+  assert.ok(!firstTty.trimStart().startsWith('{'), firstTty);
+});
 
 test('a key a caller sends in the query string is redacted from the logged URL, wherever it stands', () => {
   assert.equal(redactUrl('/api/provider-a/query?function=RSI&apikey=ABC123&symbol=IBM'), '/api/provider-a/query?function=RSI&apikey=[REDACTED]&symbol=IBM');

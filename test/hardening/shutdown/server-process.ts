@@ -11,6 +11,8 @@ export interface ServerProcess {
   child: ChildProcess;
   /** Parsed JSON log lines (stdout) and raw stderr lines, in arrival order. */
   logs: Record<string, unknown>[];
+  /** Every stdout line as written. */
+  raw: string[];
   stderr: string[];
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>;
@@ -27,12 +29,14 @@ export async function startServer(t: TestContext, env: Record<string, string>): 
     await exited;
   });
   const logs: Record<string, unknown>[] = [];
+  const raw: string[] = [];
   const stderr: string[] = [];
   createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line));
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
     void exited.then((code) => reject(new Error(`server exited with ${code} before listening: ${stderr.join('\n')}`)));
     lines.on('line', (line) => {
+      raw.push(line);
       let entry: Record<string, unknown>;
       try {
         entry = JSON.parse(line) as Record<string, unknown>;
@@ -43,5 +47,5 @@ export async function startServer(t: TestContext, env: Record<string, string>): 
       if (typeof entry.url === 'string' && typeof entry.mode === 'string') resolve(entry.url);
     });
   });
-  return { url, port: Number(new URL(url).port), child, logs, stderr, exited };
+  return { url, port: Number(new URL(url).port), child, logs, raw, stderr, exited };
 }
