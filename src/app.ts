@@ -31,7 +31,7 @@ import marketRoutes from './routes/market/index.js';
 import brokerRoutes from './routes/broker/index.js';
 import streamRoutes from './routes/stream.js';
 import { LiveTopics } from './stream/live-topics.js';
-import { ErrorResponse } from './routes/schemas.js';
+import { CASE_INSENSITIVE, ErrorResponse } from './routes/schemas.js';
 
 export interface BuildAppOptions {
   logger?: Logger;
@@ -74,7 +74,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler(edgeHeaders),
     genReqId: (req) => requestId(req.headers['x-request-id']),
-    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
+    // x-case-insensitive: an OpenAPI note on enums the route normalises (routes/schemas.ts); no rule for Ajv.
+    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false, keywords: [CASE_INSENSITIVE] } },
   }) as unknown as FastifyInstance;
   hardenServer(app.server, config);
 

@@ -14,7 +14,9 @@ const DESCRIPTION = [
   '',
   'Every error has one body: `{ "error": { "code", "message", "status", "requestId" } }` (schema `ErrorResponse`).',
   'Cached responses carry `X-Cache: HIT|MISS|STALE`, `Age`, `Cache-Control` and `ETag` (send `If-None-Match` for a 304).',
-  'Every response carries `X-Request-Id` and `X-Data-Mode` (`sandbox` or `live`).',
+  'Every response carries `X-Request-Id` and `X-Data-Mode` (`sandbox` or `live`); the response headers are components.',
+  'Integer parameters are plain decimal digits (`14`, not `+14`, `1e1` or `14.0`). Enums marked `x-case-insensitive` are matched in any letter case.',
+  'Connection-level errors, answered before a route is known: `408 REQUEST_TIMEOUT`, `431 HEADERS_TOO_LARGE`, and `400 INVALID_PARAMETER` for a path that is not valid percent-encoding.',
 ].join('\n');
 
 const TAGS = [
@@ -31,13 +33,15 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Market Data Proxy', version: API_VERSION, description: DESCRIPTION },
+      // Relative: the paths are on whatever host and scheme served this document.
+      servers: [{ url: '/', description: 'This service' }],
       tags: TAGS,
     },
     // Shared schemas keep their $id as their component name (ErrorResponse, not def-0).
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transformObject: (document) => {
       const { openapiObject } = document as { openapiObject: Record<string, unknown> };
-      return optionalWhenDefaulted(collapseLiteralUnions(openapiObject) as Record<string, unknown>) as typeof openapiObject;
+      return documentHeaders(optionalWhenDefaulted(collapseLiteralUnions(openapiObject) as Record<string, unknown>)) as typeof openapiObject;
     },
   });
   await app.register(swaggerUi, {
@@ -81,6 +85,61 @@ export function optionalWhenDefaulted(document: Record<string, unknown>): Record
     }
   }
   return document;
+}
+
+const integer = { type: 'integer', minimum: 0 };
+
+/** The response headers, documented once as components and referenced by every response that carries them. */
+export const RESPONSE_HEADERS: Record<string, { description: string; required?: boolean; schema: Record<string, unknown> }> = {
+  'X-Request-Id': {
+    description: "The caller's X-Request-Id when it is 1-64 letters, digits or `._:-`, else a generated UUID; names the request in the log.",
+    required: true,
+    schema: { type: 'string', pattern: '^[\\w.:-]{1,64}$' },
+  },
+  'X-Data-Mode': { description: 'sandbox (simulated upstreams) or live.', required: true, schema: { type: 'string', enum: ['sandbox', 'live'] } },
+  'X-Cache': {
+    description: 'HIT (fresh from the cache), MISS (fetched for this request) or STALE (past its fresh window: served while one refresh runs, or while the upstream fails).',
+    required: true,
+    schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE'] },
+  },
+  Age: { description: 'Seconds since the upstream answered (RFC 9111).', required: true, schema: integer },
+  ETag: { description: 'Tag of the body; send it in If-None-Match to get a 304 while it is current.', required: true, schema: { type: 'string' } },
+  'Cache-Control': {
+    description: '`public, max-age=<fresh window>, stale-while-revalidate=<stale window>, stale-if-error=<stale window>`; max-age counts from the upstream answer (subtract Age).',
+    required: true,
+    schema: { type: 'string', pattern: '^public, max-age=\\d+, stale-while-revalidate=\\d+, stale-if-error=\\d+$' },
+  },
+  'Retry-After': { description: 'Seconds until a retry can succeed.', schema: { type: 'integer', minimum: 1 } },
+  'X-RateLimit-Limit': { description: "Requests this caller may make per minute (absent when RATE_LIMIT_PER_MINUTE=0).", schema: integer },
+  'X-RateLimit-Remaining': { description: 'Requests left to this caller in the current minute.', schema: integer },
+  'X-RateLimit-Reset': { description: 'Seconds until the current minute window ends.', schema: integer },
+  'X-Partial': { description: 'Instruments left out of this overview (comma-separated), when some failed with nothing cached.', schema: { type: 'string' } },
+};
+
+const CACHED = ['X-Cache', 'Age', 'ETag', 'Cache-Control'];
+const RATE_LIMITED = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+const ROUTE_HEADERS: Record<string, string[]> = { '/api/market/overview': ['X-Partial'] };
+
+type Responses = Record<string, { headers?: Record<string, unknown> }>;
+
+/** Which documented headers each response carries: by route family, status, and whether the route is cached (declares a 304). */
+export function documentHeaders(document: Record<string, unknown>): Record<string, unknown> {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, { responses?: Responses }>>;
+  for (const [path, operations] of Object.entries(paths)) {
+    const limited = path.startsWith('/api/') && !path.startsWith('/api/system/');
+    for (const { responses = {} } of Object.values(operations)) {
+      const cached = '304' in responses;
+      for (const [status, response] of Object.entries(responses)) {
+        const names = ['X-Request-Id', 'X-Data-Mode', ...(limited ? RATE_LIMITED : [])];
+        if (status === '429' || status === '503') names.push('Retry-After');
+        if (cached && (status === '200' || status === '304')) names.push(...CACHED);
+        if (status === '200') names.push(...(ROUTE_HEADERS[path] ?? []));
+        response.headers = { ...response.headers, ...Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])) };
+      }
+    }
+  }
+  const components = (document.components ?? {}) as Record<string, unknown>;
+  return { ...document, components: { ...components, headers: RESPONSE_HEADERS } };
 }
 
 function isSingleEnum(value: unknown): value is { type: string; enum: [unknown] } {

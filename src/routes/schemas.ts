@@ -5,6 +5,13 @@ import { ERROR_CODES } from '../errors.js';
 /** Letters, digits and the punctuation tickers use (`BRK.B`, `^GSPC`, `GC=F`, `BTC-USD`). */
 export const SYMBOL_PATTERN = '^[A-Za-z0-9.^=-]{1,20}$';
 
+/**
+ * Marks an enum the route matches in any letter case (it normalises the value before validation): generated
+ * clients keep the listed values as their type, and the description says what else is accepted.
+ */
+export const CASE_INSENSITIVE = 'x-case-insensitive';
+export const ANY_CASE = 'Matched in any letter case (e.g. `rsi`, `Daily`); the values listed are the canonical spelling.';
+
 /** A string enum as plain JSON Schema `enum`: clear validation errors and a clean OpenAPI document. */
 export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
@@ -38,6 +45,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'PROVIDER_NOT_CONFIGURED or BROKER_UNAVAILABLE',
   504: 'UPSTREAM_TIMEOUT',
 };
+
+/** Every route answering through sendCached can answer 304 (headers only; see the OpenAPI plugin). */
+export const NOT_MODIFIED = { 304: Type.Null({ description: 'Not Modified: the ETag sent in If-None-Match is still current. No body.' }) };
 
 /** Response schemas for the error statuses a route can answer with. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {

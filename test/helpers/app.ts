@@ -1,4 +1,5 @@
 // Starts the sandbox upstreams and the service on loopback port 0, and closes both when the test ends.
+// Every answer `get` receives is held to the OpenAPI document (contract.ts): a mismatch fails the test.
 import { appendFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
@@ -11,6 +12,7 @@ import { REDACT_PATHS, secretsOf } from '../../src/logger.js';
 import { SANDBOX_CREDENTIALS, type Sandbox, type SandboxOptions, sandboxConfig, sandboxOptionsFor, startSandbox } from '../../src/sandbox/index.js';
 import type { SimRequestEvent } from '../../src/sandbox/simulated-upstream.js';
 import { testConfig } from './config.js';
+import { Contract, type Document } from './contract.js';
 
 export interface TestResponse {
   status: number;
@@ -62,7 +64,12 @@ export async function startApp(t: TestContext, options: StartOptions = {}): Prom
   const { port } = app.server.address() as { port: number };
   const url = `http://127.0.0.1:${port}`;
   const metricsUrl = await app.metricsListener.listen();
-  const get: RunningApp['get'] = async (path, headers = {}, method = 'GET') => scan.response(await httpGet(url + path, headers, method));
+  const contract = new Contract(app.swagger() as unknown as Document);
+  const get: RunningApp['get'] = async (path, headers = {}, method = 'GET') => {
+    const res = scan.response(await httpGet(url + path, headers, method));
+    contract.assert(method, path, res);
+    return res;
+  };
   const scrape: RunningApp['scrape'] = async (headers = {}) => {
     if (metricsUrl === undefined) throw new Error('no metrics listener (METRICS_PORT=off)');
     return scan.response(await httpGet(metricsUrl, headers));

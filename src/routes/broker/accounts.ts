@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Broker } from '../../broker/broker.js';
 import { ensureConfigured } from '../../broker/not-configured-broker.js';
-import { errorResponses } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import { AccountsResponse } from './schemas.js';
 
@@ -14,10 +14,11 @@ export function accountsRoute(app: FastifyInstance, broker: Broker): void {
     '/accounts',
     {
       schema: {
+        operationId: 'getBrokerAccounts',
         summary: 'Brokerage accounts',
         description: 'Every account the broker session can read. Cached (fresh 60 s by default); see X-Cache and Age.',
         tags: ['broker'],
-        response: { 200: AccountsResponse, ...errorResponses(429, 502, 503, 504) },
+        response: { 200: AccountsResponse, ...NOT_MODIFIED, ...errorResponses(429, 502, 503, 504) },
       },
     },
     async (request, reply) => {

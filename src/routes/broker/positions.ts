@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Broker } from '../../broker/broker.js';
 import { ensureConfigured } from '../../broker/not-configured-broker.js';
-import { errorResponses } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import { PositionsResponse } from './schemas.js';
 
@@ -14,10 +14,11 @@ export function positionsRoute(app: FastifyInstance, broker: Broker): void {
     '/positions',
     {
       schema: {
+        operationId: 'getBrokerPositions',
         summary: 'Open positions',
         description: 'Every position of every account, all pages, with numbers as numbers. Cached (fresh 5 s by default); see X-Cache and Age.',
         tags: ['broker'],
-        response: { 200: PositionsResponse, ...errorResponses(429, 502, 503, 504) },
+        response: { 200: PositionsResponse, ...NOT_MODIFIED, ...errorResponses(429, 502, 503, 504) },
       },
     },
     async (request, reply) => {

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { FetchOptions } from '../../cache/upstream-cache.js';
 import type { Broker } from '../../broker/broker.js';
 import { ensureConfigured } from '../../broker/not-configured-broker.js';
-import { errorResponses } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import { MAX_SYMBOLS, parseSymbolList } from './parse-symbols.js';
 import { QuotesResponse } from './schemas.js';
@@ -33,11 +33,12 @@ export function quotesRoute(app: FastifyInstance, broker: Broker): void {
     '/quotes',
     {
       schema: {
+        operationId: 'getBrokerQuotes',
         summary: 'Real-time quotes from the broker',
         description: `Up to ${MAX_SYMBOLS} symbols. Unknown symbols are listed in missing, not reported as errors. Cached (fresh 1 s by default); see X-Cache and Age.`,
         tags: ['broker'],
         querystring: Querystring,
-        response: { 200: QuotesResponse, ...errorResponses(400, 429, 502, 503, 504) },
+        response: { 200: QuotesResponse, ...NOT_MODIFIED, ...errorResponses(400, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => {

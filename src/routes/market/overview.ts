@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
 import { ApiError } from '../../errors.js';
-import { errorResponses } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import type { MarketOverview, OverviewValue } from './market-overview.js';
 import type { OverviewEntry } from './overview-entry.js';
@@ -53,13 +53,14 @@ export function overviewRoute(app: FastifyInstance, overview: MarketOverview | u
     '/overview',
     {
       schema: {
+        operationId: 'getMarketOverview',
         summary: 'Market overview: indices, volatility, commodities and crypto',
         description:
           'Price, change and change percent against the previous daily close, as two-decimal strings, per instrument. ' +
           'One instrument failing never fails the overview: it is served stale if cached, else left out and named in the X-Partial header. ' +
           'Cached as a whole (fresh 60 s by default); see X-Cache and Age.',
         tags: ['market'],
-        response: { 200: OverviewResponse, ...errorResponses(429, 502, 503, 504) },
+        response: { 200: OverviewResponse, ...NOT_MODIFIED, ...errorResponses(429, 502, 503, 504) },
       },
     },
     async (request, reply) => {

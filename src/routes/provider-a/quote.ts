@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CacheResult } from '../../cache/cache-store.js';
 import type { FetchOptions } from '../../cache/upstream-cache.js';
 import { QUOTE_FIELDS } from '../../upstreams/alpha-vantage/parse-global-quote.js';
-import { errorResponses, SymbolParam } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
 
@@ -50,12 +50,13 @@ export function quoteRoute(app: FastifyInstance, client: ClientGetter): void {
     '/quote',
     {
       schema: {
+        operationId: 'getQuote',
         summary: 'Latest quote for a symbol',
         description:
           'Alpha Vantage GLOBAL_QUOTE. All values are strings; prices and change have four decimals, change percent four decimals and a trailing %. Cached (fresh 60 s by default); see X-Cache and Age.',
         tags: ['provider-a'],
         querystring: Querystring,
-        response: { 200: QuoteResponse, ...errorResponses(400, 404, 429, 502, 503, 504) },
+        response: { 200: QuoteResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => {

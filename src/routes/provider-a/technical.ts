@@ -5,8 +5,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TechnicalQuery } from '../../upstreams/alpha-vantage/alpha-vantage-client.js';
 import { readIndicatorOptions } from '../../upstreams/alpha-vantage/indicator-options.js';
-import { INDICATOR_PARAM_NAMES, INDICATORS, indicatorSpec, INTERVALS, INTRADAY_INTERVALS, SERIES_TYPES } from '../../upstreams/alpha-vantage/indicators.js';
-import { errorResponses, StringEnum, SymbolParam } from '../schemas.js';
+import { INDICATOR_PARAM_NAMES, INDICATORS, indicatorSpec, INTERVALS, INTRADAY_INTERVALS, sectionKey, SERIES_TYPES } from '../../upstreams/alpha-vantage/indicators.js';
+import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
 
@@ -14,8 +14,8 @@ const optional = (description: string) => Type.Optional(Type.String({ maxLength:
 
 const Querystring = Type.Object({
   symbol: SymbolParam,
-  indicator: StringEnum(INDICATORS, { default: 'RSI', description: 'Indicator function (case-insensitive).' }),
-  interval: StringEnum(INTERVALS, { default: 'daily', description: 'Bar interval (case-insensitive).' }),
+  indicator: StringEnum(INDICATORS, { default: 'RSI', description: `Indicator function. ${ANY_CASE}`, [CASE_INSENSITIVE]: true }),
+  interval: StringEnum(INTERVALS, { default: 'daily', description: `Bar interval. ${ANY_CASE}`, [CASE_INSENSITIVE]: true }),
   time_period: optional('Bars per value, a whole number from 2 to 1000, for indicators that take one (default 14; 20 for BBANDS).'),
   series_type: optional(`Price series for price-based indicators: ${SERIES_TYPES.join(', ')} (default close).`),
   month: optional('YYYY-MM: that month of intraday history (intraday intervals only).'),
@@ -23,12 +23,26 @@ const Querystring = Type.Object({
 });
 type Query = Static<typeof Querystring>;
 
+const Series = Type.Record(Type.String(), Type.Record(Type.String(), Type.String()), {
+  description: 'Rows keyed by date or date-time, newest first; each row maps value names to 4-decimal strings.',
+});
+
+/**
+ * One optional property per section name rather than an index signature: generated client types (and a
+ * real body) must be able to hold "Meta Data" beside the series, and an index signature would have to
+ * describe both.
+ */
 export const TechnicalResponse = Type.Object(
-  { 'Meta Data': Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()])) },
+  {
+    'Meta Data': Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()])),
+    ...Object.fromEntries([...new Set(INDICATORS.map(sectionKey))].map((key) => [key, Type.Optional(Series)])),
+  },
   {
     $id: 'TechnicalResponse',
-    description: 'The upstream shape: "Meta Data" plus one "Technical Analysis: <FN>" object keyed by date or date-time, newest first.',
-    additionalProperties: Type.Record(Type.String(), Type.Record(Type.String(), Type.String())),
+    description: 'The upstream shape: "Meta Data" plus the one "Technical Analysis: <section>" series of the indicator asked for.',
+    additionalProperties: false,
+    minProperties: 2,
+    maxProperties: 2,
   },
 );
 
@@ -75,11 +89,12 @@ export function technicalRoute(app: FastifyInstance, client: ClientGetter): void
     '/technical',
     {
       schema: {
+        operationId: 'getTechnical',
         summary: 'Technical indicator series for a symbol',
         description: 'Alpha Vantage technical indicators, validated and returned in the upstream shape.',
         tags: ['provider-a'],
         querystring: Querystring,
-        response: { 200: TechnicalResponse, ...errorResponses(400, 404, 429, 502, 503, 504) },
+        response: { 200: TechnicalResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },
       },
       preValidation: async (request) => normaliseCase(request.query as Record<string, unknown>),
     },

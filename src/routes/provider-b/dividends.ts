@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { CURSOR_PATTERN, type CursorState, decodeCursor, encodeCursor } from '../../upstreams/massive/dividend-cursor.js';
-import { errorResponses, SymbolParam } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import { MASSIVE, type MassiveClientGetter } from './index.js';
 
@@ -79,6 +79,7 @@ export function dividendsRoute(app: FastifyInstance, client: MassiveClientGetter
     '/dividends',
     {
       schema: {
+        operationId: 'getDividends',
         summary: 'Dividends, newest ex-dividend date first',
         description:
           'Massive (formerly Polygon.io) reference dividends. With symbol, only that ticker (upper-cased); without it, all stocks. ' +
@@ -86,7 +87,7 @@ export function dividendsRoute(app: FastifyInstance, client: MassiveClientGetter
           'Cached (fresh 12 h by default); see X-Cache and Age.',
         tags: ['provider-b'],
         querystring: Querystring,
-        response: { 200: DividendsResponse, ...errorResponses(400, 429, 502, 503, 504) },
+        response: { 200: DividendsResponse, ...NOT_MODIFIED, ...errorResponses(400, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => {

@@ -27,6 +27,7 @@ const systemRoutes: FastifyPluginAsync = async (app) => {
     {
       config: NO_RATE_LIMIT,
       schema: {
+        operationId: 'getSystemStatus',
         summary: 'Service status: mode, store, and per upstream its health, budget and cache figures',
         description:
           'Reads state the service already holds and never calls an upstream, so it answers in milliseconds even when every upstream is down. `status` is ok, degraded or down, with the reason.',
@@ -44,7 +45,7 @@ const systemRoutes: FastifyPluginAsync = async (app) => {
     '/live',
     {
       config: NO_RATE_LIMIT,
-      schema: { summary: 'Liveness: the process answers', tags: ['system'], response: { 200: LiveResponse } },
+      schema: { operationId: 'getSystemLive', summary: 'Liveness: the process answers', tags: ['system'], response: { 200: LiveResponse } },
     },
     async (_request, reply) => {
       reply.header('cache-control', 'no-store');
@@ -57,6 +58,7 @@ const systemRoutes: FastifyPluginAsync = async (app) => {
     {
       config: NO_RATE_LIMIT,
       schema: {
+        operationId: 'getSystemReady',
         summary: 'Readiness: configuration valid and store reachable (or fallen back to local state by design)',
         tags: ['system'],
         response: { 200: ReadyResponse, 503: ReadyResponse },
