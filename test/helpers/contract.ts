@@ -24,7 +24,7 @@ const DOC_ID = 'https://market-data-proxy.local/openapi.json';
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
 /** Compiles schemas with `#/components/...` refs resolved against the document itself. */
-export function validatorFor(doc: Pick<Document, 'components'>): (schema: unknown, value: unknown) => string | null {
+export function validatorFor(doc: { components: Record<string, unknown> }): (schema: unknown, value: unknown) => string | null {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema({ $id: DOC_ID, components: doc.components });

@@ -3,9 +3,10 @@
 // New routes are covered without editing this file: it iterates over the document's own paths.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { startApp, type TestResponse } from '../helpers/app.js';
+import { validatorFor } from '../helpers/contract.js';
 
 const SPEC_PATHS = [
   '/api/provider-a/quote',
@@ -35,39 +36,18 @@ interface Parameter {
   schema?: { enum?: unknown[]; default?: unknown; examples?: unknown[]; type?: string };
 }
 interface Operation {
+  operationId?: string;
   summary?: string;
   tags?: string[];
   parameters?: Parameter[];
-  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+  responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, { $ref: string }> }>;
 }
 interface Document {
   openapi: string;
+  servers?: { url: string }[];
   info: { version: string; title: string };
   paths: Record<string, { get?: Operation }>;
-  components: { schemas: Record<string, unknown> };
-}
-
-const DOC_ID = 'https://market-data-proxy.local/openapi.json';
-
-// ajv-formats is CommonJS; its default export arrives as the module object under NodeNext.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
-
-/** Compiles response schemas with `#/components/...` refs resolved against the document itself. */
-function validatorFor(doc: Document) {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
-  ajv.addSchema({ $id: DOC_ID, components: doc.components });
-  const rebase = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(rebase);
-    if (node === null || typeof node !== 'object') return node;
-    return Object.fromEntries(
-      Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${DOC_ID}${v}` : rebase(v)]),
-    );
-  };
-  return (schema: unknown, body: unknown): string | null => {
-    const validate = ajv.compile(rebase(schema) as object);
-    return validate(body) ? null : ajv.errorsText(validate.errors, { separator: '\n' });
-  };
+  components: { schemas: Record<string, unknown>; headers: Record<string, unknown> };
 }
 
 function exampleFor(p: Parameter): string | undefined {
@@ -187,4 +167,51 @@ test('browsable docs are served at /api/docs with their assets, no network neede
   const json = await get('/api/docs/json');
   assert.equal(json.status, 200);
   assert.equal(json.body.info.version, '1.0.0');
+});
+
+test('every operation has a unique operationId (routes added later too), and the document names its server', async (t) => {
+  const { get } = await startApp(t);
+  const doc = (await get('/api/openapi.json')).body as Document;
+  const ids: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item as Record<string, Operation>)) {
+      assert.match(String(op.operationId), /^[a-z][A-Za-z0-9]+$/, `${method.toUpperCase()} ${path} has no operationId (add one to its route schema)`);
+      ids.push(op.operationId!);
+    }
+  }
+  assert.equal(new Set(ids).size, ids.length, `operationIds are unique: ${ids.join(', ')}`);
+  assert.deepEqual(doc.servers, [{ url: '/', description: 'This service' }]);
+});
+
+test('cached routes document 304 and the cache headers; every response its X-Request-Id; 429 its Retry-After', async (t) => {
+  const { get } = await startApp(t);
+  const doc = (await get('/api/openapi.json')).body as Document;
+  for (const name of ['X-Cache', 'Age', 'ETag', 'Cache-Control', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Data-Mode', 'X-Request-Id']) {
+    assert.ok(doc.components.headers[name], `${name} is a header component`);
+  }
+  const quote = doc.paths['/api/provider-a/quote']!.get!;
+  for (const status of ['200', '304']) {
+    assert.deepEqual(Object.keys(quote.responses[status]!.headers ?? {}).filter((h) => ['X-Cache', 'Age', 'ETag', 'Cache-Control'].includes(h)).sort(), ['Age', 'Cache-Control', 'ETag', 'X-Cache']);
+  }
+  assert.equal(quote.responses['304']!.content, undefined, '304 has no body');
+  assert.ok(quote.responses['429']!.headers?.['Retry-After']);
+  assert.ok(quote.responses['200']!.headers?.['X-RateLimit-Remaining']);
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const op of Object.values(item as Record<string, Operation>)) {
+      for (const [status, response] of Object.entries(op.responses)) assert.ok(response.headers?.['X-Request-Id'], `${path} ${status}: X-Request-Id`);
+    }
+  }
+  const indicator = doc.paths['/api/provider-a/technical']!.get!.parameters!.find((p) => p.name === 'indicator')!;
+  assert.equal((indicator.schema as Record<string, unknown>)['x-case-insensitive'], true, 'case-insensitive enums say so');
+});
+
+test('two independent OpenAPI validators accept the document', async (t) => {
+  const { get } = await startApp(t);
+  const doc = (await get('/api/openapi.json')).body as Document;
+  // swagger-parser dereferences in place: give it a copy.
+  await SwaggerParser.validate(structuredClone(doc) as never);
+  const validator = new Validator();
+  const result = await validator.validate(structuredClone(doc) as never);
+  assert.equal(result.valid, true, JSON.stringify(result.errors, null, 1)?.slice(0, 2000));
+  assert.equal(validator.version, '3.1');
 });
