@@ -33,6 +33,9 @@ export async function callEveryOperation(baseUrl: string): Promise<Record<string
     getBrokerAccounts: client.GET('/api/broker/accounts'),
     getBrokerPositions: client.GET('/api/broker/positions'),
     getBrokerQuotes: client.GET('/api/broker/quotes', { params: { query: { symbols: 'AAPL,MSFT' } } }),
+    getDailySeries: client.GET('/api/provider-a/daily', { params: { query: { symbol: 'IBM', outputsize: 'compact' } } }),
+    searchSymbols: client.GET('/api/provider-a/search', { params: { query: { keywords: 'micro' } } }),
+    alphaVantageQuery: client.GET('/api/provider-a/query', { params: { query: { function: 'GLOBAL_QUOTE', symbol: 'IBM' } } }),
     getSystemStatus: client.GET('/api/system/status'),
     getSystemLive: client.GET('/api/system/live'),
     getSystemReady: client.GET('/api/system/ready'),
@@ -52,7 +55,9 @@ export async function callEveryOperation(baseUrl: string): Promise<Record<string
   const technical = await client.GET('/api/provider-a/technical', { params: { query: { symbol: 'IBM', indicator: 'RSI' } } });
   const rsi = technical.data?.['Technical Analysis: RSI'];
   const symbol: string | number | undefined = technical.data?.['Meta Data']['1: Symbol'];
-  statuses.typedFields = price !== undefined && next !== undefined && rsi !== undefined && symbol === 'IBM' ? 200 : 0;
+  const daily = await client.GET('/api/provider-a/daily', { params: { query: { symbol: 'IBM' } } });
+  const days = daily.data?.['Time Series (Daily)'];
+  statuses.typedFields = price !== undefined && next !== undefined && rsi !== undefined && symbol === 'IBM' && days !== undefined ? 200 : 0;
   return statuses;
 }
 `;

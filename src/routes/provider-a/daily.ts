@@ -3,18 +3,27 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OUTPUT_SIZES, type SeriesQuery, takesOutputSize } from '../../upstreams/alpha-vantage/time-series.js';
-import { errorResponses, StringEnum, SymbolParam } from '../schemas.js';
+import { OUTPUT_SIZES, SERIES_FUNCTIONS, SERIES_INTERVALS, type SeriesQuery, seriesKey, takesOutputSize } from '../../upstreams/alpha-vantage/time-series.js';
+import { errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
 
+const SERIES_KEYS = [
+  ...SERIES_FUNCTIONS.filter((fn) => fn !== 'TIME_SERIES_INTRADAY').map((fn) => seriesKey(fn)),
+  ...SERIES_INTERVALS.map((interval) => seriesKey('TIME_SERIES_INTRADAY', interval)),
+];
+const Rows = Type.Record(Type.String(), Type.Record(Type.String(), Type.String()));
+
+/** One optional property per series name, not an index signature that would clash with "Meta Data" (see TechnicalResponse). */
 export const TimeSeriesResponse = Type.Object(
-  { 'Meta Data': Type.Record(Type.String(), Type.String()) },
+  { 'Meta Data': Type.Record(Type.String(), Type.String()), ...Object.fromEntries(SERIES_KEYS.map((key) => [key, Type.Optional(Rows)])) },
   {
     $id: 'TimeSeriesResponse',
     description:
       'The upstream shape: "Meta Data" plus one series object ("Time Series (Daily)", "Weekly Time Series", "Monthly Time Series" or "Time Series (<interval>)") keyed by date or date-time, newest first; each row has "1. open" … "5. volume" as strings.',
-    additionalProperties: Type.Record(Type.String(), Type.Record(Type.String(), Type.String())),
+    additionalProperties: false,
+    minProperties: 2,
+    maxProperties: 2,
   },
 );
 
@@ -51,7 +60,7 @@ export function dailyRoute(app: FastifyInstance, client: ClientGetter): void {
           'Alpha Vantage TIME_SERIES_DAILY in its own shape: open, high, low, close and volume per trading day, newest first. Cached (fresh 1 h by default); each miss spends one provider-A call.',
         tags: ['provider-a'],
         querystring: Querystring,
-        response: { 200: TimeSeriesResponse, ...errorResponses(400, 404, 429, 502, 503, 504) },
+        response: { 200: TimeSeriesResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },
       },
       preValidation: async (request) => {
         const query = request.query as Record<string, unknown>;

@@ -20,7 +20,7 @@ import {
   type SeriesQuery,
   takesOutputSize,
 } from '../../upstreams/alpha-vantage/time-series.js';
-import { errorResponses, StringEnum, SymbolParam } from '../schemas.js';
+import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
 import { serveSeries } from './daily.js';
 import { serveQuote } from './quote.js';
 import { KeywordsParam, serveSearch } from './search.js';
@@ -43,7 +43,7 @@ export function alphaVantageErrorKey(error: ApiError): Record<string, string> {
 const text = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
 
 const Querystring = Type.Object({
-  function: StringEnum(ALPHA_VANTAGE_FUNCTIONS, { description: 'Alpha Vantage function (case-insensitive).', examples: ['GLOBAL_QUOTE'] }),
+  function: StringEnum(ALPHA_VANTAGE_FUNCTIONS, { description: `Alpha Vantage function. ${ANY_CASE}`, examples: ['GLOBAL_QUOTE'], [CASE_INSENSITIVE]: true }),
   symbol: Type.Optional(SymbolParam),
   keywords: Type.Optional(KeywordsParam),
   interval: text(`Indicators: ${INTERVALS.join(', ')} (default daily). TIME_SERIES_INTRADAY (required): ${SERIES_INTERVALS.join(', ')}.`),
@@ -77,7 +77,7 @@ export function queryRoute(app: FastifyInstance, client: ClientGetter): void {
           "Alpha Vantage's own API (GLOBAL_QUOTE, the indicators, SYMBOL_SEARCH, TIME_SERIES_DAILY/WEEKLY/MONTHLY/INTRADAY) with its bodies, through this service's cache and budget: point a client's base URL here and drop the key. Errors are the usual error body plus Alpha Vantage's own key (\"Error Message\", or \"Information\" when the budget is spent or the provider unavailable) so Alpha Vantage clients report them.",
         tags: ['provider-a'],
         querystring: Querystring,
-        response: { 200: QueryResponse, ...errorResponses(400, 404, 429, 502, 503, 504) },
+        response: { 200: QueryResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },
       },
       preValidation: async (request) => {
         const query = request.query as Record<string, unknown>;

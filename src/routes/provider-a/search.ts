@@ -3,7 +3,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MATCH_FIELDS } from '../../upstreams/alpha-vantage/parse-symbol-search.js';
-import { errorResponses } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
 
@@ -47,7 +47,7 @@ export function searchRoute(app: FastifyInstance, client: ClientGetter): void {
           'Alpha Vantage SYMBOL_SEARCH in its own shape: up to ten matches, each with nine string fields and a matchScore. Cached (fresh a day by default); each miss spends one provider-A call.',
         tags: ['provider-a'],
         querystring: Querystring,
-        response: { 200: SearchResponse, ...errorResponses(400, 429, 502, 503, 504) },
+        response: { 200: SearchResponse, ...NOT_MODIFIED, ...errorResponses(400, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => serveSearch(app, request, reply, client, (request.query as Static<typeof Querystring>).keywords),
