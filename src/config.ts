@@ -55,6 +55,8 @@ export interface Config {
   redis: { url: string | undefined; keyPrefix: string };
   /** Prometheus text: on its own listener (port undefined: none), and on the public port only with a token. */
   metrics: { port: number | undefined; host: string; token: string | undefined };
+  /** HMAC key of paging cursors; unset: one generated and shared through Redis (or per process without it). */
+  cursorSecret: string | undefined;
   stateDir: string;
   cache: { maxEntries: number; maxBytes: number; windows: Record<CacheWindowName, CacheWindow> };
   /** Server-Sent Events (/api/stream): heartbeat period and connection limits (0 = no per-address limit). */
@@ -158,6 +160,8 @@ function readMetrics(r: EnvReader): Config['metrics'] {
   return { port: off ? undefined : r.int('METRICS_PORT', 9464, 0, 65_535), host: r.string('METRICS_HOST', '127.0.0.1'), token };
 }
 
+/** 32 characters of random text carry at least 128 bits even as hex. */
+const MIN_CURSOR_SECRET_LENGTH = 32;
 const SYMBOL_PATTERN = /^[A-Za-z0-9.^=\-/]{1,20}$/;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -225,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     redis: { url: r.raw('REDIS_URL'), keyPrefix: r.string('REDIS_KEY_PREFIX', 'mdp:') },
     metrics: readMetrics(r),
+    cursorSecret: r.raw('CURSOR_SECRET'),
     stateDir: r.string('STATE_DIR', './data'),
     cache: {
       maxEntries: r.int('CACHE_MAX_ENTRIES', 10_000, 10),
@@ -239,6 +244,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
   };
 
+  if (config.cursorSecret !== undefined && config.cursorSecret.length < MIN_CURSOR_SECRET_LENGTH) {
+    r.problems.push(`CURSOR_SECRET must be at least ${MIN_CURSOR_SECRET_LENGTH} characters (got ${config.cursorSecret.length})`);
+  }
   if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) r.problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   const redisUrl = config.redis.url;
   if (redisUrl !== undefined) r.url('REDIS_URL', redisUrl, ['redis:', 'rediss:']);

@@ -6,7 +6,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
-import { CURSOR_PATTERN, type CursorState, decodeCursor, encodeCursor } from '../../upstreams/massive/dividend-cursor.js';
+import { type CursorCodec, CURSOR_PATTERN, type CursorState } from '../../upstreams/massive/dividend-cursor.js';
 import { errorResponses, NOT_MODIFIED, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
 import { MASSIVE, type MassiveClientGetter } from './index.js';
@@ -50,10 +50,10 @@ export const DividendsResponse = Type.Object(
 type Body = Static<typeof DividendsResponse>;
 
 /** The page to read: from the query alone, or from a cursor that must agree with it. */
-export function resolvePage(query: Query): { symbol: string | null; limit: number; cursor: string | null } {
+export function resolvePage(query: Query, cursors: CursorCodec): { symbol: string | null; limit: number; cursor: string | null } {
   const symbol = query.symbol === undefined ? null : query.symbol.toUpperCase();
   if (query.cursor === undefined) return { symbol, limit: query.limit ?? DEFAULT_LIMIT, cursor: null };
-  const state = decodeCursor(query.cursor);
+  const state = cursors.decode(query.cursor);
   if (query.symbol !== undefined && symbol !== state.symbol) {
     throw new ApiError('INVALID_PARAMETER', 'cursor belongs to a different symbol: use the "next" link as given');
   }
@@ -63,15 +63,15 @@ export function resolvePage(query: Query): { symbol: string | null; limit: numbe
   return { symbol: state.symbol, limit: state.limit, cursor: state.upstream };
 }
 
-export function nextLink(path: string, state: CursorState): string {
+export function nextLink(path: string, state: CursorState, cursors: CursorCodec): string {
   const params = new URLSearchParams();
   if (state.symbol !== null) params.set('symbol', state.symbol);
   params.set('limit', String(state.limit));
-  params.set('cursor', encodeCursor(state));
+  params.set('cursor', cursors.encode(state));
   return `${path}?${params.toString()}`;
 }
 
-export function dividendsRoute(app: FastifyInstance, client: MassiveClientGetter): void {
+export function dividendsRoute(app: FastifyInstance, client: MassiveClientGetter, cursors: CursorCodec): void {
   const window = app.deps.config.cache.windows.DIVIDENDS;
   const scope = app.deps.scopes.of(MASSIVE);
   const path = `${app.prefix}/dividends`;
@@ -91,12 +91,13 @@ export function dividendsRoute(app: FastifyInstance, client: MassiveClientGetter
       },
     },
     async (request, reply) => {
+      // A bad cursor is the caller's mistake: refused before the provider is even looked at.
+      const page = resolvePage(request.query as Query, cursors);
       const massive = client();
-      const page = resolvePage(request.query as Query);
       const key = `${scope}:div:${page.symbol ?? '*'}:${page.limit}:${page.cursor ?? '-'}`;
       const load = async (): Promise<Body> => {
         const upstream = await massive.dividends({ ticker: page.symbol ?? undefined, limit: page.limit, cursor: page.cursor ?? undefined });
-        const next = upstream.nextCursor === null ? null : nextLink(path, { symbol: page.symbol, limit: page.limit, upstream: upstream.nextCursor });
+        const next = upstream.nextCursor === null ? null : nextLink(path, { symbol: page.symbol, limit: page.limit, upstream: upstream.nextCursor }, cursors);
         return { results: upstream.results, count: upstream.results.length, next };
       };
       return sendCached(request, reply, await app.deps.cache.fetch(key, window, load, { upstream: MASSIVE }));

@@ -3,10 +3,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { HttpClient } from '../../upstreams/http-client.js';
+import { cursorKeys } from '../../upstreams/massive/cursor-keys.js';
+import { CursorCodec } from '../../upstreams/massive/dividend-cursor.js';
 import { MassiveClient } from '../../upstreams/massive/massive-client.js';
 import { dividendsRoute } from './dividends.js';
 
 export const MASSIVE = 'massive';
+const CURSOR_FOLLOW_MS = 3_600_000;
 
 export type MassiveClientGetter = () => MassiveClient;
 
@@ -24,7 +27,14 @@ const providerBRoutes: FastifyPluginAsync = async (app) => {
     if (client === undefined) throw new ApiError('PROVIDER_NOT_CONFIGURED', 'provider B is not configured: set MASSIVE_API_KEY');
     return client;
   };
-  dividendsRoute(app, getClient);
+  // A cursor outlives every cached page that links to it: the page's fresh and stale windows, plus an hour to follow it.
+  const { freshMs, staleMs } = config.cache.windows.DIVIDENDS;
+  const cursors = new CursorCodec({
+    keys: await cursorKeys(config.cursorSecret, app.deps.store.redis, logger),
+    context: `${config.mode}|${url}`,
+    ttlMs: freshMs + staleMs + CURSOR_FOLLOW_MS,
+  });
+  dividendsRoute(app, getClient, cursors);
 };
 
 export default providerBRoutes;

@@ -1,28 +1,92 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { ApiError } from '../../../src/errors.js';
-import { CURSOR_PATTERN, decodeCursor, encodeCursor } from '../../../src/upstreams/massive/dividend-cursor.js';
+import { CURSOR_PATTERN, CursorCodec, type CursorState } from '../../../src/upstreams/massive/dividend-cursor.js';
 import { dividendsUrl } from '../../../src/upstreams/massive/massive-client.js';
+
+const KEY = randomBytes(32);
+const clock = { t: 1_700_000_000_000 };
+const codec = (keys: Buffer[] = [KEY], context = 'sandbox|http://127.0.0.1:9') => new CursorCodec({ keys, context, ttlMs: 60_000, now: () => clock.t });
+const STATE: CursorState = { symbol: 'BRK.B', limit: 250, upstream: 'dGlja2VyPUJSSy5C+/==' };
+
+function refused(fn: () => unknown): boolean {
+  try {
+    fn();
+    return false;
+  } catch (error) {
+    assert.ok(error instanceof ApiError && error.code === 'INVALID_PARAMETER', String(error));
+    return true;
+  }
+}
+
+/** The cursor's tag and payload, to forge from. */
+function split(text: string): { tag: Buffer; payload: Record<string, unknown> } {
+  const raw = Buffer.from(text, 'base64url');
+  return { tag: raw.subarray(0, 32), payload: JSON.parse(raw.subarray(32).toString('utf8')) };
+}
+const join = (tag: Buffer, payload: unknown) => Buffer.concat([tag, Buffer.from(JSON.stringify(payload))]).toString('base64url');
 
 describe('dividend cursor', () => {
   it('round-trips symbol, limit and the upstream cursor, and matches its own pattern', () => {
-    const state = { symbol: 'BRK.B', limit: 250, upstream: 'dGlja2VyPUJSSy5C+/==' };
-    const text = encodeCursor(state);
+    const c = codec();
+    const text = c.encode(STATE);
     assert.match(text, new RegExp(CURSOR_PATTERN));
-    assert.deepEqual(decodeCursor(text), state);
-    assert.deepEqual(decodeCursor(encodeCursor({ symbol: null, limit: 1, upstream: 'x' })), { symbol: null, limit: 1, upstream: 'x' });
+    assert.deepEqual(c.decode(text), STATE);
+    assert.deepEqual(c.decode(c.encode({ symbol: null, limit: 1, upstream: 'x' })), { symbol: null, limit: 1, upstream: 'x' });
   });
 
-  it('holds no address: an upstream URL cannot be smuggled in', () => {
-    const smuggled = Buffer.from(JSON.stringify({ v: 1, s: null, l: 10, c: 'https://evil.example/x?y=1' })).toString('base64url');
-    assert.throws(() => decodeCursor(smuggled), (e: ApiError) => e.code === 'INVALID_PARAMETER');
+  it('refuses every edited field, even a well-formed one, while the tag is kept', () => {
+    const c = codec();
+    const { tag, payload } = split(c.encode(STATE));
+    const edits = [{ l: 1000 }, { s: 'MSFT' }, { s: null }, { c: 'b3JkZXI9YXNj' }, { e: (payload.e as number) + 1e9 }, { v: 1 }];
+    for (const edit of edits) assert.ok(refused(() => c.decode(join(tag, { ...payload, ...edit }))), JSON.stringify(edit));
+    // The unsigned cursors of the previous version are no longer accepted.
+    const v1 = Buffer.from(JSON.stringify({ v: 1, s: 'KO', l: 1000, c: 'eA' })).toString('base64url');
+    assert.ok(refused(() => c.decode(v1)));
   });
 
-  it('rejects garbage, other versions and out-of-range limits', () => {
-    const make = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-    for (const bad of ['not-json', make({ v: 2, s: null, l: 10, c: 'a' }), make({ v: 1, s: null, l: 1001, c: 'a' }), make({ v: 1, s: 'a b', l: 10, c: 'a' }), make([1])]) {
-      assert.throws(() => decodeCursor(bad), ApiError, bad);
-    }
+  it('refuses a cursor signed with another key or for another upstream, and accepts any key of its ring', () => {
+    const text = codec().encode(STATE);
+    assert.ok(refused(() => codec([randomBytes(32)]).decode(text)));
+    assert.ok(refused(() => codec([KEY], 'live|https://api.massive.com').decode(text)));
+    assert.deepEqual(codec([randomBytes(32), KEY]).decode(text), STATE);
+  });
+
+  it('expires', () => {
+    const c = codec();
+    const text = c.encode(STATE);
+    clock.t += 59_999;
+    assert.deepEqual(c.decode(text), STATE);
+    clock.t += 1;
+    assert.throws(() => c.decode(text), /expired/);
+  });
+
+  it('property: any flipped byte, changed character, cut or extension of a real cursor is refused', () => {
+    const c = codec();
+    const states = fc.record({
+      symbol: fc.option(fc.stringMatching(/^[A-Z0-9.^=-]{1,20}$/), { nil: null }),
+      limit: fc.integer({ min: 1, max: 1000 }),
+      upstream: fc.stringMatching(/^[A-Za-z0-9+/=_.~-]{1,200}$/),
+    });
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    let tried = 0;
+    fc.assert(
+      fc.property(states, fc.nat(), fc.integer({ min: 1, max: 255 }), fc.nat(63), (state, at, mask, char) => {
+        const text = c.encode(state);
+        const raw = Buffer.from(text, 'base64url');
+        const flipped = Buffer.from(raw);
+        flipped[at % raw.length] = (flipped[at % raw.length] as number) ^ mask;
+        const i = at % text.length;
+        const replaced = text.slice(0, i) + alphabet[(alphabet.indexOf(text[i] as string) + 1 + (char % 63)) % 64] + text.slice(i + 1);
+        const forgeries = [flipped.toString('base64url'), replaced, text.slice(0, i), `${text}${alphabet[char]}`];
+        tried += forgeries.length;
+        for (const forged of forgeries) assert.ok(refused(() => c.decode(forged)), forged);
+      }),
+      { numRuns: 500 },
+    );
+    assert.equal(tried, 2_000);
   });
 
   it('is rebuilt into a URL on the configured host only, with the cursor encoded', () => {
