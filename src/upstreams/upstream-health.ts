@@ -3,6 +3,14 @@
 import { ApiError, BudgetExhaustedError, type ErrorCode } from '../errors.js';
 import { CircuitBreaker, type CircuitBreakerOptions, CircuitOpenError, type CircuitSnapshot } from './circuit-breaker.js';
 
+/** Limits (429) say something about the upstream; every other 4xx is about what the caller asked for. */
+const NOT_THE_CALLERS: ReadonlySet<ErrorCode> = new Set(['QUOTA_EXHAUSTED', 'RATE_LIMITED']);
+
+/** The caller's own mistake (an unknown symbol, an invalid cursor): never held against an upstream. */
+export function isCallerError(error: unknown): boolean {
+  return error instanceof ApiError && error.status >= 400 && error.status < 500 && !NOT_THE_CALLERS.has(error.code);
+}
+
 export interface UpstreamState {
   calls: number;
   errors: number;
@@ -88,7 +96,11 @@ export class UpstreamHealth {
       this.observer?.(upstream, performance.now() - started);
       return result;
     } catch (error) {
-      if (!(error instanceof BudgetExhaustedError) && !(error instanceof CircuitOpenError)) {
+      if (isCallerError(error)) {
+        // The upstream answered as it should ("no such symbol") or nothing was sent: not its failure.
+        this.state(upstream).calls += 1;
+        this.observer?.(upstream, performance.now() - started, error);
+      } else if (!(error instanceof BudgetExhaustedError) && !(error instanceof CircuitOpenError)) {
         this.recordError(upstream, error);
         this.observer?.(upstream, performance.now() - started, error);
       }
