@@ -2,7 +2,9 @@
 // the session states a real gateway goes through (logged out: 401 everywhere; logged in without a
 // brokerage session: "Init session first"; connected), answers the first snapshot of a conid without
 // fields, sends values as strings with thousands separators and suffixes, and enforces the pacing
-// (about 10 requests per second as a token bucket, /portfolio/accounts once per 5 s) with 429.
+// exactly as the gateway documents it, at arrival: an 11th request within any 1000 ms is a 429 (and,
+// optionally, a penalty box of 429s), /portfolio/accounts once per 5 s. Optional seeded jitter delays
+// each request on its way in, so arrivals bunch up the way a real network bunches them.
 import { randomBytes } from 'node:crypto';
 import { previousClose, priceAt, round, unit } from '../price-model.js';
 import { type SimRequest, type SimResponse, SimulatedUpstream } from '../simulated-upstream.js';
@@ -17,6 +19,12 @@ export interface IbkrSimulatorOptions {
   accounts?: readonly SimAccount[];
   /** Enforce the gateway's pacing with 429 (default true). */
   pacing?: boolean;
+  /** After a pacing violation, answer everything with 429 for this long (IBKR: 10 minutes; default 0). */
+  penaltyMs?: number;
+  /** Each request reaches the gateway after a delay drawn uniformly from [0, jitterMs) (default 0). */
+  jitterMs?: number;
+  /** Seed of the jitter's random sequence, so a test sees the same delays on every run. */
+  seed?: number;
   now?: () => number;
   host?: string;
   port?: number;
@@ -26,9 +34,9 @@ export const IBKR_BASE_PATH = '/v1/api';
 const PAGE_SIZE = 100;
 const INIT_SESSION_FIRST = { status: 400, body: { error: 'Init session first', statusCode: 400 } } as const;
 const LOGGED_OUT: SimResponse = { status: 401, body: '' };
-/** A token bucket of 10 refilled at 10 per second: a client keeping to 10/s passes whatever the network jitter. */
-const PACING_BURST = 10;
-const PACING_PER_SECOND = 10;
+/** The gateway's rule: at most 10 requests in any rolling 1000 ms, counted at arrival. */
+const PACING_PER_WINDOW = 10;
+const PACING_WINDOW_MS = 1_000;
 
 export class IbkrSimulator extends SimulatedUpstream {
   session: IbkrSessionState;
@@ -41,13 +49,25 @@ export class IbkrSimulator extends SimulatedUpstream {
   private brokerageAccountsRead = false;
   private portfolioAccountsRead = false;
   private lastPortfolioAccountsAt = -Infinity;
-  private bucket = { tokens: PACING_BURST, at: 0 };
+  /** The most requests that arrived within one rolling second, refused ones included: what the gateway saw at its worst. */
+  peakPerSecond = 0;
+  /** Requests refused for pacing (the penalty box and /portfolio/accounts included). */
+  paceRefusals = 0;
+  private arrivals: number[] = [];
+  private accepted: number[] = [];
+  private penaltyUntil = -Infinity;
+  private readonly penaltyMs: number;
+  private readonly jitterMs: number;
+  private readonly random: () => number;
   private readonly sessionId = randomBytes(16).toString('hex');
 
   constructor(options: IbkrSimulatorOptions & { tls: { key: string; cert: string } }) {
     let self: IbkrSimulator | undefined;
-    super({ name: 'ibkr', tls: options.tls, host: options.host, port: options.port, handler: (req) => (self as IbkrSimulator).answer(req) });
+    super({ name: 'ibkr', tls: options.tls, host: options.host, port: options.port, handler: (req) => (self as IbkrSimulator).arrive(req) });
     self = this;
+    this.penaltyMs = options.penaltyMs ?? 0;
+    this.jitterMs = options.jitterMs ?? 0;
+    this.random = seededRandom(options.seed ?? 1);
     this.session = options.session ?? 'connected';
     this.accounts = (options.accounts ?? DEFAULT_ACCOUNTS).map((a) => ({ ...a }));
     this.pacing = options.pacing ?? true;
@@ -86,6 +106,11 @@ export class IbkrSimulator extends SimulatedUpstream {
     this.portfolioAccountsRead = false;
   }
 
+  private async arrive(req: SimRequest): Promise<SimResponse> {
+    if (this.jitterMs > 0) await new Promise((resolve) => setTimeout(resolve, this.random() * this.jitterMs));
+    return this.answer(req);
+  }
+
   answer(req: SimRequest): SimResponse {
     if (!req.url.pathname.startsWith(`${IBKR_BASE_PATH}/`)) return { status: 404, body: { error: 'not found' } };
     const path = req.url.pathname.slice(IBKR_BASE_PATH.length);
@@ -119,12 +144,19 @@ export class IbkrSimulator extends SimulatedUpstream {
   }
 
   private overPace(): boolean {
-    if (!this.pacing) return false;
     const now = this.now();
-    this.bucket.tokens = Math.min(PACING_BURST, this.bucket.tokens + ((now - this.bucket.at) / 1000) * PACING_PER_SECOND);
-    this.bucket.at = now;
-    if (this.bucket.tokens < 1) return true;
-    this.bucket.tokens -= 1;
+    // The busiest second always ends at an arrival: counting at each one finds it.
+    this.arrivals = this.arrivals.filter((at) => at > now - PACING_WINDOW_MS);
+    this.arrivals.push(now);
+    this.peakPerSecond = Math.max(this.peakPerSecond, this.arrivals.length);
+    if (!this.pacing) return false;
+    this.accepted = this.accepted.filter((at) => at > now - PACING_WINDOW_MS);
+    if (now < this.penaltyUntil || this.accepted.length >= PACING_PER_WINDOW) {
+      this.paceRefusals += 1;
+      if (now >= this.penaltyUntil) this.penaltyUntil = now + this.penaltyMs;
+      return true;
+    }
+    this.accepted.push(now);
     return false;
   }
 
@@ -210,7 +242,10 @@ export class IbkrSimulator extends SimulatedUpstream {
 
   private portfolioAccounts(): SimResponse {
     const now = this.now();
-    if (this.pacing && now - this.lastPortfolioAccountsAt < 5_000) return { status: 429, body: { error: 'Too many requests' } };
+    if (this.pacing && now - this.lastPortfolioAccountsAt < 5_000) {
+      this.paceRefusals += 1;
+      return { status: 429, body: { error: 'Too many requests' } };
+    }
     this.lastPortfolioAccountsAt = now;
     this.portfolioAccountsRead = true;
     return { status: 200, body: this.accounts.map(accountBody) };
@@ -260,6 +295,18 @@ function marketOpen(now: number): boolean {
   const day = date.getUTCDay();
   const minutes = date.getUTCHours() * 60 + date.getUTCMinutes();
   return day >= 1 && day <= 5 && minutes >= 870 && minutes < 1260;
+}
+
+/** mulberry32: a small seeded generator, so jittered runs repeat exactly. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
 }
 
 export async function createIbkrSimulator(options: IbkrSimulatorOptions = {}): Promise<IbkrSimulator> {

@@ -5,8 +5,8 @@ import { type IbkrSimulator, createIbkrSimulator } from '../../../src/sandbox/ib
 
 const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 
-async function start(t: TestContext, pacing = false, now?: () => number): Promise<IbkrSimulator> {
-  const sim = await createIbkrSimulator({ pacing, now });
+async function start(t: TestContext, pacing = false, now?: () => number, penaltyMs?: number): Promise<IbkrSimulator> {
+  const sim = await createIbkrSimulator({ pacing, now, penaltyMs });
   await sim.listen();
   t.after(() => sim.close());
   return sim;
@@ -71,6 +71,31 @@ test('pacing: more than 10 requests in a burst get 429, and /portfolio/accounts 
   const paced = await start(t, true, frozen);
   assert.equal((await call(paced, '/portfolio/accounts')).status, 200);
   assert.equal((await call(paced, '/portfolio/accounts')).status, 429);
+});
+
+test('pacing is a rolling second at arrival: the 11th request within 1000 ms is refused, then the penalty box', async (t) => {
+  const clock = { t: 1_700_000_000_000 };
+  const sim = await start(t, true, () => clock.t);
+  const status = async () => (await call(sim, '/iserver/auth/status')).status;
+  for (let i = 0; i < 10; i += 1) {
+    assert.equal(await status(), 200);
+    clock.t += 99;
+  }
+  // 10 requests over 891 ms: an 11th at 990 ms falls in the same second, one at 1000 ms does not.
+  assert.equal(await status(), 429);
+  clock.t += 10;
+  assert.equal(await status(), 200);
+  assert.equal(sim.paceRefusals, 1);
+  assert.equal(sim.peakPerSecond, 11, 'the refused request arrived too');
+
+  const boxed = await start(t, true, () => clock.t, 60_000);
+  const boxedStatus = async () => (await call(boxed, '/iserver/auth/status')).status;
+  for (let i = 0; i < 10; i += 1) assert.equal(await boxedStatus(), 200);
+  assert.equal(await boxedStatus(), 429);
+  clock.t += 5_000;
+  assert.equal(await boxedStatus(), 429, 'still in the penalty box a second later');
+  clock.t += 55_000;
+  assert.equal(await boxedStatus(), 200);
 });
 
 test('positions pages of 100, an empty page after the last, and /portfolio/accounts required first', async (t) => {
