@@ -49,7 +49,8 @@ export interface Config {
   overview: { source: OverviewSourceName; url: string; symbols: string[]; concurrency: number };
   broker: {
     kind: BrokerKind;
-    ibkr: { url: string; tlsVerify: boolean };
+    /** requestsPerSecond: our pacing, below the gateway's 10 a second. */
+    ibkr: { url: string; tlsVerify: boolean; requestsPerSecond: number };
     tastytrade: { url: string; clientSecret: string | undefined; refreshToken: string | undefined };
   };
   redis: { url: string | undefined; keyPrefix: string };
@@ -220,7 +221,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     broker: {
       kind: r.oneOf('BROKER', ['ibkr', 'tastytrade', 'none'] as const, 'ibkr'),
-      ibkr: { url: r.url('IBKR_GATEWAY_URL', 'https://localhost:5000/v1/api'), tlsVerify: r.bool('IBKR_TLS_VERIFY', false) },
+      ibkr: {
+        url: r.url('IBKR_GATEWAY_URL', 'https://localhost:5000/v1/api'),
+        tlsVerify: r.bool('IBKR_TLS_VERIFY', false),
+        // The gateway allows 10 in any second and sends violators to a penalty box: 10 is no margin at all.
+        requestsPerSecond: r.int('IBKR_REQUESTS_PER_SECOND', 8, 1, 9),
+      },
       tastytrade: {
         url: r.url('TASTYTRADE_URL', 'https://api.tastyworks.com'),
         clientSecret: r.raw('TASTYTRADE_CLIENT_SECRET'),

@@ -1,24 +1,31 @@
 // Chooses the broker by `config.broker.kind`. Options here are for tests and benchmarks; the service
 // uses the defaults.
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { StateStore } from '../store/state-store.js';
 import { IbkrBroker, type IbkrBrokerOptions } from '../upstreams/ibkr/ibkr-broker.js';
+import { ibkrPacerOptions } from '../upstreams/ibkr/ibkr-gateway.js';
 import { TastytradeBroker, type TastytradeBrokerOptions } from '../upstreams/tastytrade/tastytrade-broker.js';
 import type { Broker } from './broker.js';
 import { NotConfiguredBroker } from './not-configured-broker.js';
+import { type Pacer, RequestPacer } from './request-pacer.js';
+import { SharedRequestPacer } from './shared-request-pacer.js';
 
 export interface CreateBrokerOptions {
   ibkr?: Partial<Omit<IbkrBrokerOptions, 'url' | 'tlsVerify' | 'logger'>>;
   tastytrade?: Partial<Omit<TastytradeBrokerOptions, 'url' | 'clientSecret' | 'refreshToken' | 'logger'>>;
 }
 
-export function createBroker(config: Config, logger: Logger, options: CreateBrokerOptions = {}): Broker {
+export function createBroker(config: Config, logger: Logger, options: CreateBrokerOptions = {}, store?: Pick<StateStore, 'redis' | 'heartbeat'>): Broker {
   const { broker, upstreamTimeoutMs } = config;
   switch (broker.kind) {
     case 'none':
       return new NotConfiguredBroker('none', 'No broker is configured (BROKER=none): set BROKER to ibkr or tastytrade.');
-    case 'ibkr':
-      return new IbkrBroker({ timeoutMs: upstreamTimeoutMs, ...options.ibkr, url: broker.ibkr.url, tlsVerify: broker.ibkr.tlsVerify, logger });
+    case 'ibkr': {
+      const gateway = { pacer: ibkrPacer(config, store), ...options.ibkr?.gateway };
+      return new IbkrBroker({ timeoutMs: upstreamTimeoutMs, ...options.ibkr, gateway, url: broker.ibkr.url, tlsVerify: broker.ibkr.tlsVerify, logger });
+    }
     case 'tastytrade': {
       const { url, clientSecret, refreshToken } = broker.tastytrade;
       if (clientSecret === undefined || refreshToken === undefined) {
@@ -27,4 +34,12 @@ export function createBroker(config: Config, logger: Logger, options: CreateBrok
       return new TastytradeBroker({ timeoutMs: upstreamTimeoutMs, ...options.tastytrade, url, clientSecret, refreshToken, logger });
     }
   }
+}
+
+/** One pacing per gateway: shared by every replica through Redis when there is one. */
+function ibkrPacer(config: Config, store: Pick<StateStore, 'redis' | 'heartbeat'> | undefined): Pacer {
+  const options = ibkrPacerOptions(config.broker.ibkr.requestsPerSecond);
+  if (store?.redis === undefined || store.heartbeat === undefined) return new RequestPacer(options);
+  const gateway = createHash('sha256').update(config.broker.ibkr.url).digest('hex').slice(0, 16);
+  return new SharedRequestPacer(options, store.redis, store.heartbeat, `ibkr:${gateway}`);
 }

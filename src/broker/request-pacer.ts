@@ -22,11 +22,22 @@ export interface RequestPacerOptions {
   now?: () => number;
 }
 
-export class RequestPacer {
+/** What a broker client needs of a pacer: the local one below, or one shared by replicas through Redis. */
+export interface Pacer {
+  acquire(key?: string): Promise<void>;
+  refused(retryAfterSeconds?: number): number;
+  succeeded(): void;
+  backOffRemainingMs(): number;
+  unavailable(reason: string, waitMs: number): ApiError;
+}
+
+export class RequestPacer implements Pacer {
   /** Reserved start times, sorted; kept while they can still constrain a new slot. */
   private slots: number[] = [];
   private readonly lastByKey = new Map<string, number>();
   private backedOffUntil = 0;
+  /** No slot before this time (set when taking over from a shared pacer that lost its store). */
+  private notBefore = 0;
   private refusals = 0;
   private readonly now: () => number;
 
@@ -69,6 +80,21 @@ export class RequestPacer {
     this.refusals = 0;
   }
 
+  /** Sends nothing before `at`, without refusing: later callers queue behind it. */
+  pauseUntil(at: number): void {
+    this.notBefore = Math.max(this.notBefore, at);
+  }
+
+  /** Stops sending until `until` (a back-off another replica learnt of). */
+  backOffUntil(until: number): void {
+    this.backedOffUntil = Math.max(this.backedOffUntil, until);
+  }
+
+  /** Reserved slot times still inside the window (to hand over to a shared pacer). */
+  recentSlots(): number[] {
+    return this.slots.filter((t) => t > this.now() - this.options.windowMs);
+  }
+
   /** Milliseconds until calls may be sent again after a refusal; 0 when not backed off. */
   backOffRemainingMs(): number {
     return Math.max(0, this.backedOffUntil - this.now());
@@ -85,7 +111,7 @@ export class RequestPacer {
     const keep = Math.max(windowMs, this.options.minIntervalMs ?? 0);
     this.slots = this.slots.filter((t) => t > now - keep);
     const last = this.slots.at(-1);
-    let at = last === undefined ? now : Math.max(now, last + (this.options.minIntervalMs ?? 0));
+    let at = Math.max(this.notBefore, last === undefined ? now : Math.max(now, last + (this.options.minIntervalMs ?? 0)));
     if (this.slots.length >= perWindow) at = Math.max(at, (this.slots[this.slots.length - perWindow] as number) + windowMs);
     return at;
   }

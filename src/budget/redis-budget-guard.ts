@@ -61,7 +61,7 @@ return {now, tonumber(redis.call('GET', KEYS[2]) or '0'), redis.call('ZRANGE', K
 `);
 
 /** KEYS: backoff. ARGV: absolute until (Redis clock). Keeps the later of the two. */
-const BACK_OFF = new RedisScript(`
+export const BACK_OFF = new RedisScript(`
 local target = tonumber(ARGV[1])
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 if target > current then

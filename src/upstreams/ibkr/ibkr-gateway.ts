@@ -1,10 +1,10 @@
-// The Client Portal Gateway on the wire: every call paced (about 10 per second through the gateway),
+// The Client Portal Gateway on the wire: every call paced (with a margin under the gateway's 10 a second),
 // every answer classified, a 429 turned into a back-off, and a lost session given exactly one recovery
 // attempt, shared by every caller that notices it, before the caller hears "not authenticated".
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ApiError } from '../../errors.js';
-import { RequestPacer } from '../../broker/request-pacer.js';
+import { type Pacer, RequestPacer, type RequestPacerOptions } from '../../broker/request-pacer.js';
 import { type HttpClient, UpstreamTransportError } from '../http-client.js';
 import { classifyGatewayAnswer, type GatewayAnswer } from './classify-response.js';
 import { parseAuthStatus } from './parse-session.js';
@@ -17,7 +17,7 @@ export interface IbkrGatewayOptions {
   url: string;
   http: HttpClient;
   logger: Logger;
-  pacer?: RequestPacer;
+  pacer?: Pacer;
   /** Auth status checks after a recovery call before giving up. */
   recoveryPolls?: number;
   recoveryPollMs?: number;
@@ -34,23 +34,32 @@ export interface CallOptions {
   prepare?: () => Promise<void>;
 }
 
-/** The gateway's pacing: ~10 requests/second overall, spread evenly, and /portfolio/accounts once per 5 s. */
-export function ibkrPacer(): RequestPacer {
-  return new RequestPacer({
+/** The gateway's own limits: 10 requests in any second (a penalty box for violators), /portfolio/accounts once per 5 s. */
+export const IBKR_GATEWAY_PER_SECOND = 10;
+export const DEFAULT_IBKR_REQUESTS_PER_SECOND = 8;
+
+/**
+ * Our pacing, with a margin under the gateway's: `perSecond` (default 8) in any second, spread evenly
+ * (125 ms apart at 8). Eleven arrivals within one second would then need departures squeezed by more
+ * than 250 ms of jitter (network plus event-loop delay), which is far beyond a gateway on the same host.
+ */
+export function ibkrPacerOptions(perSecond = DEFAULT_IBKR_REQUESTS_PER_SECOND): RequestPacerOptions {
+  return {
     name: 'the IBKR gateway',
-    perWindow: 10,
+    perWindow: perSecond,
     windowMs: 1_000,
-    minIntervalMs: 100,
-    spacing: { '/portfolio/accounts': 5_000 },
+    minIntervalMs: Math.ceil(1_000 / perSecond),
+    // 10 % over the gateway's 5 s, for the same jitter.
+    spacing: { '/portfolio/accounts': 5_500 },
     maxWaitMs: 10_000,
     baseBackOffMs: 5_000,
     maxBackOffMs: 600_000,
-  });
+  };
 }
 
 export class IbkrGateway {
   readonly origin: string;
-  readonly pacer: RequestPacer;
+  readonly pacer: Pacer;
   /** Increases with every recovered session: per-session preparations compare against it. */
   epoch = 0;
   private recovering: Promise<boolean> | undefined;
@@ -58,7 +67,7 @@ export class IbkrGateway {
 
   constructor(private readonly options: IbkrGatewayOptions) {
     this.origin = new URL(options.url).origin;
-    this.pacer = options.pacer ?? ibkrPacer();
+    this.pacer = options.pacer ?? new RequestPacer(ibkrPacerOptions());
   }
 
   /** One paced call, classified. Throws for transport failures and 429 (after backing off). */
