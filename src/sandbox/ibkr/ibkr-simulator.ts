@@ -44,6 +44,8 @@ export class IbkrSimulator extends SimulatedUpstream {
   pacing: boolean;
   /** Symbols whose snapshots never fill (the account lacks their market data subscription). */
   readonly withoutMarketData = new Set<string>();
+  /** Symbols the contract search refuses with a 400 rather than "No symbol found". */
+  readonly refusedSymbols = new Set<string>();
   private readonly now: () => number;
   private subscribed = new Set<number>();
   private brokerageAccountsRead = false;
@@ -212,6 +214,7 @@ export class IbkrSimulator extends SimulatedUpstream {
     const body = req.body as { symbol?: unknown } | undefined;
     const symbol = req.url.searchParams.get('symbol') ?? (typeof body?.symbol === 'string' ? body.symbol : '');
     if (symbol.trim() === '') return { status: 400, body: { error: 'Missing symbol', statusCode: 400 } };
+    if (this.refusedSymbols.has(symbol)) return { status: 400, body: { error: `Bad Request: invalid symbol ${symbol}`, statusCode: 400 } };
     const listings = secdefListings(symbol);
     return listings.length === 0 ? { status: 200, body: { error: 'No symbol found' } } : { status: 200, body: listings };
   }

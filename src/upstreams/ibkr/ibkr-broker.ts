@@ -233,7 +233,12 @@ export class IbkrBroker implements Broker {
     let lookup = this.lookups.get(symbol);
     if (lookup === undefined) {
       lookup = this.gateway
-        .call('/iserver/secdef/search', parseSecdefSearch, { query: `symbol=${encodeURIComponent(symbol)}` })
+        .call('/iserver/secdef/search', parseSecdefSearch, { query: `symbol=${encodeURIComponent(symbol)}`, callerInput: true })
+        // A symbol the gateway refuses outright is as unknown as one it cannot find.
+        .catch((error: unknown) => {
+          if (error instanceof ApiError && error.code === 'SYMBOL_NOT_FOUND') return [];
+          throw error;
+        })
         .then((listings) => {
           const conid = pickListing(listings, symbol)?.conid ?? null;
           this.conids.set(symbol, { conid }, conid === null ? { ttl: this.options.unknownSymbolTtlMs ?? 3_600_000 } : {});

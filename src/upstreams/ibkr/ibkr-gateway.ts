@@ -32,6 +32,8 @@ export interface CallOptions {
   body?: unknown;
   /** Runs before each attempt (e.g. the /iserver/accounts call snapshots need once per session). */
   prepare?: () => Promise<void>;
+  /** The request carries a caller's input (a symbol): a 4xx answer refuses that input, it says nothing of the gateway's health. */
+  callerInput?: boolean;
 }
 
 /** The gateway's own limits: 10 requests in any second (a penalty box for violators), /portfolio/accounts once per 5 s. */
@@ -104,6 +106,9 @@ export class IbkrGateway {
     }
     if (answer.kind === 'ok') return parse(answer.json);
     if (answer.kind === 'logged_out' || answer.kind === 'no_session') throw notAuthenticated(answer.kind);
+    if (answer.kind === 'error' && options.callerInput && answer.status >= 400 && answer.status < 500) {
+      throw new ApiError('SYMBOL_NOT_FOUND', `the IBKR gateway refused the symbol (HTTP ${answer.status})`);
+    }
     throw new ApiError('UPSTREAM_ERROR', answer.kind === 'error' ? answer.message : 'the IBKR gateway answered unexpectedly');
   }
 
