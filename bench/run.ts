@@ -6,7 +6,7 @@ console.log(`node ${process.version}, ${new Date().toISOString()}, BENCH_SECONDS
 await cacheHitBench();
 
 // Benchmarks owned by other areas export a default async function; run the ones present.
-for (const file of ['quota-economy.ts', 'overview.ts', 'broker-quotes.ts', 'stream.ts']) {
+for (const file of ['quota-economy.ts', 'overview.ts', 'broker-quotes.ts', 'stream.ts', 'ibkr-pacing.ts']) {
   if (!existsSync(new URL(file, import.meta.url))) continue;
   const module = (await import(`./${file.replace(/\.ts$/, '.js')}`)) as { default?: () => Promise<void> };
   if (typeof module.default === 'function') await module.default();
