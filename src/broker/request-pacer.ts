@@ -34,6 +34,8 @@ export interface Pacer {
 export class RequestPacer implements Pacer {
   /** Reserved start times, sorted; kept while they can still constrain a new slot. */
   private slots: number[] = [];
+  /** When calls actually left (at or after their slots), for `depart`. */
+  private departures: number[] = [];
   private readonly lastByKey = new Map<string, number>();
   private backedOffUntil = 0;
   /** No slot before this time (set when taking over from a shared pacer that lost its store). */
@@ -63,6 +65,29 @@ export class RequestPacer implements Pacer {
     // Reserve before waiting so that concurrent callers queue behind this one.
     this.slots.push(at);
     if (at > start) await sleep(at - start);
+    await this.depart(at);
+  }
+
+  /**
+   * Lets a call whose slot `at` has come go out, unless it came late: a blocked event loop fires the
+   * timers of several slots at once, and those calls would leave together. Then it waits until the call
+   * keeps the spacing and the window against the calls that actually left.
+   */
+  async depart(at: number): Promise<void> {
+    const { perWindow, windowMs, minIntervalMs = 0 } = this.options;
+    for (;;) {
+      // Never earlier than the slot, so that a clock standing still in a test never waits.
+      const now = Math.max(this.now(), at);
+      this.departures = this.departures.filter((t) => t > now - Math.max(windowMs, minIntervalMs));
+      const last = this.departures.at(-1);
+      let earliest = last === undefined ? now : last + minIntervalMs;
+      if (this.departures.length >= perWindow) earliest = Math.max(earliest, (this.departures[this.departures.length - perWindow] as number) + windowMs);
+      if (earliest <= now) {
+        this.departures.push(now);
+        return;
+      }
+      await sleep(earliest - now);
+    }
   }
 
   /** The broker refused (429): stop sending until Retry-After, or an escalating back-off with jitter. Returns the wait in ms. */

@@ -144,7 +144,9 @@ export class SharedRequestPacer implements Pacer {
       }
       throw this.local.unavailable(`${name} request pacing is saturated`, waitMs);
     }
+    const at = this.now() + waitMs;
     if (waitMs > 0) await sleep(waitMs);
+    await this.local.depart(at);
   }
 
   /** This replica's share of the pacing, created when Redis is first found missing. */

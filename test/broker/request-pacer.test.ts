@@ -67,3 +67,16 @@ test('a minimum interval spreads a burst evenly', async () => {
   now.t = 100;
   await p.acquire();
 });
+
+test('calls whose slots come due together after a blocked event loop still leave spaced apart', async () => {
+  const p = new RequestPacer({ name: 'the gateway', perWindow: 8, windowMs: 1_000, minIntervalMs: 125, maxWaitMs: 10_000 });
+  await p.acquire();
+  const left: number[] = [];
+  const calls = Array.from({ length: 3 }, () => p.acquire().then(() => left.push(Date.now())));
+  // The slots at 125, 250 and 375 ms all come due while the loop is blocked.
+  const blockedUntil = Date.now() + 500;
+  while (Date.now() < blockedUntil);
+  await Promise.all(calls);
+  const gaps = left.slice(1).map((at, i) => at - (left[i] as number));
+  assert.ok(gaps.every((gap) => gap >= 120), `gaps between departures: ${gaps.join(', ')} ms`);
+});
