@@ -1,9 +1,9 @@
 // Chooses the broker by `config.broker.kind`. Options here are for tests and benchmarks; the service
 // uses the defaults.
-import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { StateStore } from '../store/state-store.js';
+import type { StateScopes } from '../store/upstream-identity.js';
 import { IbkrBroker, type IbkrBrokerOptions } from '../upstreams/ibkr/ibkr-broker.js';
 import { ibkrPacerOptions } from '../upstreams/ibkr/ibkr-gateway.js';
 import { TastytradeBroker, type TastytradeBrokerOptions } from '../upstreams/tastytrade/tastytrade-broker.js';
@@ -17,13 +17,19 @@ export interface CreateBrokerOptions {
   tastytrade?: Partial<Omit<TastytradeBrokerOptions, 'url' | 'clientSecret' | 'refreshToken' | 'logger'>>;
 }
 
-export function createBroker(config: Config, logger: Logger, options: CreateBrokerOptions = {}, store?: Pick<StateStore, 'redis' | 'heartbeat'>): Broker {
+/** What the broker shares with other replicas: the IBKR pacing, through Redis when there is one, under the gateway's scope. */
+export interface SharedState {
+  store: Pick<StateStore, 'redis' | 'heartbeat'>;
+  scopes: StateScopes;
+}
+
+export function createBroker(config: Config, logger: Logger, options: CreateBrokerOptions = {}, shared?: SharedState): Broker {
   const { broker, upstreamTimeoutMs } = config;
   switch (broker.kind) {
     case 'none':
       return new NotConfiguredBroker('none', 'No broker is configured (BROKER=none): set BROKER to ibkr or tastytrade.');
     case 'ibkr': {
-      const gateway = { pacer: ibkrPacer(config, store), ...options.ibkr?.gateway };
+      const gateway = { pacer: ibkrPacer(config, shared), ...options.ibkr?.gateway };
       return new IbkrBroker({ timeoutMs: upstreamTimeoutMs, ...options.ibkr, gateway, url: broker.ibkr.url, tlsVerify: broker.ibkr.tlsVerify, logger });
     }
     case 'tastytrade': {
@@ -37,9 +43,9 @@ export function createBroker(config: Config, logger: Logger, options: CreateBrok
 }
 
 /** One pacing per gateway: shared by every replica through Redis when there is one. */
-function ibkrPacer(config: Config, store: Pick<StateStore, 'redis' | 'heartbeat'> | undefined): Pacer {
+function ibkrPacer(config: Config, shared: SharedState | undefined): Pacer {
   const options = ibkrPacerOptions(config.broker.ibkr.requestsPerSecond);
-  if (store?.redis === undefined || store.heartbeat === undefined) return new RequestPacer(options);
-  const gateway = createHash('sha256').update(config.broker.ibkr.url).digest('hex').slice(0, 16);
-  return new SharedRequestPacer(options, store.redis, store.heartbeat, `ibkr:${gateway}`);
+  const { redis, heartbeat } = shared?.store ?? {};
+  if (shared === undefined || redis === undefined || heartbeat === undefined) return new RequestPacer(options);
+  return new SharedRequestPacer(options, redis, heartbeat, shared.scopes.of('ibkr'));
 }

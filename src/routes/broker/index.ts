@@ -15,7 +15,7 @@ export interface BrokerRoutesOptions {
 
 const brokerRoutes: FastifyPluginAsync<BrokerRoutesOptions> = async (app, opts) => {
   const { config, logger } = app.deps;
-  const broker: Broker = createBroker(config, logger, opts.brokerOptions, app.deps.store);
+  const broker: Broker = createBroker(config, logger, opts.brokerOptions, { store: app.deps.store, scopes: app.deps.scopes });
   broker.start();
   app.addHook('onClose', () => broker.close());
   logger.info({ broker: broker.kind, mode: config.mode }, 'broker endpoints ready');

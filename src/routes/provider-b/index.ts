@@ -31,7 +31,8 @@ const providerBRoutes: FastifyPluginAsync = async (app) => {
   const { freshMs, staleMs } = config.cache.windows.DIVIDENDS;
   const cursors = new CursorCodec({
     keys: await cursorKeys(config.cursorSecret, app.deps.store.redis, logger),
-    context: `${config.mode}|${url}`,
+    // Bound to the mode and Massive identity (URL and key): a cursor of another one is foreign here.
+    context: app.deps.scopes.of(MASSIVE),
     ttlMs: freshMs + staleMs + CURSOR_FOLLOW_MS,
   });
   dividendsRoute(app, getClient, cursors);
