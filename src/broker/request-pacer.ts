@@ -47,25 +47,31 @@ export class RequestPacer implements Pacer {
     this.now = options.now ?? Date.now;
   }
 
-  /** Reserves a slot and waits for it; throws BROKER_UNAVAILABLE when backed off or the wait is too long. */
+  /**
+   * Reserves a slot and waits for it; throws BROKER_UNAVAILABLE when backed off or the wait is too long.
+   * A keyed call's spacing counts from the slot it actually got (a queue ahead of it would otherwise
+   * shrink the gap to the next one), so it waits for its key's turn before it takes a slot.
+   */
   async acquire(key?: string): Promise<void> {
-    const now = this.now();
-    if (now < this.backedOffUntil) throw this.unavailable(`${this.options.name} asked us to slow down`, this.backedOffUntil - now);
+    const { name, maxWaitMs } = this.options;
     const spacing = key === undefined ? undefined : this.options.spacing?.[key];
-    if (key !== undefined && spacing !== undefined) {
-      const last = this.lastByKey.get(key);
-      const keyAt = last === undefined ? now : Math.max(now, last + spacing);
-      if (keyAt - now > this.options.maxWaitMs) throw this.unavailable(`${this.options.name} allows this call once per ${spacing / 1000} s`, keyAt - now);
-      this.lastByKey.set(key, keyAt);
-      if (keyAt > now) await sleep(keyAt - now);
+    for (;;) {
+      const now = this.now();
+      if (now < this.backedOffUntil) throw this.unavailable(`${name} asked us to slow down`, this.backedOffUntil - now);
+      const at = this.nextSlot(now);
+      const keyAt = key === undefined || spacing === undefined ? -Infinity : (this.lastByKey.get(key) ?? -Infinity) + spacing;
+      if (keyAt > at) {
+        if (keyAt - now > maxWaitMs) throw this.unavailable(`${name} allows this call once per ${(spacing as number) / 1000} s`, keyAt - now);
+        await sleep(keyAt - now);
+        continue;
+      }
+      if (at - now > maxWaitMs) throw this.unavailable(`${name} request pacing is saturated`, at - now);
+      // Reserve before waiting so that concurrent callers queue behind this one.
+      this.slots.push(at);
+      if (key !== undefined && spacing !== undefined) this.lastByKey.set(key, at);
+      if (at > now) await sleep(at - now);
+      return this.depart(at);
     }
-    const start = this.now();
-    const at = this.nextSlot(start);
-    if (at - start > this.options.maxWaitMs) throw this.unavailable(`${this.options.name} request pacing is saturated`, at - start);
-    // Reserve before waiting so that concurrent callers queue behind this one.
-    this.slots.push(at);
-    if (at > start) await sleep(at - start);
-    await this.depart(at);
   }
 
   /**

@@ -20,21 +20,14 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
-/** KEYS: keyed last times (hash). ARGV: key, spacing, maxWait. -> {ok, waitMs} (the key's turn, reserved when ok). */
-const RESERVE_KEY = new RedisScript(`${NOW}
-local spacing, maxWait = tonumber(ARGV[2]), tonumber(ARGV[3])
-local last = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '')
-local at = now
-if last ~= nil and last + spacing > at then at = last + spacing end
-if at - now > maxWait then return {0, at - now} end
-redis.call('HSET', KEYS[1], ARGV[1], at)
-redis.call('PEXPIRE', KEYS[1], spacing + maxWait + 60000)
-return {1, at - now}
-`);
-
-/** KEYS: slots (zset), backoff. ARGV: perWindow, windowMs, minIntervalMs, maxWait, id. -> {ok, waitMs, backedOff}. */
-const RESERVE_SLOT = new RedisScript(`${NOW}
+/**
+ * KEYS: slots (zset), backoff, keyed slot times (hash). ARGV: perWindow, windowMs, minIntervalMs, maxWait, id,
+ * key, key spacing (0: none). -> {ok, waitMs, why}: why 1 backed off, 2 the key's turn has not come (nothing
+ * reserved: wait and ask again), 3 saturated. A keyed call's spacing counts from the slot it gets.
+ */
+const RESERVE = new RedisScript(`${NOW}
 local perWindow, windowMs, minInterval, maxWait = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local spacing = tonumber(ARGV[7])
 local backoff = tonumber(redis.call('GET', KEYS[2]) or '0')
 if backoff > now then return {0, backoff - now, 1} end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - math.max(windowMs, minInterval))
@@ -48,9 +41,17 @@ if n >= perWindow then
   local reopens = tonumber(redis.call('ZRANGE', KEYS[1], n - perWindow, n - perWindow, 'WITHSCORES')[2]) + windowMs
   if reopens > at then at = reopens end
 end
-if at - now > maxWait then return {0, at - now, 0} end
+if spacing > 0 then
+  local turn = tonumber(redis.call('HGET', KEYS[3], ARGV[6]) or '')
+  if turn ~= nil and turn + spacing > at then return {0, turn + spacing - now, 2} end
+end
+if at - now > maxWait then return {0, at - now, 3} end
 redis.call('ZADD', KEYS[1], at, at .. ':' .. ARGV[5])
 redis.call('PEXPIRE', KEYS[1], windowMs + maxWait + 60000)
+if spacing > 0 then
+  redis.call('HSET', KEYS[3], ARGV[6], at)
+  redis.call('PEXPIRE', KEYS[3], spacing + maxWait + 60000)
+end
 return {1, at - now, 0}
 `);
 
@@ -127,26 +128,25 @@ export class SharedRequestPacer implements Pacer {
   }
 
   private async acquireShared(key: string | undefined): Promise<void> {
-    const { name, maxWaitMs } = this.options;
-    const spacing = key === undefined ? undefined : this.options.spacing?.[key];
-    if (key !== undefined && spacing !== undefined) {
-      const [ok, waitMs] = await RESERVE_KEY.run<[number, number]>(this.redis.client, [this.keyedKey], [key, spacing, maxWaitMs]);
-      if (ok !== 1) throw this.local.unavailable(`${name} allows this call once per ${spacing / 1000} s`, waitMs);
-      if (waitMs > 0) await sleep(waitMs);
-    }
-    const { perWindow, windowMs, minIntervalMs = 0 } = this.options;
-    const id = randomBytes(6).toString('base64url');
-    const [ok, waitMs, backedOff] = await RESERVE_SLOT.run<[number, number, number]>(this.redis.client, [this.slotsKey, this.backoffKey], [perWindow, windowMs, minIntervalMs, maxWaitMs, id]);
-    if (ok !== 1) {
-      if (backedOff === 1) {
+    const { name, perWindow, windowMs, minIntervalMs = 0, maxWaitMs } = this.options;
+    const spacing = key === undefined ? 0 : (this.options.spacing?.[key] ?? 0);
+    for (;;) {
+      const id = randomBytes(6).toString('base64url');
+      const args = [perWindow, windowMs, minIntervalMs, maxWaitMs, id, key ?? '', spacing];
+      const [ok, waitMs, why] = await RESERVE.run<[number, number, number]>(this.redis.client, [this.slotsKey, this.backoffKey, this.keyedKey], args);
+      if (ok === 1) {
+        const at = this.now() + waitMs;
+        if (waitMs > 0) await sleep(waitMs);
+        return this.local.depart(at);
+      }
+      if (why === 1) {
         this.local.backOffUntil(this.now() + waitMs);
         throw this.local.unavailable(`${name} asked us to slow down`, waitMs);
       }
-      throw this.local.unavailable(`${name} request pacing is saturated`, waitMs);
+      if (why === 3) throw this.local.unavailable(`${name} request pacing is saturated`, waitMs);
+      if (waitMs > maxWaitMs) throw this.local.unavailable(`${name} allows this call once per ${spacing / 1000} s`, waitMs);
+      await sleep(waitMs);
     }
-    const at = this.now() + waitMs;
-    if (waitMs > 0) await sleep(waitMs);
-    await this.local.depart(at);
   }
 
   /** This replica's share of the pacing, created when Redis is first found missing. */

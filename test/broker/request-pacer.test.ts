@@ -80,3 +80,15 @@ test('calls whose slots come due together after a blocked event loop still leave
   const gaps = left.slice(1).map((at, i) => at - (left[i] as number));
   assert.ok(gaps.every((gap) => gap >= 120), `gaps between departures: ${gaps.join(', ')} ms`);
 });
+
+test("a keyed call's spacing counts from the slot it got behind a queue, not from when it asked", async () => {
+  const now = { t: 0 };
+  const p = pacer(now, { perWindow: 100, minIntervalMs: 1_000, spacing: { '/portfolio/accounts': 1_500 }, maxWaitMs: 2_400 });
+  await p.acquire();
+  // Asked at 0, but its slot is at 1 000: the next one's turn is 2 500, beyond the longest wait.
+  const first = p.acquire('/portfolio/accounts');
+  const error = await refused(p.acquire('/portfolio/accounts'));
+  assert.match(error.message, /once per 1.5 s/);
+  assert.equal(error.retryAfterSeconds, 3);
+  await first;
+});

@@ -94,3 +94,17 @@ test('Redis lost: a replica paces alone at its share after one whole window, and
   const members = await a.redis.client.zrange(a.redis.key('pacing:ibkr:test:slots'), '0', '-1');
   assert.equal(members.filter((m) => m.includes(':alone:')).length, 2, 'the slots taken alone are in the shared set');
 });
+
+test("a keyed call's spacing counts from the slot it got, whichever replica asks next", async (t) => {
+  const prefix = redisPrefix(t);
+  const options = { perWindow: 100, minIntervalMs: 1_000, spacing: { '/portfolio/accounts': 1_500 }, maxWaitMs: 2_400 };
+  const [a, b] = await Promise.all([replica(t, prefix, options), replica(t, prefix, options)]);
+  assert.equal(await outcome(a!.pacer), true);
+  // Its slot is a second away: the next keyed call's turn is 2.5 s away, beyond the longest wait.
+  const first = outcome(a!.pacer, '/portfolio/accounts');
+  const keyed = a!.redis.key('pacing:ibkr:test:keyed');
+  while ((await a!.redis.client.hget(keyed, '/portfolio/accounts')) === null) await new Promise((resolve) => setImmediate(resolve));
+  const second = await outcome(b!.pacer, '/portfolio/accounts');
+  assert.ok(second !== true && /once per 1.5 s/.test(second.message), String(second));
+  assert.equal(await first, true);
+});
