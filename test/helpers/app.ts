@@ -33,6 +33,8 @@ export interface RunningApp {
   metricsUrl: string | undefined;
   /** Scrapes the metrics listener. */
   scrape(headers?: Record<string, string>): Promise<TestResponse>;
+  /** The published OpenAPI document as a checker, for tests that send requests with a client of their own. */
+  contract: Contract;
 }
 
 export interface StartOptions {
@@ -74,7 +76,7 @@ export async function startApp(t: TestContext, options: StartOptions = {}): Prom
     if (metricsUrl === undefined) throw new Error('no metrics listener (METRICS_PORT=off)');
     return scan.response(await httpGet(metricsUrl, headers));
   };
-  return { app, sandbox, config, url, scan, get, metricsUrl, scrape };
+  return { app, sandbox, config, url, scan, get, metricsUrl, scrape, contract };
 }
 
 export async function httpGet(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<TestResponse> {

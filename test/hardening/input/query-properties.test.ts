@@ -40,7 +40,10 @@ async function send(target: Target, path: string): Promise<TestResponse> {
   } catch {
     body = undefined;
   }
-  return target.running.scan.response({ status: res.statusCode, headers: res.headers, body, text });
+  const answer = target.running.scan.response({ status: res.statusCode, headers: res.headers, body, text });
+  // Whatever was sent, the answer is one the OpenAPI document describes.
+  target.running.contract.assert('GET', path, answer);
+  return answer;
 }
 
 /** /query adds Alpha Vantage's own key ("Error Message" or "Information") beside `error`, same text. */
