@@ -42,9 +42,12 @@ export async function serveSeries(app: FastifyInstance, request: FastifyRequest,
     outputsize: takesOutputSize(query.fn) ? (query.outputsize ?? 'compact') : undefined,
     interval: intraday ? (query.interval ?? '5min') : undefined,
     month: intraday ? query.month : undefined,
+    extendedHours: intraday ? query.extendedHours : undefined,
+    adjusted: intraday ? query.adjusted : undefined,
   };
-  const { fn, symbol, outputsize, interval, month } = canonical;
-  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:series:${fn}:${symbol}:${outputsize ?? '-'}:${interval ?? '-'}:${month ?? '-'}`;
+  const { fn, symbol, outputsize, interval, month, extendedHours, adjusted } = canonical;
+  const flags = `${extendedHours ?? '-'}:${adjusted ?? '-'}`;
+  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:series:${fn}:${symbol}:${outputsize ?? '-'}:${interval ?? '-'}:${month ?? '-'}:${flags}`;
   const load = () => client().timeSeries(canonical);
   return sendCached(request, reply, await app.deps.cache.fetch(key, intraday ? SERIES_INTRADAY : SERIES_DAILY, load, { upstream: ALPHA_VANTAGE }));
 }

@@ -50,6 +50,8 @@ const Querystring = Type.Object({
   outputsize: text('TIME_SERIES_DAILY and TIME_SERIES_INTRADAY: compact (latest 100) or full.'),
   datatype: text('json (the default). csv is not supported.'),
   month: text('YYYY-MM: a month of intraday history (intraday indicators and TIME_SERIES_INTRADAY).'),
+  extended_hours: text('TIME_SERIES_INTRADAY: true (default, 04:00-20:00 Eastern) or false (the regular session only).'),
+  adjusted: text('TIME_SERIES_INTRADAY: true (default) or false (prices not adjusted for splits and dividends).'),
   time_period: text('Indicators that take one: a whole number from 2 to 1000.'),
   series_type: text('Price-based indicators: close, open, high or low.'),
   ...Object.fromEntries(INDICATOR_PARAM_NAMES.map((name) => [name, text(`The indicators that take ${name}.`)])),
@@ -105,7 +107,20 @@ function seriesQuery(fn: SeriesFunction, query: Query): SeriesQuery {
   if (fn !== 'TIME_SERIES_INTRADAY') return { fn, symbol, outputsize };
   const interval = readEnum(query.interval, 'interval', SERIES_INTERVALS);
   if (interval === undefined) throw new ApiError('MISSING_PARAMETER', `interval is required for ${fn}: one of ${SERIES_INTERVALS.join(', ')}`);
-  return { fn, symbol, outputsize: outputsize as OutputSize | undefined, interval: interval as SeriesInterval, month: readMonth(query.month) };
+  return {
+    fn,
+    symbol,
+    outputsize: outputsize as OutputSize | undefined,
+    interval: interval as SeriesInterval,
+    month: readMonth(query.month),
+    extendedHours: readBoolean(query.extended_hours, 'extended_hours'),
+    adjusted: readBoolean(query.adjusted, 'adjusted'),
+  };
+}
+
+function readBoolean(raw: string | undefined, name: string): boolean | undefined {
+  const value = readEnum(raw, name, ['true', 'false'] as const);
+  return value === undefined ? undefined : value === 'true';
 }
 
 function required(value: string | undefined, name: string, fn: string): string {

@@ -118,7 +118,16 @@ function seriesBody(fn: SeriesFunction, query: URLSearchParams, nowMs: number): 
   const endMs = intraday ? monthEnd(query.get('month'), nowMs) : nowMs;
   const validSize = !takesOutputSize(fn) || (OUTPUT_SIZES as readonly string[]).includes(outputsize);
   const validInterval = !intraday || (SERIES_INTERVALS as readonly string[]).includes(interval);
-  if (instrument === undefined || !validSize || !validInterval || endMs === null) return invalidApiCall(fn);
-  const request = { fn, symbol: instrument.symbol, outputsize: outputsize as OutputSize, interval: (intraday ? interval : '5min') as SeriesInterval };
+  // `adjusted` changes nothing here: the price model has no splits or dividends to adjust for.
+  const extendedHours = intraday ? (query.get('extended_hours') ?? 'true') : 'true';
+  const validFlags = ['true', 'false'].includes(extendedHours) && ['true', 'false'].includes(query.get('adjusted') ?? 'true');
+  if (instrument === undefined || !validSize || !validInterval || !validFlags || endMs === null) return invalidApiCall(fn);
+  const request = {
+    fn,
+    symbol: instrument.symbol,
+    outputsize: outputsize as OutputSize,
+    interval: (intraday ? interval : '5min') as SeriesInterval,
+    extendedHours: extendedHours === 'true',
+  };
   return timeSeriesBody(request, endMs);
 }

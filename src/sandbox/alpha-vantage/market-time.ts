@@ -60,6 +60,14 @@ export function inExtendedSession(utcMs: number): boolean {
   return day !== 0 && day !== 6 && minute >= 240 && minute < 1200;
 }
 
+/** Inside the regular US session: weekdays 09:30 to 16:00 Eastern. */
+export function inRegularSession(utcMs: number): boolean {
+  const d = eastern(utcMs);
+  const day = d.getUTCDay();
+  const minute = d.getUTCHours() * 60 + d.getUTCMinutes();
+  return day !== 0 && day !== 6 && minute >= 570 && minute < 960;
+}
+
 /** The latest weekday (UTC calendar) on or before `utcMs`, as `YYYY-MM-DD`. */
 export function latestTradingDay(utcMs: number): string {
   let t = Math.floor(utcMs / DAY_MS) * DAY_MS;

@@ -4,6 +4,7 @@ import type { Interval } from '../../upstreams/alpha-vantage/indicators.js';
 import { type OutputSize, type SeriesFunction, type SeriesInterval, seriesKey } from '../../upstreams/alpha-vantage/time-series.js';
 import { barHistory } from './bar-history.js';
 import { formatDecimal } from './format.js';
+import { inRegularSession } from './market-time.js';
 
 /** `compact` is Alpha Vantage's latest 100; `full` is bounded here (the real one reaches back 20+ years). */
 const COMPACT = 100;
@@ -15,14 +16,21 @@ export interface SeriesRequest {
   symbol: string;
   outputsize: OutputSize;
   interval: SeriesInterval;
+  /** Intraday: false keeps the regular session's bars only. */
+  extendedHours: boolean;
 }
+
+/** Extended-session bars per regular-session bar, rounded up (16 h against 6.5 h). */
+const EXTENDED_PER_REGULAR = 3;
 
 export function timeSeriesBody(request: SeriesRequest, nowMs: number): Record<string, unknown> {
   const { fn, symbol, outputsize, interval } = request;
   const takesSize = fn === 'TIME_SERIES_DAILY' || fn === 'TIME_SERIES_INTRADAY';
   const rows = takesSize && outputsize === 'compact' ? COMPACT : FULL[fn];
-  const bars = barHistory(symbol, barInterval(fn, interval), nowMs, rows).slice(-rows).reverse();
   const intraday = fn === 'TIME_SERIES_INTRADAY';
+  const regularOnly = intraday && !request.extendedHours;
+  const history = barHistory(symbol, barInterval(fn, interval), nowMs, regularOnly ? rows * EXTENDED_PER_REGULAR : rows);
+  const bars = (regularOnly ? history.filter((bar) => inRegularSession(bar.time)) : history).slice(-rows).reverse();
   const series: Record<string, Record<string, string>> = {};
   for (const bar of bars) {
     series[intraday ? `${bar.key}:00` : bar.key] = {

@@ -90,6 +90,8 @@ export function seriesParams(query: SeriesQuery): Record<string, string> {
   if (query.fn === 'TIME_SERIES_INTRADAY') {
     params.interval = query.interval ?? '5min';
     if (query.month !== undefined) params.month = query.month;
+    if (query.extendedHours !== undefined) params.extended_hours = String(query.extendedHours);
+    if (query.adjusted !== undefined) params.adjusted = String(query.adjusted);
   }
   return params;
 }

@@ -19,6 +19,10 @@ export interface SeriesQuery {
   interval?: SeriesInterval;
   /** Intraday only: `YYYY-MM`. */
   month?: string;
+  /** Intraday only: false for the regular session alone (Alpha Vantage's default is true). */
+  extendedHours?: boolean;
+  /** Intraday only: false for prices not adjusted for splits and dividends (default true). */
+  adjusted?: boolean;
 }
 
 export function isSeriesFunction(fn: string): fn is SeriesFunction {

@@ -153,6 +153,8 @@ test('provider-a query: every function and parameter fuzzed; the caller\'s apike
       month,
       time_period: mostly(fc.integer({ min: 2, max: 1_000 }).map(String), fc.constantFrom('1', '14.0', '1e2', '%2014')),
       series_type: mostly(anyCase(SERIES_TYPES), fc.constantFrom('volume', '')),
+      extended_hours: mostly(anyCase(['true', 'false']), fc.constantFrom('yes', '1', '')),
+      adjusted: mostly(anyCase(['true', 'false']), fc.constantFrom('no', '0')),
       apikey: fc.constantFrom('CALLERKEY123', 'demo', 'x%26function%3DOVERVIEW', ''),
       ...indicatorOptions,
     },

@@ -140,3 +140,24 @@ test('a caller over its own limit gets the 429 with "Information" too', async (t
   assert.ok(Number(limited.headers['retry-after']) >= 1);
   assert.equal(limited.body.Information, limited.body.error.message);
 });
+
+test('TIME_SERIES_INTRADAY: extended_hours=false gives the regular session only; the flags are forwarded and keyed', async (t) => {
+  const { get, sandbox } = await startApp(t);
+  const seen: SimRequestEvent[] = [];
+  sandbox.alphaVantage.on('request', (event: SimRequestEvent) => seen.push(event));
+  const base = `${QUERY}?function=TIME_SERIES_INTRADAY&symbol=IBM&interval=30min&month=2024-05`;
+  const regular = await get(`${base}&extended_hours=FALSE&adjusted=false`);
+  assert.equal(regular.status, 200, regular.text);
+  const times = Object.keys(regular.body['Time Series (30min)']).map((key) => key.slice(11, 16));
+  assert.equal(times.length, 100);
+  assert.ok(times.every((hm) => hm >= '09:30' && hm < '16:00'), times.join());
+  const extended = await get(base);
+  assert.equal(extended.headers['x-cache'], 'MISS', 'a different answer, so a different cache entry');
+  const extendedTimes = Object.keys(extended.body['Time Series (30min)']).map((key) => key.slice(11, 16));
+  assert.ok(extendedTimes.some((hm) => hm < '09:30' || hm >= '16:00'));
+  assert.deepEqual([seen[0]!.query.get('extended_hours'), seen[0]!.query.get('adjusted')], ['false', 'false']);
+  assert.deepEqual([seen[1]!.query.get('extended_hours'), seen[1]!.query.get('adjusted')], [null, null]);
+  const bad = await get(`${base}&extended_hours=yes`);
+  assert.equal(bad.status, 400);
+  assert.match(bad.body['Error Message'], /extended_hours must be one of: true, false/);
+});
