@@ -93,7 +93,7 @@ function report(name: string, bytes: number, pairs: [Round, Round][]): void {
   console.log(
     `median ratio throughput ${median(ratios).toFixed(2)} (rounds ${ratios.map((r) => r.toFixed(2)).join(' ')})` +
       `   p99 ${median(pairs.map(([, s]) => s.p99Ms))} ms vs ${median(pairs.map(([b]) => b.p99Ms))} ms` +
-      `   CPU per request ${servedCpu.toFixed(0)} µs vs ${bareCpu.toFixed(0)} µs`,
+      `   CPU per request ${servedCpu.toFixed(1)} µs vs ${bareCpu.toFixed(1)} µs (ratio ${(bareCpu / servedCpu).toFixed(2)})`,
   );
 }
 
