@@ -19,9 +19,13 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 FROM node:24-bookworm-slim
+# Metrics listen on every interface of the container for a scraper on the same network; publish only
+# PORT (docker run -p 3000:3000), never METRICS_PORT.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
+    METRICS_HOST=0.0.0.0 \
+    METRICS_PORT=9464 \
     STATE_DIR=/var/lib/market-data-proxy
 WORKDIR /app
 COPY package.json ./
@@ -32,7 +36,7 @@ COPY public ./public
 RUN mkdir -p "$STATE_DIR" && chown node:node "$STATE_DIR"
 VOLUME ["/var/lib/market-data-proxy"]
 USER node
-EXPOSE 3000
+EXPOSE 3000 9464
 # Liveness only (the process answers); readiness, which checks the store, is /api/system/ready.
 # The slim image has no curl: Node's own fetch asks.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \

@@ -39,7 +39,7 @@ function copyTracked(to) {
 /** Starts `command`, waits for its first 200 on /api/system/ready, sends SIGTERM, checks the exit. */
 async function startAndStop(label, command, args, cwd, env) {
   const started = performance.now();
-  const child = spawn(command, args, { cwd, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', STATE_DIR: join(cwd, 'data'), ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(command, args, { cwd, env: { ...process.env, PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info', STATE_DIR: join(cwd, 'data'), ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   const logs = [];
   const url = await new Promise((resolve, reject) => {
@@ -83,7 +83,7 @@ try {
   for (const path of ['package.json', 'package-lock.json']) cpSync(join(clone, path), join(layout, path));
   run(npm, ['ci', '--omit=dev', '--omit=optional', '--ignore-scripts'], layout);
   for (const path of ['dist', 'public']) cpSync(join(repo, path), join(layout, path), { recursive: true });
-  const layoutMs = await startAndStop('node dist/server.js', process.execPath, ['dist/server.js'], layout, { HOST: '0.0.0.0' });
+  const layoutMs = await startAndStop('node dist/server.js', process.execPath, ['dist/server.js'], layout, { HOST: '0.0.0.0', METRICS_HOST: '0.0.0.0' });
   process.stdout.write(`\n${JSON.stringify({ node: process.version, npmStartProductionInstallMs: npmStartMs, containerLayoutMs: layoutMs })}\n`);
 } finally {
   if (process.argv.includes('--keep')) process.stdout.write(`kept ${work}\n`);

@@ -22,7 +22,7 @@ function alive(pid: number): boolean {
 test('SIGTERM to `npm start` reaches the server, which drains, logs its shutdown and exits; npm exits 0', async (t) => {
   const npm = spawn('npm', ['start', '--silent'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', STATE_DIR: tempDir(t) },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', METRICS_PORT: '0', LOG_LEVEL: 'info', STATE_DIR: tempDir(t) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = once(npm, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
