@@ -36,6 +36,8 @@ async function api(path) {
   return {
     body,
     cache: res.headers.get('x-cache'),
+    // Which upstream produced the values (quotes and indicators: alpha-vantage, or the yahoo fallback).
+    source: res.headers.get('x-data-source'),
     // When the upstream produced this value, in this page's clock.
     producedAt: Date.now() - (Number.isFinite(age) ? age * 1000 : 0),
     partial: res.headers.get('x-partial'),
@@ -136,7 +138,7 @@ function timeOf(iso) {
 const freshness = new Map();
 
 function markFresh(name, result) {
-  freshness.set(name, { producedAt: result.producedAt, cache: result.cache });
+  freshness.set(name, { producedAt: result.producedAt, cache: result.cache, source: result.source });
   renderFreshness();
 }
 
@@ -144,8 +146,8 @@ function renderFreshness() {
   for (const node of document.querySelectorAll('[data-fresh-for]')) {
     const f = freshness.get(node.dataset.freshFor);
     if (!f) continue;
-    node.textContent = `data age ${ago(Date.now() - f.producedAt)}${f.cache ? ` · ${f.cache.toLowerCase()}` : ''}`;
-    node.title = 'Age of the value shown (from the Age header) and whether the proxy answered from its cache.';
+    node.textContent = `data age ${ago(Date.now() - f.producedAt)}${f.cache ? ` · ${f.cache.toLowerCase()}` : ''}${f.source ? ` · from ${f.source}` : ''}`;
+    node.title = 'Age of the value shown (from the Age header), whether the proxy answered from its cache, and which source produced it.';
   }
 }
 

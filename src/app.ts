@@ -41,7 +41,7 @@ export interface BuildAppOptions {
 
 /** Every response header a browser script may need to read: the one list, sent on every CORS answer. */
 export const EXPOSED_HEADERS = [
-  'X-Cache', 'Age', 'Cache-Control', 'ETag', 'Retry-After', 'X-Data-Mode', 'X-Request-Id', 'X-Partial', 'Allow',
+  'X-Cache', 'Age', 'Cache-Control', 'ETag', 'Retry-After', 'X-Data-Mode', 'X-Data-Source', 'X-Request-Id', 'X-Partial', 'Allow',
   'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset',
 ];
 

@@ -27,6 +27,8 @@ export type DataMode = 'sandbox' | 'live';
 export const OVERVIEW_SOURCE_NAMES = ['yahoo', 'none'] as const;
 export type OverviewSourceName = (typeof OVERVIEW_SOURCE_NAMES)[number];
 export type BrokerKind = 'ibkr' | 'tastytrade' | 'none';
+export const QUOTE_FALLBACKS = ['yahoo', 'none'] as const;
+export type QuoteFallback = (typeof QUOTE_FALLBACKS)[number];
 
 export interface Config {
   port: number;
@@ -47,6 +49,11 @@ export interface Config {
   massive: { url: string; apiKey: string | undefined; callsPerMinute: number };
   /** `none` turns the overview off (e.g. where Yahoo's terms forbid redistribution). */
   overview: { source: OverviewSourceName; url: string; symbols: string[]; concurrency: number };
+  /**
+   * Yahoo's chart API (YAHOO_URL, in `overview.url`) serves the overview and the quote and indicator
+   * fallback; one budget covers every call to it. `quoteFallback` `none` keeps provider A's answers only.
+   */
+  yahoo: { callsPerMinute: number; quoteFallback: QuoteFallback };
   broker: {
     kind: BrokerKind;
     /** requestsPerSecond: our pacing, below the gateway's 10 a second. */
@@ -218,6 +225,13 @@ export function loadConfig(env: Env = process.env): Config {
       url: r.url('YAHOO_URL', 'https://query1.finance.yahoo.com'),
       symbols: overviewSymbols,
       concurrency: r.int('OVERVIEW_CONCURRENCY', 4, 1, 32),
+    },
+    yahoo: {
+      // Yahoo publishes no limit and throttles heavy users (unverified reports: a burst limit and about
+      // 2,000 calls an hour). The cache keeps the sustained rate at one call per symbol per fresh window;
+      // 60 a minute lets a dashboard's first burst of cold symbols through.
+      callsPerMinute: r.int('YAHOO_CALLS_PER_MINUTE', 60, 0),
+      quoteFallback: r.oneOf('QUOTE_FALLBACK', QUOTE_FALLBACKS, r.raw('OVERVIEW_SOURCE') === 'none' ? 'none' : 'yahoo'),
     },
     broker: {
       kind: r.oneOf('BROKER', ['ibkr', 'tastytrade', 'none'] as const, 'ibkr'),

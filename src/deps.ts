@@ -16,6 +16,8 @@ import { RedisCacheStore } from './cache/redis-cache-store.js';
 import { SqliteCacheStore } from './cache/sqlite-cache-store.js';
 import { UpstreamCache } from './cache/upstream-cache.js';
 import { StateStore } from './store/state-store.js';
+import { SourceTally } from './quotes/data-source.js';
+import type { QuoteService } from './quotes/quote-service.js';
 import { StateScopes } from './store/upstream-identity.js';
 import { UpstreamHealth } from './upstreams/upstream-health.js';
 
@@ -29,6 +31,10 @@ export interface AppDeps {
   store: StateStore;
   /** Key prefixes by upstream: every stored key starts with the scope of the upstream it came from. */
   scopes: StateScopes;
+  /** Answers per endpoint and data source (X-Data-Source), for status and metrics. */
+  sources: SourceTally;
+  /** Quotes with their fallback; set by the provider-A routes, used by every path that serves a quote. */
+  quotes?: QuoteService;
   close(): Promise<void>;
 }
 
@@ -78,6 +84,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     budgets,
     store,
     scopes,
+    sources: new SourceTally(),
     close: async () => {
       closeL2();
       await store.close();

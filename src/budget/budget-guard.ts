@@ -30,6 +30,7 @@ export interface BudgetSnapshot {
 
 export interface BudgetGuard {
   readonly name: string;
+  readonly limits: BudgetLimits;
   /** Reserves one call; resolves when it may be sent, after waiting at most `maxWaitMs` for pacing. */
   acquire(): Promise<void>;
   /** The upstream refused for its own limits: send nothing until `retryAfterMs` has passed. */

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 import type { UpstreamHealth } from '../upstreams/upstream-health.js';
-import { type CacheEntry, type CacheResult, type CacheStore, type CacheWindow, isFresh, isServable, makeEntry } from './cache-store.js';
+import { type CacheEntry, type CacheResult, type CacheStatus, type CacheStore, type CacheWindow, isFresh, isServable, makeEntry } from './cache-store.js';
 import type { FlightLock } from './flight-lock.js';
 import type { MemoryCacheStore } from './memory-cache-store.js';
 import { TieredCacheStore } from './tiered-cache-store.js';
@@ -90,8 +90,33 @@ export class UpstreamCache {
       return { entry: cached, status: 'STALE' };
     }
     const result = await this.resolveMiss(key, window, load, options);
-    this.counters[result.status === 'HIT' ? 'hit' : result.status === 'STALE' ? 'stale' : 'miss'] += 1;
+    this.count(result.status);
     return result;
+  }
+
+  /**
+   * The value under `key` whatever its age, without loading: L1 when fresh, else L2 (another replica may
+   * have stored a newer one), else a stale L1 entry. For callers that choose between sources themselves.
+   */
+  async peek<T>(key: string): Promise<CacheEntry<T> | undefined> {
+    const local = this.tiers.getSync<T>(key);
+    if (local !== undefined && isFresh(local, Date.now())) return local;
+    return (await this.tiers.getL2<T>(key)) ?? local;
+  }
+
+  /** Loads now, whatever is cached, sharing the call with concurrent loads of the key (all replicas). */
+  load<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T>> {
+    return this.loadOnce(key, window, load, options);
+  }
+
+  /** Starts a background refresh unless one is running or the last one failed moments ago. */
+  refreshLater<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): void {
+    this.refreshInBackground(key, window, load, options);
+  }
+
+  /** Counts an answer that a caller of peek/load served, as fetch counts its own. */
+  count(status: CacheStatus): void {
+    this.counters[status === 'HIT' ? 'hit' : status === 'STALE' ? 'stale' : 'miss'] += 1;
   }
 
   /** L1 missed: look in L2, then load, with every concurrent caller sharing the one attempt. */

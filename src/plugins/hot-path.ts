@@ -41,6 +41,7 @@ interface HotEntry {
    */
   head: string[];
   contentType: string | undefined;
+  onAnswer: ((entry: CacheEntry) => void) | undefined;
 }
 
 /** Recomputed for every request; everything else is replayed. */
@@ -70,7 +71,7 @@ export class HotPath {
   }
 
   /** Called by sendCached once the pipeline has rendered a fresh 200 for this URL. */
-  remember(request: FastifyRequest, reply: FastifyReply, entry: CacheEntry, body: string, etag: string): void {
+  remember(request: FastifyRequest, reply: FastifyReply, entry: CacheEntry, body: string, etag: string, onAnswer?: (entry: CacheEntry) => void): void {
     if (!this.enabled || request.method !== 'GET' || reply.statusCode !== 200 || reply.hasHeader('x-partial')) return;
     const head: string[] = [];
     for (const [name, value] of Object.entries(reply.getHeaders())) {
@@ -85,6 +86,7 @@ export class HotPath {
       etag,
       head,
       contentType: contentType === undefined ? undefined : String(contentType),
+      onAnswer,
     });
   }
 
@@ -139,6 +141,7 @@ export class HotPath {
       headers.push('content-length', hot.contentLength);
       res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : hot.body);
     }
+    hot.onAnswer?.(hot.entry);
     const seconds = (performance.now() - started) / 1000;
     this.recorder?.(req.method ?? 'GET', hot.route, status, seconds, 'HIT');
     if (this.log.enabled) {

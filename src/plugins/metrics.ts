@@ -124,6 +124,18 @@ function numericCounters(deps: AppDeps): Record<string, number> {
 
 function registerStateMetrics(registry: Registry, deps: AppDeps): void {
   const registers = [registry];
+  new Counter({
+    name: 'mdp_data_source_answers_total',
+    help: 'Quote and technical answers by the source that produced them (X-Data-Source: alpha-vantage or yahoo).',
+    labelNames: ['endpoint', 'source'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [endpoint, bySource] of Object.entries(deps.sources.answers)) {
+        for (const [source, count] of Object.entries(bySource)) this.inc({ endpoint, source }, count);
+      }
+    },
+  });
   const seenCache = new Map<string, number>();
   new Counter({
     name: 'mdp_cache_lookups_total',

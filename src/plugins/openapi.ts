@@ -17,6 +17,7 @@ const DESCRIPTION = [
   'Every response carries `X-Request-Id` and `X-Data-Mode` (`sandbox` or `live`); the response headers are components.',
   'Integer parameters are plain decimal digits (`14`, not `+14`, `1e1` or `14.0`). Enums marked `x-case-insensitive` are matched in any letter case.',
   'Connection-level errors, answered before a route is known: `408 REQUEST_TIMEOUT`, `431 HEADERS_TOO_LARGE`, and `400 INVALID_PARAMETER` for a path that is not valid percent-encoding.',
+  'Quote and technical answers carry `X-Data-Source: alpha-vantage|yahoo`: the source that produced the values.',
 ].join('\n');
 
 const TAGS = [
@@ -113,12 +114,22 @@ export const RESPONSE_HEADERS: Record<string, { description: string; required?: 
   'X-RateLimit-Limit': { description: "Requests this caller may make per minute (absent when RATE_LIMIT_PER_MINUTE=0).", schema: integer },
   'X-RateLimit-Remaining': { description: 'Requests left to this caller in the current minute.', schema: integer },
   'X-RateLimit-Reset': { description: 'Seconds until the current minute window ends.', schema: integer },
+  'X-Data-Source': {
+    description: 'Who produced the values: alpha-vantage (provider A), or yahoo when provider A could not answer and QUOTE_FALLBACK=yahoo. On /query: on GLOBAL_QUOTE and indicator answers.',
+    schema: { type: 'string', enum: ['alpha-vantage', 'yahoo'] },
+  },
   'X-Partial': { description: 'Instruments left out of this overview (comma-separated), when some failed with nothing cached.', schema: { type: 'string' } },
 };
 
 const CACHED = ['X-Cache', 'Age', 'ETag', 'Cache-Control'];
 const RATE_LIMITED = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
-const ROUTE_HEADERS: Record<string, string[]> = { '/api/market/overview': ['X-Partial'] };
+const SOURCED = ['X-Data-Source'];
+const ROUTE_HEADERS: Record<string, string[]> = {
+  '/api/market/overview': ['X-Partial'],
+  '/api/provider-a/quote': SOURCED,
+  '/api/provider-a/technical': SOURCED,
+  '/api/provider-a/query': SOURCED,
+};
 
 type Responses = Record<string, { headers?: Record<string, unknown> }>;
 

@@ -21,7 +21,14 @@ function render(entry: CacheEntry): Rendered {
   return out;
 }
 
-export function sendCached(request: FastifyRequest, reply: FastifyReply, result: CacheResult<unknown>): FastifyReply {
+export interface SendOptions {
+  /** false: never answered by the hot path (default true for fresh answers). */
+  hot?: boolean;
+  /** Told each time the hot path answers this entry by itself (it skips the route). */
+  onHotAnswer?: (entry: CacheEntry) => void;
+}
+
+export function sendCached(request: FastifyRequest, reply: FastifyReply, result: CacheResult<unknown>, options: SendOptions = {}): FastifyReply {
   const { entry, status } = result;
   const now = Date.now();
   const { body, etag } = render(entry);
@@ -33,7 +40,7 @@ export function sendCached(request: FastifyRequest, reply: FastifyReply, result:
   });
   if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
   reply.type('application/json; charset=utf-8');
-  if (status !== 'STALE') request.server.hotPath.remember(request, reply, entry, body, etag);
+  if (status !== 'STALE' && options.hot !== false) request.server.hotPath.remember(request, reply, entry, body, etag, options.onHotAnswer);
   return reply.send(body);
 }
 

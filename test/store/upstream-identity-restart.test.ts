@@ -61,6 +61,8 @@ function liveEnv(sandbox: Sandbox): Record<string, string> {
     ALPHA_VANTAGE_URL: `${sandbox.alphaVantage.origin}/query`,
     ALPHA_VANTAGE_API_KEY: SANDBOX_CREDENTIALS.alphaVantageKey,
     YAHOO_URL: sandbox.yahoo.origin,
+    // Provider A's identity is the subject: without the quote fallback, its failures reach the caller.
+    QUOTE_FALLBACK: 'none',
   };
 }
 

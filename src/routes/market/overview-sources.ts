@@ -4,9 +4,9 @@
 import type { BudgetRegistry } from '../../budget/budget-registry.js';
 import type { Config } from '../../config.js';
 import type { Logger } from 'pino';
-import { HttpClient } from '../../upstreams/http-client.js';
 import type { OverviewSource } from '../../upstreams/overview-source.js';
-import { YAHOO, YahooChartSource } from '../../upstreams/yahoo/yahoo-chart-source.js';
+import { createYahooChartSource } from '../../upstreams/yahoo/create-yahoo-source.js';
+import { YAHOO } from '../../upstreams/yahoo/yahoo-chart-source.js';
 
 export interface SourceContext {
   config: Config;
@@ -15,12 +15,7 @@ export interface SourceContext {
 }
 
 export const OVERVIEW_SOURCES: Record<string, (context: SourceContext) => OverviewSource> = {
-  [YAHOO]: ({ config, logger, budgets }) =>
-    new YahooChartSource({
-      url: config.overview.url,
-      http: new HttpClient({ name: 'Yahoo', timeoutMs: config.upstreamTimeoutMs, logger, connections: config.overview.concurrency }),
-      budget: budgets.get(YAHOO, { perMinute: 0, perDay: 0, minIntervalMs: 0 }),
-    }),
+  [YAHOO]: createYahooChartSource,
 };
 
 /** The source OVERVIEW_SOURCE names, or undefined when it is `none` (the overview is switched off). */

@@ -2,12 +2,13 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CacheResult } from '../../cache/cache-store.js';
-import type { FetchOptions } from '../../cache/upstream-cache.js';
-import { QUOTE_FIELDS } from '../../upstreams/alpha-vantage/parse-global-quote.js';
+import type { CacheEntry } from '../../cache/cache-store.js';
+import { PRIMARY } from '../../quotes/data-source.js';
+import type { QuoteService, SourcedResult } from '../../quotes/quote-service.js';
+import { type GlobalQuoteBody, QUOTE_FIELDS } from '../../upstreams/alpha-vantage/parse-global-quote.js';
 import { errorResponses, NOT_MODIFIED, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
-import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
+import type { ClientGetter } from './index.js';
 
 const FIELD_PATTERNS: Record<string, string> = {
   '05. price': '^-?\\d+\\.\\d{4}$',
@@ -24,16 +25,17 @@ export const QuoteResponse = Type.Object({ 'Global Quote': GlobalQuote }, { addi
 
 const Querystring = Type.Object({ symbol: SymbolParam });
 
+
 /**
- * GLOBAL_QUOTE for `symbol` (upper case) through the cache: what /quote, /query and the `quote` stream
- * topic serve (`extra.revalidate` for the stream's poller).
+ * GLOBAL_QUOTE for `symbol` (upper case) through the quote service (provider A, else the fallback; see
+ * src/quotes/quote-service.ts): what /quote, /query and the `quote` stream topic serve (`revalidate` for
+ * the stream's poller, which wants a new value rather than the stale one again).
  */
-export function loadQuote(app: FastifyInstance, client: ClientGetter, symbol: string, extra: Partial<FetchOptions> = {}): Promise<CacheResult<unknown>> {
-  const window = app.deps.config.cache.windows.QUOTE;
-  return app.deps.cache.fetch(`${app.deps.scopes.of(ALPHA_VANTAGE)}:quote:${symbol}`, window, () => client().globalQuote(symbol), { upstream: ALPHA_VANTAGE, ...extra });
+export function loadQuote(app: FastifyInstance, client: ClientGetter, symbol: string, options: { revalidate?: boolean } = {}): Promise<SourcedResult<GlobalQuoteBody>> {
+  return (app.deps.quotes as QuoteService).get(symbol, client, options);
 }
 
-/** Answers GLOBAL_QUOTE for `symbol` (upper case) through the cache; shared by /quote and /query. */
+/** Answers GLOBAL_QUOTE for `symbol` (upper case); shared by /quote and /query. `X-Data-Source` says who produced it. */
 export async function serveQuote(
   app: FastifyInstance,
   request: FastifyRequest,
@@ -41,11 +43,16 @@ export async function serveQuote(
   client: ClientGetter,
   symbol: string,
 ): Promise<FastifyReply> {
-  return sendCached(request, reply, await loadQuote(app, client, symbol));
+  const quotes = app.deps.quotes as QuoteService;
+  const { result, source } = await loadQuote(app, client, symbol);
+  reply.header('x-data-source', source);
+  // The hot path replays provider-A answers only: a fallback answer must give way to provider A's next one.
+  const onHotAnswer = source === PRIMARY ? (entry: CacheEntry) => quotes.servedHot(symbol, entry, client) : undefined;
+  return sendCached(request, reply, result, onHotAnswer === undefined ? { hot: false } : { onHotAnswer });
 }
 
 export function quoteRoute(app: FastifyInstance, client: ClientGetter): void {
-  app.liveTopics.provide('quote', (symbol, { revalidate }) => loadQuote(app, client, symbol, { revalidate }));
+  app.liveTopics.provide('quote', async (symbol, { revalidate }) => (await loadQuote(app, client, symbol, { revalidate })).result);
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/quote',
     {

@@ -8,6 +8,7 @@ import { readIndicatorOptions } from '../../upstreams/alpha-vantage/indicator-op
 import { INDICATOR_PARAM_NAMES, INDICATORS, indicatorSpec, INTERVALS, INTRADAY_INTERVALS, sectionKey, SERIES_TYPES } from '../../upstreams/alpha-vantage/indicators.js';
 import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
+import { PRIMARY } from '../../quotes/data-source.js';
 import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
 
 const optional = (description: string) => Type.Optional(Type.String({ maxLength: 32, description }));
@@ -72,7 +73,10 @@ export async function serveTechnical(
   const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:tech:${indicator}:${symbol}:${interval}:${timePeriod ?? '-'}:${seriesType ?? '-'}${optionsKey(indicator, extra, month)}`;
   const window = INTRADAY_INTERVALS.has(interval) ? TECHNICAL_INTRADAY : TECHNICAL_DAILY;
   const load = () => client().technical({ symbol, indicator, interval, timePeriod, seriesType, extra, month });
-  return sendCached(request, reply, await app.deps.cache.fetch(key, window, load, { upstream: ALPHA_VANTAGE }));
+  const result = await app.deps.cache.fetch(key, window, load, { upstream: ALPHA_VANTAGE });
+  app.deps.sources.count('technical', PRIMARY);
+  reply.header('x-data-source', PRIMARY);
+  return sendCached(request, reply, result);
 }
 
 /** Extra parameters that differ from their defaults, and the month: calls with defaults share one key. */

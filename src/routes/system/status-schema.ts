@@ -108,6 +108,8 @@ export const StoreStatus = Type.Object(
   { additionalProperties: false },
 );
 
+const SourceCounts = Type.Object({ 'alpha-vantage': Type.Integer(), yahoo: Type.Integer() }, { additionalProperties: false });
+
 export const SystemStatus = Type.Object(
   {
     status: OverallStatus,
@@ -129,6 +131,13 @@ export const SystemStatus = Type.Object(
       { additionalProperties: false },
     ),
     upstreams: Type.Array(UpstreamStatus),
+    dataSources: Type.Object(
+      {
+        quote: SourceCounts,
+        technical: SourceCounts,
+      },
+      { additionalProperties: false, description: 'Answers per endpoint by the source that produced them (the X-Data-Source header), since start.' },
+    ),
   },
   { $id: 'SystemStatus', additionalProperties: false, description: 'The service state, read from memory: never an upstream call.' },
 );

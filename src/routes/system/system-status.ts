@@ -36,6 +36,7 @@ export async function buildSystemStatus(sources: StatusSources): Promise<SystemS
     store,
     cache: cacheFigures(deps),
     upstreams,
+    dataSources: { quote: { ...deps.sources.answers.quote }, technical: { ...deps.sources.answers.technical } },
   };
 }
 

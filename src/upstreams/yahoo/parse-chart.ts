@@ -11,27 +11,43 @@ export interface ChartResponse {
   json: unknown;
 }
 
-export type ClassifiedChart =
-  | { kind: 'data'; snapshot: InstrumentSnapshot }
+export type Classified<T> =
+  | { kind: 'data'; value: T }
   | { kind: 'refusal'; message: string; retryAfterMs: number }
   | { kind: 'error'; error: ApiError };
 
+/** One chart: its `meta`, and the whole result (timestamps and indicator arrays) for bar readers. */
+export interface ChartResult {
+  meta: Record<string, unknown>;
+  result: Record<string, unknown>;
+}
+
 const DEFAULT_BACKOFF_MS = 60_000;
 
-export function classifyChartResponse(res: ChartResponse, symbol: string, now = Date.now()): ClassifiedChart {
+/** Status first (429 is a refusal, 404 an unknown symbol), then the body, read by `parse`. */
+export function classifyChart<T>(res: ChartResponse, symbol: string, parse: (chart: ChartResult, symbol: string) => T, now = Date.now()): Classified<T> {
   if (res.status === 429) {
     return { kind: 'refusal', message: 'Yahoo refused the call: too many requests', retryAfterMs: retryAfterMs(res.headers['retry-after'], DEFAULT_BACKOFF_MS, now) };
   }
   if (res.status === 404) return { kind: 'error', error: notFound(symbol) };
   if (res.status !== 200) return { kind: 'error', error: new ApiError('UPSTREAM_ERROR', `Yahoo answered HTTP ${res.status} for ${symbol}`) };
   try {
-    return { kind: 'data', snapshot: parseChartBody(res.json, symbol) };
+    return { kind: 'data', value: parse(chartResult(res.json, symbol), symbol) };
   } catch (e) {
-    return { kind: 'error', error: e as ApiError };
+    return { kind: 'error', error: e instanceof ApiError ? e : unexpected(symbol, 'an unreadable chart') };
   }
 }
 
+export function classifyChartResponse(res: ChartResponse, symbol: string, now = Date.now()): Classified<InstrumentSnapshot> {
+  return classifyChart(res, symbol, instrumentSnapshot, now);
+}
+
 export function parseChartBody(json: unknown, symbol: string): InstrumentSnapshot {
+  return instrumentSnapshot(chartResult(json, symbol), symbol);
+}
+
+/** The first result of a chart body, checked to be the chart of `symbol`. */
+export function chartResult(json: unknown, symbol: string): ChartResult {
   const chart = isObject(json) ? json.chart : undefined;
   if (!isObject(chart)) throw unexpected(symbol, 'a body without "chart"');
   if (isObject(chart.error)) {
@@ -42,7 +58,10 @@ export function parseChartBody(json: unknown, symbol: string): InstrumentSnapsho
   if (!isObject(result) || !isObject(result.meta)) throw unexpected(symbol, 'a chart without "meta"');
   const meta = result.meta;
   if (typeof meta.symbol === 'string' && meta.symbol.toUpperCase() !== symbol.toUpperCase()) throw unexpected(symbol, `the chart of ${meta.symbol.slice(0, 20)}`);
+  return { meta, result };
+}
 
+function instrumentSnapshot({ meta, result }: ChartResult, symbol: string): InstrumentSnapshot {
   const bar = lastBar(result);
   const price = finite(meta.regularMarketPrice) ?? bar?.close;
   if (price === undefined) throw unexpected(symbol, 'no price');
@@ -89,7 +108,7 @@ export function categoryOf(instrumentType: string | null, symbol: string): Instr
   return (instrumentType !== null ? TYPE_CATEGORY[instrumentType.toUpperCase()] : undefined) ?? categoryFromSymbol(symbol);
 }
 
-function finite(value: unknown): number | undefined {
+export function finite(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
@@ -97,7 +116,7 @@ function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
@@ -105,6 +124,6 @@ function notFound(symbol: string): ApiError {
   return new ApiError('SYMBOL_NOT_FOUND', `Yahoo has no data for ${symbol}`);
 }
 
-function unexpected(symbol: string, what: string): ApiError {
+export function unexpected(symbol: string, what: string): ApiError {
   return new ApiError('UPSTREAM_ERROR', `Yahoo sent ${what} for ${symbol}`);
 }

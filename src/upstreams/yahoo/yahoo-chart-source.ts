@@ -1,10 +1,12 @@
-// The Yahoo chart adapter: one v8 chart call per instrument (range=1d, interval=1d), no key, a browser-like
-// User-Agent (Yahoo turns some clients away without one), and a back-off when it says 429.
+// The Yahoo chart adapter: v8 chart calls, no key, a browser-like User-Agent (Yahoo turns some clients
+// away without one), one budget for every call (the overview's and the fallback's), and a back-off when
+// it says 429. The overview reads one-day charts; the quote fallback reads the same, the indicator
+// fallback longer ranges of bars.
 import { UpstreamRefusalError } from '../../errors.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
 import type { HttpClient } from '../http-client.js';
 import type { InstrumentSnapshot, OverviewSource } from '../overview-source.js';
-import { classifyChartResponse } from './parse-chart.js';
+import { type ChartResponse, type ChartResult, type Classified, classifyChart, classifyChartResponse } from './parse-chart.js';
 
 export const YAHOO = 'yahoo';
 export const BROWSER_USER_AGENT =
@@ -13,7 +15,7 @@ export const BROWSER_USER_AGENT =
 export interface YahooChartSourceOptions {
   url: string;
   http: HttpClient;
-  /** No published limit; the guard carries the back-off after a 429 so we stop knocking. */
+  /** YAHOO_CALLS_PER_MINUTE; after a 429 it also carries the back-off so we stop knocking. */
   budget: BudgetGuard;
 }
 
@@ -23,26 +25,35 @@ export class YahooChartSource implements OverviewSource {
   constructor(private readonly options: YahooChartSourceOptions) {}
 
   async fetchInstrument(symbol: string): Promise<InstrumentSnapshot> {
-    await this.options.budget.acquire();
-    const res = await this.options.http.request(chartUrl(this.options.url, symbol), { headers: { 'user-agent': BROWSER_USER_AGENT } });
-    const classified = classifyChartResponse(res, symbol);
-    if (classified.kind === 'refusal') {
-      await this.options.budget.backOff(classified.retryAfterMs);
-      throw new UpstreamRefusalError(classified.message, classified.retryAfterMs / 1000);
-    }
-    if (classified.kind === 'error') throw classified.error;
-    return classified.snapshot;
+    return this.read(chartUrl(this.options.url, symbol), (res) => classifyChartResponse(res, symbol));
+  }
+
+  /** One chart of `symbol` (a Yahoo symbol), read by `parse`. */
+  async fetchChart<T>(symbol: string, range: string, interval: string, parse: (chart: ChartResult, symbol: string) => T): Promise<T> {
+    return this.read(chartUrl(this.options.url, symbol, range, interval), (res) => classifyChart(res, symbol, parse));
   }
 
   async close(): Promise<void> {
     await this.options.http.close();
   }
+
+  private async read<T>(url: URL, classify: (res: ChartResponse) => Classified<T>): Promise<T> {
+    await this.options.budget.acquire();
+    const res = await this.options.http.request(url, { headers: { 'user-agent': BROWSER_USER_AGENT } });
+    const classified = classify(res);
+    if (classified.kind === 'refusal') {
+      await this.options.budget.backOff(classified.retryAfterMs);
+      throw new UpstreamRefusalError(classified.message, classified.retryAfterMs / 1000);
+    }
+    if (classified.kind === 'error') throw classified.error;
+    return classified.value;
+  }
 }
 
 /** `^GSPC` becomes `%5EGSPC`, `GC=F` becomes `GC%3DF`: the symbol is one path segment, whatever it holds. */
-export function chartUrl(base: string, symbol: string): URL {
+export function chartUrl(base: string, symbol: string, range = '1d', interval = '1d'): URL {
   const url = new URL(`${base.replace(/\/+$/, '')}/v8/finance/chart/${encodeURIComponent(symbol)}`);
-  url.searchParams.set('range', '1d');
-  url.searchParams.set('interval', '1d');
+  url.searchParams.set('range', range);
+  url.searchParams.set('interval', interval);
   return url;
 }

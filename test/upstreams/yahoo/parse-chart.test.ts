@@ -19,7 +19,7 @@ function res(status: number, name: string, headers: Record<string, string> = {})
 function snapshot(name: string, symbol: string) {
   const classified = classifyChartResponse(res(200, name), symbol);
   assert.equal(classified.kind, 'data', classified.kind === 'error' ? classified.error.message : '');
-  return (classified as { snapshot: any }).snapshot;
+  return (classified as { value: any }).value;
 }
 
 function error(status: number, name: string, symbol: string): ApiError {

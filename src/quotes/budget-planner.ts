@@ -1,0 +1,82 @@
+// Where provider A's scarce calls go. First come, first served spends them on refreshing whatever was
+// asked last; instead they follow demand (a decaying count per key):
+//  - only the hottest keys, as many as the budget can keep fresh (calls per minute and per day times the
+//    fresh window), are refreshed, and shortly before their fresh window ends so callers never see them
+//    stale;
+//  - a refresh waits while callers asking for a key with no value at all are being refused: serving
+//    something beats serving the hot keys a little fresher;
+//  - among keys with no value, a call goes to the one most asked for: a key is not loaded while a hotter
+//    one, refused within the last minute, still waits for its first value;
+//  - with a fallback source, a key with no fresh value goes to provider A only when it is among the
+//    hottest; the rest are answered by the fallback first.
+// The budget guard still decides every single call (limits, spacing, replicas); this only chooses which
+// keys ask it.
+import type { BudgetLimits } from '../budget/budget-guard.js';
+import { dayOf, minuteOf } from '../budget/budget-ledger.js';
+import type { CacheEntry } from '../cache/cache-store.js';
+import { DemandTracker } from './demand-tracker.js';
+
+/** Demand halves over ten minutes (scaled with the budget's minute): a burst fades within the hour. */
+const HALF_LIFE_MINUTES = 10;
+/** A fresh value is refreshed early in the last tenth of its fresh window. */
+const EARLY_SHARE = 0.1;
+const MAX_WAITING = 10_000;
+
+export class BudgetPlanner {
+  readonly demand: DemandTracker;
+  /** How many keys the budget can keep fresh. */
+  readonly hot: number;
+  readonly minuteMs: number;
+  private refusedAt = Number.NEGATIVE_INFINITY;
+  /** Keys refused while they had no value at all, and when. */
+  private readonly waiting = new Map<string, number>();
+
+  constructor(
+    limits: BudgetLimits,
+    private readonly freshMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.minuteMs = minuteOf(limits);
+    this.demand = new DemandTracker(HALF_LIFE_MINUTES * this.minuteMs, now);
+    const keepable = (calls: number, windowMs: number) => (calls > 0 ? (calls * Math.max(freshMs, 1)) / windowMs : Number.POSITIVE_INFINITY);
+    this.hot = Math.max(1, Math.floor(Math.min(keepable(limits.perMinute, this.minuteMs), keepable(limits.perDay, dayOf(limits)))));
+  }
+
+  note(key: string): void {
+    this.demand.note(key);
+  }
+
+  isHot(key: string): boolean {
+    return this.demand.rank(key) < this.hot;
+  }
+
+  /** A caller found no value for `key` and the budget refused to fetch one. */
+  noteRefusal(key: string): void {
+    this.refusedAt = this.now();
+    if (this.waiting.size >= MAX_WAITING) this.waiting.clear();
+    this.waiting.set(key, this.refusedAt);
+  }
+
+  /** `key` has a value now. */
+  noteLoaded(key: string): void {
+    this.waiting.delete(key);
+  }
+
+  /** May a key with no value spend a call now, or does a hotter one, refused lately, come first? */
+  mayLoad(key: string): boolean {
+    const now = this.now();
+    const demand = this.demand.value(key);
+    for (const [other, at] of this.waiting) {
+      if (now - at > this.minuteMs) this.waiting.delete(other);
+      else if (other !== key && this.demand.value(other) > demand) return false;
+    }
+    return true;
+  }
+
+  /** Refresh `key` (stale, or fresh and in its last tenth) in the background? */
+  mayRefresh(key: string, entry: CacheEntry): boolean {
+    const now = this.now();
+    if (now < entry.freshUntil - EARLY_SHARE * this.freshMs) return false;
+    return this.isHot(key) && now - this.refusedAt > this.minuteMs;
+  }
+}

@@ -1,0 +1,82 @@
+// A Yahoo one-day chart as Alpha Vantage's GLOBAL_QUOTE, field by field: price `regularMarketPrice`;
+// previous close `previousClose` (else `regularMarketPreviousClose`; never `chartPreviousClose`, the close
+// before the chart's range); change and change percent against it; high and low
+// `regularMarketDayHigh/Low` (else the day's bar); volume `regularMarketVolume`; open from the day's bar;
+// latest trading day the date of `regularMarketTime` in the exchange's time zone. Four decimals, as
+// provider A writes them.
+import { fixed } from '../alpha-vantage/decimal.js';
+import type { GlobalQuoteBody } from '../alpha-vantage/parse-global-quote.js';
+import { type ChartResult, finite, isObject, unexpected } from './parse-chart.js';
+
+/** Whole ten-thousandths, so that change = price − previous close exactly as the strings read. */
+const ticks = (value: number) => Math.round(value * 10_000);
+const fromTicks = (t: number) => fixed(t / 10_000, 4);
+
+/** `callerSymbol` is what the caller asked for (`BRK.B`); the chart is of its Yahoo symbol (`BRK-B`). */
+export function chartQuote({ meta, result }: ChartResult, yahooSymbol: string, callerSymbol: string): GlobalQuoteBody {
+  const need = (name: string): number => {
+    const value = finite(meta[name]);
+    if (value === undefined) throw unexpected(yahooSymbol, `a chart without ${name}`);
+    return value;
+  };
+  const price = ticks(need('regularMarketPrice'));
+  const previousValue = finite(meta.previousClose) ?? finite(meta.regularMarketPreviousClose);
+  if (previousValue === undefined) throw unexpected(yahooSymbol, 'a chart without the previous close');
+  const previous = ticks(previousValue);
+  const time = need('regularMarketTime');
+  const day = exchangeDate(time, meta);
+  const bar = dayBar(result, meta, day);
+  // No bar of the day (Yahoo leaves a forming bar null): no quote rather than a made-up open.
+  if (bar === undefined) throw unexpected(yahooSymbol, "a chart without the day's bar");
+  const high = finite(meta.regularMarketDayHigh) ?? bar.high;
+  const low = finite(meta.regularMarketDayLow) ?? bar.low;
+  const change = price - previous;
+  return {
+    'Global Quote': {
+      '01. symbol': callerSymbol,
+      '02. open': fromTicks(ticks(bar.open)),
+      '03. high': fromTicks(Math.max(ticks(high), price)),
+      '04. low': fromTicks(Math.min(ticks(low), price)),
+      '05. price': fromTicks(price),
+      '06. volume': String(Math.max(0, Math.round(finite(meta.regularMarketVolume) ?? 0))),
+      '07. latest trading day': day,
+      '08. previous close': fromTicks(previous),
+      '09. change': fromTicks(change),
+      '10. change percent': `${fixed(previous === 0 ? 0 : (change / previous) * 100, 4)}%`,
+    },
+  };
+}
+
+/** `YYYY-MM-DD` of `seconds` in the exchange's zone (its IANA name, else its fixed GMT offset). */
+export function exchangeDate(seconds: number, meta: Record<string, unknown>): string {
+  const zone = typeof meta.exchangeTimezoneName === 'string' ? meta.exchangeTimezoneName : undefined;
+  if (zone !== undefined) {
+    try {
+      return new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(seconds * 1000);
+    } catch {
+      // An unknown zone name: the offset below is the next best.
+    }
+  }
+  return new Date((seconds + (finite(meta.gmtoffset) ?? 0)) * 1000).toISOString().slice(0, 10);
+}
+
+interface DayBar {
+  open: number;
+  high: number;
+  low: number;
+}
+
+/** The first bar dated `day` in the exchange's zone with an open, a high and a low. */
+function dayBar(result: Record<string, unknown>, meta: Record<string, unknown>, day: string): DayBar | undefined {
+  const times = Array.isArray(result.timestamp) ? result.timestamp : [];
+  const indicators = isObject(result.indicators) ? result.indicators : undefined;
+  const quote = Array.isArray(indicators?.quote) && isObject(indicators.quote[0]) ? indicators.quote[0] : {};
+  const column = (name: string) => (Array.isArray(quote[name]) ? (quote[name] as unknown[]) : []);
+  const [opens, highs, lows] = [column('open'), column('high'), column('low')];
+  for (let i = 0; i < times.length; i += 1) {
+    const [time, open, high, low] = [finite(times[i]), finite(opens[i]), finite(highs[i]), finite(lows[i])];
+    if (time === undefined || open === undefined || high === undefined || low === undefined) continue;
+    if (exchangeDate(time, meta) === day) return { open, high, low };
+  }
+  return undefined;
+}
