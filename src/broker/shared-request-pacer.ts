@@ -22,7 +22,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
 /**
  * KEYS: slots (zset), backoff, keyed slot times (hash). ARGV: perWindow, windowMs, minIntervalMs, maxWait, id,
- * key, key spacing (0: none). -> {ok, waitMs, why}: why 1 backed off, 2 the key's turn has not come (nothing
+ * key, key spacing (0: none). -> {ok, waitMs, why, slot}: why 1 backed off, 2 the key's turn has not come (nothing
  * reserved: wait and ask again), 3 saturated. A keyed call's spacing counts from the slot it gets.
  */
 const RESERVE = new RedisScript(`${NOW}
@@ -52,7 +52,7 @@ if spacing > 0 then
   redis.call('HSET', KEYS[3], ARGV[6], at)
   redis.call('PEXPIRE', KEYS[3], spacing + maxWait + 60000)
 end
-return {1, at - now, 0}
+return {1, at - now, 0, at}
 `);
 
 /** KEYS: slots. ARGV: windowMs, unique id, then slot times (Redis clock) taken while Redis was away. */
@@ -61,6 +61,11 @@ for i = 3, #ARGV do redis.call('ZADD', KEYS[1], tonumber(ARGV[i]), ARGV[i] .. ':
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) + 60000)
 return #ARGV - 2
 `);
+
+/** How late a call may leave after its shared slot: a fifth of the spacing keeps most of the margin. */
+function lateMs(minIntervalMs: number): number {
+  return Math.max(10, minIntervalMs / 5);
+}
 
 export class SharedRequestPacer implements Pacer {
   /** Back-off bookkeeping (escalation, Retry-After) of this replica. */
@@ -130,14 +135,18 @@ export class SharedRequestPacer implements Pacer {
   private async acquireShared(key: string | undefined): Promise<void> {
     const { name, perWindow, windowMs, minIntervalMs = 0, maxWaitMs } = this.options;
     const spacing = key === undefined ? 0 : (this.options.spacing?.[key] ?? 0);
+    const started = Date.now();
     for (;;) {
       const id = randomBytes(6).toString('base64url');
       const args = [perWindow, windowMs, minIntervalMs, maxWaitMs, id, key ?? '', spacing];
-      const [ok, waitMs, why] = await RESERVE.run<[number, number, number]>(this.redis.client, [this.slotsKey, this.backoffKey, this.keyedKey], args);
+      const [ok, waitMs, why, slot] = await RESERVE.run<[number, number, number, number]>(this.redis.client, [this.slotsKey, this.backoffKey, this.keyedKey], args);
       if (ok === 1) {
-        const at = this.now() + waitMs;
-        if (waitMs > 0) await sleep(waitMs);
-        return this.local.depart(at);
+        // The slot on this clock: the reply may have come late (a busy process), and the wait counts from the script.
+        const due = slot - this.heartbeat.clockOffsetMs;
+        if (due > Date.now()) await sleep(due - Date.now());
+        // Held up past its slot, it would leave together with the next replica's call: the slot is lost, take another.
+        if (Date.now() - due > lateMs(minIntervalMs) && Date.now() - started < maxWaitMs) continue;
+        return this.local.depart(this.now());
       }
       if (why === 1) {
         this.local.backOffUntil(this.now() + waitMs);

@@ -108,3 +108,15 @@ test("a keyed call's spacing counts from the slot it got, whichever replica asks
   assert.ok(second !== true && /once per 1.5 s/.test(second.message), String(second));
   assert.equal(await first, true);
 });
+
+test("a replica held up past its shared slot takes another rather than leave with the next replica's call", async (t) => {
+  const { pacer, redis } = await replica(t, redisPrefix(t), { perWindow: 8, windowMs: 1_000, minIntervalMs: 125, maxWaitMs: 10_000 });
+  await pacer.acquire(); // the script is loaded: the next one is a single round trip
+  const acquired = pacer.acquire();
+  // The script answers at once, but the answer waits behind a busy event loop until the slot is long gone.
+  const busyUntil = Date.now() + 300;
+  while (Date.now() < busyUntil);
+  await acquired;
+  const slots = await redis.client.zrange(redis.key('pacing:ibkr:test:slots'), '0', '-1');
+  assert.equal(slots.length, 3, 'the passed slot stays spent, a new one was taken');
+});
