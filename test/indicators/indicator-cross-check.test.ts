@@ -15,7 +15,8 @@ import { computeIndicator, type OhlcvBar } from '../../src/indicators/compute-in
 import { sar } from '../../src/indicators/indicator-math.js';
 import type { IndicatorParams } from '../../src/indicators/indicator-params.js';
 import { warmup } from '../../src/indicators/technical-body.js';
-import { INDICATORS, indicatorSpec } from '../../src/upstreams/alpha-vantage/indicators.js';
+import { barHistory } from '../../src/sandbox/alpha-vantage/bar-history.js';
+import { INDICATORS, INTERVALS, indicatorSpec } from '../../src/upstreams/alpha-vantage/indicators.js';
 import { REFERENCES, referenceSar } from './reference-indicators.js';
 
 /** Compared: the newest bars, after the run-in the service computes before its first served row. */
@@ -149,4 +150,26 @@ describe('indicator maths against independent implementations', () => {
     assert.ok(equal / compared > 0.6, `only ${equal} of ${compared} stops agree`);
     t.diagnostic(`${equal} of ${compared} stops equal to 1e-9 (${((100 * equal) / compared).toFixed(1)} %)`);
   });
+});
+
+describe('on the bars the service computes from, at every interval', () => {
+  // The simulator's bar histories (intraday in the extended session, weekly and monthly built from days):
+  // the same comparison on series shaped like real ones, one per interval Alpha Vantage offers.
+  for (const interval of INTERVALS) {
+    test(`${interval}: every cross-checked indicator agrees`, (t) => {
+      const n = 14;
+      let worst = 0;
+      for (const [fn, reference] of Object.entries(REFERENCES)) {
+        const params = { ...paramsFor(fn, n), interval };
+        const bars = barHistory('IBM', interval, Date.UTC(2026, 10, 20, 18), warmup(params) + COMPARED).slice(-(warmup(params) + COMPARED));
+        const ours = computeIndicator(fn, bars, params);
+        for (const [key, theirs] of Object.entries(reference.compute(bars, n))) {
+          const difference = largestDifference(ours[key] ?? [], theirs, bars.length - COMPARED);
+          assert.ok(difference <= TOLERANCE, `${fn} ${key} at ${interval}: relative difference ${difference}`);
+          worst = Math.max(worst, difference);
+        }
+      }
+      t.diagnostic(`${Object.keys(REFERENCES).length} indicators, largest relative difference ${worst.toExponential(2)}`);
+    });
+  }
 });
