@@ -2,7 +2,7 @@
 // `npm start` reaches the server itself (npm execs a one-command script and forwards the signal) and it
 // drains as when signalled directly. dist/ is used when it is newer than every source file (`npm run
 // build`, the container image); otherwise the TypeScript sources run through tsx, which answers sooner
-// than building first (notes/runtime.md: about 3.5 s against 10-15 s on a loaded 2-core machine) and
+// than building first (measured: about 3.5 s against 10-15 s on a loaded 2-core machine) and
 // needs no compiler, so it also serves a production install of a source checkout (`npm ci --omit=dev`).
 // Without tsx (`--omit=optional`) a stale dist/ is rebuilt when the compiler is there.
 import { spawnSync } from 'node:child_process';
