@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type AppDeps, createDeps } from './deps.js';
 import { createLogger, RequestLog, RequestLogController } from './logger.js';
+import { registerClosingAnswer } from './plugins/closing-answer.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
 import { HotPath, requestId } from './plugins/hot-path.js';
 import { registerMetrics } from './plugins/metrics.js';
@@ -69,7 +70,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     trustProxy: trustProxyOption(config.trustProxy),
     routerOptions: { maxParamLength: 200 },
     bodyLimit: 1024,
-    return503OnClosing: true,
+    // Requests that arrive while closing are answered in the service's error shape (closing-answer.ts).
+    return503OnClosing: false,
     ...timeouts,
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler(edgeHeaders),
@@ -85,7 +87,6 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   // Filled by the route plugins: what each stream topic is read from.
   app.decorate('liveTopics', new LiveTopics());
   hotPath.cacheCounters = deps.cache.counters;
-  app.addHook('preClose', async () => hotPath.disable());
   app.addHook('onClose', async () => deps.close());
   app.addSchema(ErrorResponse);
 
@@ -100,6 +101,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   app.addHook('onRequest', async (request, reply) => {
     reply.headers(edgeHeaders(request));
   });
+  registerClosingAnswer(app, () => hotPath.disable());
   registerPreflightCheck(app);
 
   await app.register(cors, {

@@ -90,7 +90,7 @@ export class HotPath {
     });
   }
 
-  /** Stops answering (shutdown: Fastify then answers 503 as it closes). */
+  /** Stops answering (shutdown: the pipeline then answers 503 SHUTTING_DOWN as it closes). */
   disable(): void {
     this.enabled = false;
     this.entries.clear();

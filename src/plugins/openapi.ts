@@ -17,6 +17,7 @@ const DESCRIPTION = [
   'Every response carries `X-Request-Id` and `X-Data-Mode` (`sandbox` or `live`); the response headers are components.',
   'Integer parameters are plain decimal digits (`14`, not `+14`, `1e1` or `14.0`). Enums marked `x-case-insensitive` are matched in any letter case.',
   'Connection-level errors, answered before a route is known: `408 REQUEST_TIMEOUT`, `431 HEADERS_TOO_LARGE`, and `400 INVALID_PARAMETER` for a path that is not valid percent-encoding.',
+  'Any route answers `503 SHUTTING_DOWN` (with `Retry-After: 1` and `Connection: close`) while the instance drains: retry, and another replica answers.',
   'Quote and technical answers carry `X-Data-Source: alpha-vantage|yahoo`: the source that produced the values.',
 ].join('\n');
 

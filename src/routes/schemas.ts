@@ -42,7 +42,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'SYMBOL_NOT_FOUND',
   429: 'RATE_LIMITED (this caller) or QUOTA_EXHAUSTED (upstream budget); see Retry-After',
   502: 'UPSTREAM_ERROR',
-  503: 'PROVIDER_NOT_CONFIGURED or BROKER_UNAVAILABLE',
+  503: 'PROVIDER_NOT_CONFIGURED, BROKER_UNAVAILABLE, or SHUTTING_DOWN (this instance is draining; retry); see Retry-After',
   504: 'UPSTREAM_TIMEOUT',
 };
 

@@ -5,7 +5,6 @@
 // its latency switch, so the requests are provably in flight when the signal arrives.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +13,7 @@ import { createAlphaVantageSimulator } from '../../../src/sandbox/alpha-vantage/
 import { SANDBOX_CREDENTIALS } from '../../../src/sandbox/index.js';
 import { tempDir } from '../../helpers/config.js';
 import { startServer } from './server-process.js';
+import { refused, until } from './waits.js';
 
 const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'AMZN', 'JPM', 'KO'];
 const UPSTREAM_LATENCY_MS = 4_000;
@@ -35,27 +35,6 @@ async function askAlone(origin: string, path: string): Promise<Answer> {
     return { status: res.statusCode, cache: res.headers['x-cache'] as string | undefined, age: age === undefined ? undefined : Number(age), body };
   } finally {
     await client.close();
-  }
-}
-
-/** Resolves true once a fresh TCP connection to the port is refused. */
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-  });
-}
-
-/** Polls until a fixed condition holds; the bound keeps a broken build from hanging the run. */
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
   }
 }
 
