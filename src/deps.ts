@@ -97,10 +97,12 @@ function budgetFactory(store: StateStore, scopes: StateScopes): BudgetFactory {
   return (name: string, limits: BudgetLimits) => {
     // An uncapped upstream has nothing to count or share: the in-process guard only keeps back-offs.
     if (limits.perMinute === 0 && limits.perDay === 0 && limits.minIntervalMs === 0) return new MemoryBudgetGuard(name, limits);
+    // Calls recorded under the bare name before ledgers were scoped still count in live mode.
+    const legacy = scopes.mode === 'live' ? name : undefined;
     if (store.redis !== undefined && store.heartbeat !== undefined) {
-      return new RedisBudgetGuard(name, limits, store.redis, store.heartbeat, MAX_PACING_WAIT_MS, scopes.of(name));
+      return new RedisBudgetGuard(name, limits, store.redis, store.heartbeat, MAX_PACING_WAIT_MS, scopes.of(name), legacy);
     }
-    if (store.db !== undefined) return new EmbeddedBudgetGuard(name, limits, store.db, MAX_PACING_WAIT_MS, Date.now, scopes.of(name));
+    if (store.db !== undefined) return new EmbeddedBudgetGuard(name, limits, store.db, MAX_PACING_WAIT_MS, Date.now, scopes.of(name), legacy);
     return new MemoryBudgetGuard(name, limits);
   };
 }

@@ -10,6 +10,12 @@
 //    what was left, and spacing is stretched by the same factor;
 //  - never having read the shared ledger, it sends nothing until Redis is back.
 // When Redis returns, its own calls and back-off are written into the shared ledger first.
+//
+// A live ledger also counts the calls an older version recorded under the bare upstream name, before
+// ledgers were scoped by identity: every read copies the legacy calls still in the day window (under their
+// own member names, so copying again changes nothing) and a later legacy back-off. An upgrade in the middle
+// of a day, rolling or not, keeps the day's count; counting calls that may have been sandbox calls is
+// stricter, never looser. The legacy keys age out by their own expiry.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BudgetExhaustedError } from '../errors.js';
@@ -55,8 +61,18 @@ redis.call('PEXPIRE', KEYS[1], day + 60000)
 return {1, at - now, now}
 `);
 
-/** KEYS: calls, backoff. ARGV: dayMs. -> {now, backoffUntil, {member, score, ...}} */
+/** KEYS: calls, backoff[, legacy calls, legacy backoff]. ARGV: dayMs. -> {now, backoffUntil, {member, score, ...}} */
 const READ = new RedisScript(`${NOW}
+if #KEYS == 4 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - day)
+  local old = redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')
+  for i = 1, #old, 2 do redis.call('ZADD', KEYS[1], old[i + 1], old[i]) end
+  if #old > 0 then redis.call('PEXPIRE', KEYS[1], day + 60000) end
+  local oldBackoff = tonumber(redis.call('GET', KEYS[4]) or '0')
+  if oldBackoff > now and oldBackoff > tonumber(redis.call('GET', KEYS[2]) or '0') then
+    redis.call('SET', KEYS[2], oldBackoff, 'PX', oldBackoff - now)
+  end
+end
 return {now, tonumber(redis.call('GET', KEYS[2]) or '0'), redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')}
 `);
 
@@ -87,6 +103,8 @@ const FALLBACK_RETRY_CAP_MS = 60_000;
 export class RedisBudgetGuard implements BudgetGuard {
   private readonly callsKey: string;
   private readonly backoffKey: string;
+  /** The keys `READ` takes: this ledger's, then a legacy ledger's whose calls still count (see the header). */
+  private readonly readKeys: string[];
   /** Shared calls as last read, in local time. */
   private known: number[] = [];
   private knownBackoff = 0;
@@ -107,9 +125,13 @@ export class RedisBudgetGuard implements BudgetGuard {
     private readonly maxWaitMs = MAX_PACING_WAIT_MS,
     /** Whose calls these are (see src/store/upstream-identity.ts); `name` is only for messages. */
     ledger: string = name,
+    /** An older, unscoped ledger whose calls still count here (see the header comment). */
+    legacyLedger?: string,
   ) {
     this.callsKey = redis.key(`budget:${ledger}:calls`);
     this.backoffKey = redis.key(`budget:${ledger}:backoff`);
+    this.readKeys = [this.callsKey, this.backoffKey];
+    if (legacyLedger !== undefined) this.readKeys.push(redis.key(`budget:${legacyLedger}:calls`), redis.key(`budget:${legacyLedger}:backoff`));
     heartbeat.on('beat', () => void this.reconcile());
     redis.on('state:ready', () => void this.reconcile());
   }
@@ -249,7 +271,7 @@ export class RedisBudgetGuard implements BudgetGuard {
   /** Reads the shared ledger; false when Redis did not answer. */
   private async sync(): Promise<boolean> {
     try {
-      const [redisNow, backoff, flat] = await READ.run<[number, number, string[]]>(this.redis.client, [this.callsKey, this.backoffKey], [dayOf(this.limits)]);
+      const [redisNow, backoff, flat] = await READ.run<[number, number, string[]]>(this.redis.client, this.readKeys, [dayOf(this.limits)]);
       const offset = redisNow - Date.now();
       const calls: number[] = [];
       for (let i = 1; i < flat.length; i += 2) calls.push(Number(flat[i]) - offset);
