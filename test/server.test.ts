@@ -22,9 +22,14 @@ async function run(cwd: string, env: Record<string, string>): Promise<{ code: nu
   });
   let stdout = '';
   let stderr = '';
+  let signalled = false;
   child.stdout.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
-    if (stdout.includes('"msg":"market data proxy started')) child.kill('SIGTERM');
+    // Once: a second SIGTERM (a later chunk before the exit) makes the server exit at once with code 1.
+    if (!signalled && stdout.includes('"msg":"market data proxy started')) {
+      signalled = true;
+      child.kill('SIGTERM');
+    }
   });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number | null];
