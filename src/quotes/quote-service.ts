@@ -44,6 +44,11 @@ export interface QuoteServiceOptions {
 /** Provider A could not answer for a reason the fallback can cover (not the caller's or the symbol's fault). */
 const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set(['QUOTA_EXHAUSTED', 'UPSTREAM_ERROR', 'UPSTREAM_TIMEOUT', 'PROVIDER_NOT_CONFIGURED']);
 
+/** Whether provider A's `error` is one the fallback answers for (quotes and technical indicators alike). */
+export function mayFallBack(error: unknown): boolean {
+  return error instanceof ApiError && FALLBACK_CODES.has(error.code);
+}
+
 /** Provider A's client; throws PROVIDER_NOT_CONFIGURED without a key. */
 export type ClientGetter = () => AlphaVantageClient;
 
@@ -59,6 +64,11 @@ export class QuoteService {
 
   constructor(private readonly options: QuoteServiceOptions) {
     this.planner = new BudgetPlanner(options.limits, options.window.freshMs);
+  }
+
+  /** The fallback's chart source (undefined when QUOTE_FALLBACK is `none`), which technical answers share. */
+  get chart(): YahooChartSource | undefined {
+    return this.options.fallback;
   }
 
   /** The quote for `symbol` (upper case), and where it came from. */
@@ -82,7 +92,7 @@ export class QuoteService {
       try {
         return this.answer(await this.load(source), 'MISS', source.source);
       } catch (error) {
-        if (source.source === PRIMARY && !(error instanceof ApiError && FALLBACK_CODES.has(error.code))) throw error;
+        if (source.source === PRIMARY && !mayFallBack(error)) throw error;
         errors.set(source.source, error);
       }
     }

@@ -1,5 +1,6 @@
 // GET /api/provider-a/technical?symbol=IBM&indicator=RSI&interval=daily[&time_period=14][&series_type=close][&fastperiod=…]
 // Parameters an indicator does not take are ignored and never forwarded, as Alpha Vantage ignores them.
+// When provider A cannot answer, the indicator is computed from Yahoo chart bars (yahoo-technical.ts).
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -8,7 +9,11 @@ import { readIndicatorOptions } from '../../upstreams/alpha-vantage/indicator-op
 import { INDICATOR_PARAM_NAMES, INDICATORS, indicatorSpec, INTERVALS, INTRADAY_INTERVALS, sectionKey, SERIES_TYPES } from '../../upstreams/alpha-vantage/indicators.js';
 import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
-import { PRIMARY } from '../../quotes/data-source.js';
+import { FALLBACK, PRIMARY } from '../../quotes/data-source.js';
+import { mayFallBack } from '../../quotes/quote-service.js';
+import type { CacheResult, CacheWindow } from '../../cache/cache-store.js';
+import { yahooTechnicalLoader } from '../../upstreams/yahoo/yahoo-technical.js';
+import { YAHOO } from '../../upstreams/yahoo/yahoo-chart-source.js';
 import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
 
 const optional = (description: string) => Type.Optional(Type.String({ maxLength: 32, description }));
@@ -70,13 +75,47 @@ export async function serveTechnical(
   const timePeriod = spec?.timePeriod === null ? undefined : (query.timePeriod ?? spec?.timePeriod ?? undefined);
   const seriesType = spec?.seriesType ? (query.seriesType ?? 'close') : undefined;
   const { extra, month } = query;
-  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:tech:${indicator}:${symbol}:${interval}:${timePeriod ?? '-'}:${seriesType ?? '-'}${optionsKey(indicator, extra, month)}`;
+  const keyOf = (upstream: string) => `${app.deps.scopes.of(upstream)}:tech:${indicator}:${symbol}:${interval}:${timePeriod ?? '-'}:${seriesType ?? '-'}${optionsKey(indicator, extra, month)}`;
+  const key = keyOf(ALPHA_VANTAGE);
   const window = INTRADAY_INTERVALS.has(interval) ? TECHNICAL_INTRADAY : TECHNICAL_DAILY;
-  const load = () => client().technical({ symbol, indicator, interval, timePeriod, seriesType, extra, month });
-  const result = await app.deps.cache.fetch(key, window, load, { upstream: ALPHA_VANTAGE });
+  const call: TechnicalQuery = { symbol, indicator, interval, timePeriod, seriesType, extra, month };
+  const load = () => client().technical(call);
+  let result: CacheResult<unknown>;
+  try {
+    result = await app.deps.cache.fetch(key, window, load, { upstream: ALPHA_VANTAGE });
+  } catch (error) {
+    return serveFromYahoo(app, request, reply, call, { key: keyOf(YAHOO), window }, error);
+  }
   app.deps.sources.count('technical', PRIMARY);
   reply.header('x-data-source', PRIMARY);
   return sendCached(request, reply, result);
+}
+
+/**
+ * Provider A could not answer (the quote fallback's conditions): the indicator computed from Yahoo's bars,
+ * under Yahoo's scope so the sources never mix in the cache. Yahoo unable too: provider A's error.
+ */
+async function serveFromYahoo(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  call: TechnicalQuery,
+  cached: { key: string; window: CacheWindow },
+  primaryError: unknown,
+): Promise<FastifyReply> {
+  const chart = app.deps.quotes?.chart;
+  const load = chart !== undefined && mayFallBack(primaryError) ? yahooTechnicalLoader(chart, call) : undefined;
+  if (load === undefined) throw primaryError;
+  let result: CacheResult<unknown>;
+  try {
+    result = await app.deps.cache.fetch(cached.key, cached.window, load, { upstream: YAHOO });
+  } catch {
+    throw primaryError;
+  }
+  app.deps.sources.count('technical', FALLBACK);
+  reply.header('x-data-source', FALLBACK);
+  // As for quotes, the hot path replays provider-A answers only.
+  return sendCached(request, reply, result, { hot: false });
 }
 
 /** Extra parameters that differ from their defaults, and the month: calls with defaults share one key. */
@@ -95,7 +134,7 @@ export function technicalRoute(app: FastifyInstance, client: ClientGetter): void
       schema: {
         operationId: 'getTechnical',
         summary: 'Technical indicator series for a symbol',
-        description: 'Alpha Vantage technical indicators, validated and returned in the upstream shape.',
+        description: 'Alpha Vantage technical indicators, validated and returned in the upstream shape. When provider A cannot answer and QUOTE_FALLBACK=yahoo, computed from Yahoo chart bars in the same shape (X-Data-Source: yahoo).',
         tags: ['provider-a'],
         querystring: Querystring,
         response: { 200: TechnicalResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },

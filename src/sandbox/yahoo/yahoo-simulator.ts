@@ -1,7 +1,8 @@
 // A simulated Yahoo Finance v8 chart server: GET /v8/finance/chart/<SYM>?range=..&interval=.. with the real
 // body shape (meta, timestamp, indicators.quote with nulls where bars are missing), the real 404 body for
 // unknown symbols, 400 for bad input, and a 429 for clients without a browser-like User-Agent, as Yahoo
-// does. Prices come from the shared price model. Beyond the base fault switches, quirks reproduce the
+// does. Prices come from the shared price model. Intraday ranges stop at Yahoo's limits (422 beyond), so
+// the service's chart spans are checked against them. Beyond the base fault switches, quirks reproduce the
 // ugly answers (no previousClose, null closes, no regularMarketPrice) and one symbol can be made to fail.
 import { barAt, previousClose, priceAt, round, unit } from '../price-model.js';
 import { type SimRequest, type SimResponse, SimulatedUpstream } from '../simulated-upstream.js';
@@ -29,11 +30,12 @@ export interface YahooSimulatorOptions {
 
 const NO_QUIRKS: YahooQuirks = { omitPreviousClose: false, omitMarketPrice: false, nullLastBar: false };
 const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 const RANGES: Record<string, number> = { '1d': 1, '5d': 5, '1mo': 30, '3mo': 91, '6mo': 182, '1y': 365, '2y': 730, '5y': 1826, '10y': 3652, max: 3652 };
 const INTERVALS: Record<string, number> = {
-  '1m': MINUTE_MS, '2m': 2 * MINUTE_MS, '5m': 5 * MINUTE_MS, '15m': 15 * MINUTE_MS, '30m': 30 * MINUTE_MS, '60m': 60 * MINUTE_MS,
-  '90m': 90 * MINUTE_MS, '1h': 60 * MINUTE_MS, '1d': DAY_MS, '5d': 5 * DAY_MS, '1wk': 7 * DAY_MS, '1mo': 30 * DAY_MS, '3mo': 91 * DAY_MS,
+  '1m': MINUTE_MS, '2m': 2 * MINUTE_MS, '5m': 5 * MINUTE_MS, '15m': 15 * MINUTE_MS, '30m': 30 * MINUTE_MS, '60m': HOUR_MS,
+  '90m': 90 * MINUTE_MS, '1h': HOUR_MS, '1d': DAY_MS, '5d': 5 * DAY_MS, '1wk': 7 * DAY_MS, '1mo': 30 * DAY_MS, '3mo': 91 * DAY_MS,
 };
 const MAX_BARS = 5_000;
 
@@ -101,6 +103,10 @@ export class YahooSimulator extends SimulatedUpstream {
     if (RANGES[range] === undefined) return badInput(`Invalid input - range=${range} is not supported. Valid ranges: [${Object.keys(RANGES).join(', ')}]`);
     const step = INTERVALS[interval];
     if (step === undefined) return badInput(`Invalid input - interval=${interval} is not supported. Valid intervals: [${Object.keys(INTERVALS).join(', ')}]`);
+    const limit = historyLimitDays(step);
+    if ((RANGES[range] as number) > limit) {
+      return { status: 422, body: { chart: { result: null, error: { code: 'Unprocessable Entity', description: `${interval} data not available for range=${range}. The requested range must be within the last ${limit} days.` } } } };
+    }
     return this.chart(instrument, range, interval, step);
   }
 
@@ -152,6 +158,13 @@ export class YahooSimulator extends SimulatedUpstream {
 
 export function createYahooSimulator(options: YahooSimulatorOptions = {}): YahooSimulator {
   return new YahooSimulator(options);
+}
+
+/** Yahoo's intraday history: 1m bars for the last 7 days, 60m for 730, other intraday steps for 60. */
+function historyLimitDays(step: number): number {
+  if (step === MINUTE_MS) return 7;
+  if (step === HOUR_MS) return 730;
+  return step < DAY_MS ? 60 : Infinity;
 }
 
 function rangeStartOf(instrument: ChartInstrument, range: string, marketTime: number): number {
