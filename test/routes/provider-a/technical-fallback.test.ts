@@ -92,3 +92,27 @@ test('QUOTE_FALLBACK=none, or Yahoo unable too: provider A\'s 429, as without a 
     assert.equal(sandbox.yahoo.count(), fallback === 'yahoo' ? 1 : 0);
   }
 });
+
+test('/query falls back too; provider A back, its answer is served again (the sources never share a key)', async (t) => {
+  const { get, sandbox } = await startApp(t, { env: { QUOTE_FALLBACK: 'yahoo' } });
+  const url = '/api/provider-a/query?function=SMA&symbol=AAPL&interval=weekly&time_period=10&series_type=close';
+  sandbox.alphaVantage.setFaults({ fault: 'http5xx' });
+  const fallback = await get(url);
+  assert.equal(fallback.status, 200, fallback.text);
+  assert.equal(fallback.headers['x-data-source'], 'yahoo');
+  assert.equal(fallback.body['Meta Data']['4: Interval'], 'weekly');
+
+  sandbox.alphaVantage.clearFaults();
+  const primary = await get(url);
+  assert.equal(primary.headers['x-data-source'], 'alpha-vantage');
+  assert.equal(primary.headers['x-cache'], 'MISS');
+});
+
+test('the simulator keeps Yahoo\'s intraday history limits: 1m beyond 7 days and 5m beyond 60 are refused', async (t) => {
+  const { sandbox } = await startApp(t);
+  for (const [range, interval] of [['1mo', '1m'], ['3mo', '5m']]) {
+    const res = await httpGet(`${sandbox.yahoo.origin}${chartPath('AAPL')}?range=${range}&interval=${interval}`, { 'user-agent': BROWSER_USER_AGENT });
+    assert.equal(res.status, 422, `${interval} over ${range}`);
+    assert.equal(res.body.chart.error.code, 'Unprocessable Entity');
+  }
+});
