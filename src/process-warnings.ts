@@ -1,6 +1,6 @@
 // Node prints process warnings as plain text on stderr; here they become log lines like any other.
 // node:sqlite is flagged experimental on Node 22 (not on 24) and warns once at load: that one is known
-// and expected (notes/runtime.md), so it is kept at debug rather than shown to every operator.
+// and expected, so it is kept at debug rather than shown to every operator.
 import type { Logger } from 'pino';
 
 export function logProcessWarnings(logger: Logger): void {
