@@ -24,8 +24,14 @@ export class DemandTracker {
   note(key: string): void {
     const now = this.now();
     const count = this.counts.get(key);
-    if (count === undefined && this.counts.size >= MAX_KEYS) this.forgetColdest(now);
-    this.counts.set(key, { value: this.decayed(count, now) + 1, at: now });
+    if (count !== undefined) {
+      // Updated in place: this runs on every cache hit, hot path included.
+      count.value = this.decayed(count, now) + 1;
+      count.at = now;
+      return;
+    }
+    if (this.counts.size >= MAX_KEYS) this.forgetColdest(now);
+    this.counts.set(key, { value: 1, at: now });
   }
 
   /** Decayed requests for `key`. */
