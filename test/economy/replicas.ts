@@ -58,7 +58,8 @@ export async function startCountingUpstream(t: TestContext): Promise<CountingUps
 }
 
 export function upstreamEnv(upstream: CountingUpstream): Record<string, string> {
-  return { ALPHA_VANTAGE_URL: upstream.url, ALPHA_VANTAGE_API_KEY: SANDBOX_CREDENTIALS.alphaVantageKey, DATA_MODE: 'live' };
+  // Provider A's budget alone: with the default Yahoo fallback, live mode would also try Yahoo's real host.
+  return { ALPHA_VANTAGE_URL: upstream.url, ALPHA_VANTAGE_API_KEY: SANDBOX_CREDENTIALS.alphaVantageKey, DATA_MODE: 'live', QUOTE_FALLBACK: 'none' };
 }
 
 /** The largest number of calls inside any window of `windowMs` (a sliding count, as the provider does). */
