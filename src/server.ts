@@ -1,5 +1,7 @@
 // Entry point: validate configuration, start the built-in sandbox when in sandbox mode, listen, and shut
 // down gracefully (in-flight requests finish, stores close) on SIGTERM/SIGINT.
+// First, before anything else loads: see next-tick-shape.ts.
+import './next-tick-shape.js';
 import closeWithGrace from 'close-with-grace';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { loadEnvFile } from './env-file.js';
