@@ -32,16 +32,38 @@ interface HotEntry {
   route: string;
   /** A string, not a Buffer: Node then sends head and body as one chunk. */
   body: string;
-  contentLength: string;
   etag: string;
-  /**
-   * The replayed headers as a flat [name, value, ...] list without Content-Type (a 304 has none). Node
-   * takes such a list as is; spreading a header object and adding to it costs ~10 µs per answer
-   * (Array#concat ~1 µs, an array spread ~0.3 µs).
-   */
-  head: string[];
-  contentType: string | undefined;
+  ok: ReplayedHead;
+  notModified: ReplayedHead;
   onAnswer: ((entry: CacheEntry) => void) | undefined;
+}
+
+/**
+ * An answer's headers as the flat [name, value, ...] list Node takes as is, built once per entry and
+ * rewritten in place for each request (Node has turned it into the header block by the time writeHead
+ * returns), rather than spread into a new ~40-slot list per answer. Spreading a header object and adding
+ * to it instead cost ~10 µs per answer.
+ */
+class ReplayedHead {
+  readonly list: string[];
+  /** Where the request id's value sits; Age and the rate-limit values follow at fixed offsets. */
+  private readonly at: number;
+
+  constructor(replayed: readonly string[], withLimit: boolean, tail: readonly string[]) {
+    this.at = replayed.length + 1;
+    const limit = withLimit ? ['x-ratelimit-remaining', '', 'x-ratelimit-reset', ''] : [];
+    this.list = [...replayed, 'x-request-id', '', 'x-cache', 'HIT', 'age', '', ...limit, ...tail];
+  }
+
+  fill(id: string, age: string, limit: { remaining: number; reset: number } | undefined): string[] {
+    this.list[this.at] = id;
+    this.list[this.at + 4] = age;
+    if (limit !== undefined) {
+      this.list[this.at + 6] = String(limit.remaining);
+      this.list[this.at + 8] = String(limit.reset);
+    }
+    return this.list;
+  }
 }
 
 /** Recomputed for every request; everything else is replayed. */
@@ -53,7 +75,7 @@ export function requestId(given: string | string[] | undefined): string {
 }
 
 export class HotPath {
-  private readonly entries = new LRUCache<string, HotEntry>({ max: 2_000, maxSize: 32 * 1024 * 1024, sizeCalculation: (e) => Number(e.contentLength) + 512 });
+  private readonly entries = new LRUCache<string, HotEntry>({ max: 2_000, maxSize: 32 * 1024 * 1024, sizeCalculation: (e) => e.body.length + 512 });
   private enabled: boolean;
   limiter: CallerLimiter | undefined;
   recorder: RequestRecorder | undefined;
@@ -73,19 +95,21 @@ export class HotPath {
   /** Called by sendCached once the pipeline has rendered a fresh 200 for this URL. */
   remember(request: FastifyRequest, reply: FastifyReply, entry: CacheEntry, body: string, etag: string, onAnswer?: (entry: CacheEntry) => void): void {
     if (!this.enabled || request.method !== 'GET' || reply.statusCode !== 200 || reply.hasHeader('x-partial')) return;
-    const head: string[] = [];
+    const replayed: string[] = [];
     for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (!PER_REQUEST.has(name) && name !== 'content-type' && value !== undefined) head.push(name, String(value));
+      if (!PER_REQUEST.has(name) && name !== 'content-type' && value !== undefined) replayed.push(name, String(value));
     }
+    // A 304 carries no Content-Type (nor a body to measure).
     const contentType = reply.getHeader('content-type');
+    const ok = [...(contentType === undefined ? [] : ['content-type', String(contentType)]), 'content-length', String(Buffer.byteLength(body))];
+    const withLimit = this.limiter !== undefined;
     this.entries.set(request.url, {
       entry,
       route: request.routeOptions.url ?? request.url,
       body,
-      contentLength: String(Buffer.byteLength(body)),
       etag,
-      head,
-      contentType: contentType === undefined ? undefined : String(contentType),
+      ok: new ReplayedHead(replayed, withLimit, ok),
+      notModified: new ReplayedHead(replayed, withLimit, []),
       onAnswer,
     });
   }
@@ -99,48 +123,48 @@ export class HotPath {
   /** The server's request listener: the hot path when it can answer exactly, else Fastify. */
   listener(fastify: Handler): Handler {
     return (req, res) => {
-      const hot = this.enabled ? this.lookup(req) : undefined;
+      const now = Date.now();
+      const hot = this.enabled ? this.lookup(req, now) : undefined;
       if (hot === undefined) return fastify(req, res);
       const started = performance.now();
       const limiter = this.limiter;
-      if (limiter === undefined) return this.answer(req, res, hot, started, undefined);
+      if (limiter === undefined) return this.answer(req, res, hot, now, started, undefined);
       limiter.incr(req.socket.remoteAddress ?? '', (error, count) => {
         // Over the limit, or the store failed: the pipeline renders the 429 (or its own fallback).
         if (error !== null || count === undefined || count.current > limiter.max) return fastify(req, res);
-        this.answer(req, res, hot, started, { remaining: limiter.max - count.current, reset: Math.ceil(count.ttl / 1000) });
+        this.answer(req, res, hot, now, started, { remaining: limiter.max - count.current, reset: Math.ceil(count.ttl / 1000) });
       }, limiter.windowMs);
     };
   }
 
-  private lookup(req: IncomingMessage): HotEntry | undefined {
+  private lookup(req: IncomingMessage, now: number): HotEntry | undefined {
     if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
     if (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0') return undefined;
     const hot = this.entries.get(req.url ?? '');
     if (hot === undefined) return undefined;
-    if (Date.now() >= hot.entry.freshUntil) {
+    if (now >= hot.entry.freshUntil) {
       this.entries.delete(req.url ?? '');
       return undefined;
     }
     return hot;
   }
 
-  private answer(req: IncomingMessage, res: ServerResponse, hot: HotEntry, started: number, limit: { remaining: number; reset: number } | undefined): void {
-    const now = Date.now();
+  private answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    hot: HotEntry,
+    now: number,
+    started: number,
+    limit: { remaining: number; reset: number } | undefined,
+  ): void {
     this.served += 1;
     if (this.cacheCounters !== undefined) this.cacheCounters.hit += 1;
     const id = requestId(req.headers['x-request-id']);
     const age = String(Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000)));
-    const headers = [...hot.head, 'x-request-id', id, 'x-cache', 'HIT', 'age', age];
-    if (limit !== undefined) headers.push('x-ratelimit-remaining', String(limit.remaining), 'x-ratelimit-reset', String(limit.reset));
-    let status = 200;
-    if (matchesEtag(req.headers['if-none-match'], hot.etag)) {
-      status = 304;
-      res.writeHead(304, headers).end();
-    } else {
-      if (hot.contentType !== undefined) headers.push('content-type', hot.contentType);
-      headers.push('content-length', hot.contentLength);
-      res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : hot.body);
-    }
+    const notModified = matchesEtag(req.headers['if-none-match'], hot.etag);
+    const status = notModified ? 304 : 200;
+    res.writeHead(status, (notModified ? hot.notModified : hot.ok).fill(id, age, limit));
+    res.end(notModified || req.method === 'HEAD' ? undefined : hot.body);
     hot.onAnswer?.(hot.entry);
     const seconds = (performance.now() - started) / 1000;
     this.recorder?.(req.method ?? 'GET', hot.route, status, seconds, 'HIT');

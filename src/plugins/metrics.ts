@@ -32,14 +32,20 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   /** Cache outcomes of API responses (X-Cache), per catalogue upstream; read by /api/system/status. */
   readonly outcomesByUpstream = new Map<string, OutcomeCounts>();
-  private readonly children = new Map<string, RouteChildren>();
+  /**
+   * By route, then method, then status. Nested rather than one `${method} ${status} ${route}` key: route
+   * and method are the same string objects on every request, so each lookup reuses their cached hash,
+   * where a key built per request had to be flattened and hashed each time.
+   */
+  private readonly children = new Map<string, Map<string, Map<number, RouteChildren>>>();
+  private readonly allChildren: RouteChildren[] = [];
   private readonly duration: FastHistogram;
   private readonly upstreamDuration: Histogram<'upstream' | 'outcome'>;
 
   constructor(deps: AppDeps) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    const children = this.children;
+    const children = this.allChildren;
     new Counter({
       name: 'mdp_http_requests_total',
       help: 'HTTP requests answered, by route and status.',
@@ -47,7 +53,7 @@ export class ServiceMetrics {
       registers,
       collect() {
         this.reset();
-        for (const { duration } of children.values()) this.inc(duration.labels, duration.count);
+        for (const { duration } of children) this.inc(duration.labels, duration.count);
       },
     });
     this.duration = new FastHistogram(
@@ -86,15 +92,24 @@ export class ServiceMetrics {
 
   /** The same observation from primitives, for requests answered by the hot path. */
   record = (method: string, route: string, status: number, seconds: number, cache: unknown): void => {
-    const key = `${method} ${status} ${route}`;
-    let children = this.children.get(key);
-    if (children === undefined) {
-      children = { duration: this.duration.createSeries({ method, route, status: String(status) }), upstream: upstreamOfRoute(route) };
-      this.children.set(key, children);
-    }
+    const children = this.childrenOf(method, route, status);
     this.duration.observe(children.duration, seconds);
     if (children.upstream !== null && (cache === 'HIT' || cache === 'MISS' || cache === 'STALE')) this.countOutcome(children.upstream, cache);
   };
+
+  private childrenOf(method: string, route: string, status: number): RouteChildren {
+    let byMethod = this.children.get(route);
+    if (byMethod === undefined) this.children.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    let children = byStatus.get(status);
+    if (children === undefined) {
+      children = { duration: this.duration.createSeries({ method, route, status: String(status) }), upstream: upstreamOfRoute(route) };
+      byStatus.set(status, children);
+      this.allChildren.push(children);
+    }
+    return children;
+  }
 
   observeUpstreamCall: UpstreamCallObserver = (upstream, ms, error) => {
     const code = error === undefined ? 'ok' : String((error as { code?: unknown }).code ?? 'error');
