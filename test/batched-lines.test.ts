@@ -35,6 +35,9 @@ test('a quiet logger still shows its lines: the pending block is written on the 
   const output = new RecordedOutput();
   const lines = new BatchedLines(output, 4096, 20);
   t.after(() => lines.close());
+  // The batch timer is unref'd (it must not hold a process open); this keeps the loop alive until it fires.
+  const alive = setInterval(() => {}, 1_000);
+  t.after(() => clearInterval(alive));
   const written = once(output, 'block');
   lines.write('started\n');
   assert.deepEqual(await written, ['started\n']);
