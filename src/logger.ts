@@ -87,9 +87,9 @@ export interface RequestLine {
  * pino would write (its level prefix, time, bindings and message key are read through pino.symbols,
  * which pino exposes for performant integration). pino's generic path walks the object key by key, and
  * with pino's own buffered destination a line cost 2.4 µs against 1.1 µs here, scrub and batched write
- * included (in-process, 300,000 lines with varied URLs and ids). The secret scrub (the root's streamWrite hook) still runs on every line. No
- * redaction by path is needed: a request line holds only the flat fields above, none an object that
- * could carry a credential.
+ * included (in-process, 300,000 lines with varied URLs and ids). The secret scrub (the root's
+ * streamWrite hook) still runs on every line. No redaction by path is needed: a request line holds only
+ * the flat fields above, none an object that could carry a credential.
  */
 export class RequestLog {
   private readonly head: string;
