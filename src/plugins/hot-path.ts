@@ -32,6 +32,8 @@ interface HotEntry {
   route: string;
   /** A string, not a Buffer: Node then sends head and body as one chunk. */
   body: string;
+  /** The body's length in bytes: its Content-Length, and its weight in the LRU. */
+  bytes: number;
   etag: string;
   ok: ReplayedHead;
   notModified: ReplayedHead;
@@ -49,7 +51,12 @@ class ReplayedHead {
   /** Where the request id's value sits; Age and the rate-limit values follow at fixed offsets. */
   private readonly at: number;
 
-  constructor(replayed: readonly string[], withLimit: boolean, tail: readonly string[]) {
+  constructor(
+    replayed: readonly string[],
+    /** Whether the list has the rate-limit slots; without them, those offsets hold the tail's headers. */
+    private readonly withLimit: boolean,
+    tail: readonly string[],
+  ) {
     this.at = replayed.length + 1;
     const limit = withLimit ? ['x-ratelimit-remaining', '', 'x-ratelimit-reset', ''] : [];
     this.list = [...replayed, 'x-request-id', '', 'x-cache', 'HIT', 'age', '', ...limit, ...tail];
@@ -58,7 +65,7 @@ class ReplayedHead {
   fill(id: string, age: string, limit: { remaining: number; reset: number } | undefined): string[] {
     this.list[this.at] = id;
     this.list[this.at + 4] = age;
-    if (limit !== undefined) {
+    if (this.withLimit && limit !== undefined) {
       this.list[this.at + 6] = String(limit.remaining);
       this.list[this.at + 8] = String(limit.reset);
     }
@@ -75,7 +82,7 @@ export function requestId(given: string | string[] | undefined): string {
 }
 
 export class HotPath {
-  private readonly entries = new LRUCache<string, HotEntry>({ max: 2_000, maxSize: 32 * 1024 * 1024, sizeCalculation: (e) => e.body.length + 512 });
+  private readonly entries = new LRUCache<string, HotEntry>({ max: 2_000, maxSize: 32 * 1024 * 1024, sizeCalculation: (e) => e.bytes + 512 });
   private enabled: boolean;
   limiter: CallerLimiter | undefined;
   recorder: RequestRecorder | undefined;
@@ -101,12 +108,14 @@ export class HotPath {
     }
     // A 304 carries no Content-Type (nor a body to measure).
     const contentType = reply.getHeader('content-type');
-    const ok = [...(contentType === undefined ? [] : ['content-type', String(contentType)]), 'content-length', String(Buffer.byteLength(body))];
+    const bytes = Buffer.byteLength(body);
+    const ok = [...(contentType === undefined ? [] : ['content-type', String(contentType)]), 'content-length', String(bytes)];
     const withLimit = this.limiter !== undefined;
     this.entries.set(request.url, {
       entry,
       route: request.routeOptions.url ?? request.url,
       body,
+      bytes,
       etag,
       ok: new ReplayedHead(replayed, withLimit, ok),
       notModified: new ReplayedHead(replayed, withLimit, []),
