@@ -5,11 +5,16 @@
 // than building first (measured: about 3.5 s against 10-15 s on a loaded 2-core machine) and
 // needs no compiler, so it also serves a production install of a source checkout (`npm ci --omit=dev`).
 // Without tsx (`--omit=optional`) a stale dist/ is rebuilt when the compiler is there.
+// First, on a Node.js too old for the service, one line saying which it needs (node-requirement.mjs); so
+// that old versions get that far, this file has no top-level await.
+import { exitIfNodeTooOld } from './node-requirement.mjs';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
+exitIfNodeTooOld();
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const built = join(root, 'dist', 'server.js');
@@ -62,4 +67,4 @@ async function entry() {
   process.exit(1);
 }
 
-await import(pathToFileURL(await entry()).href);
+entry().then((path) => import(pathToFileURL(path).href));
