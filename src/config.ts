@@ -61,8 +61,9 @@ export interface Config {
     tastytrade: { url: string; clientSecret: string | undefined; refreshToken: string | undefined };
   };
   redis: { url: string | undefined; keyPrefix: string };
-  /** Prometheus text: on its own listener (port undefined: none), and on the public port only with a token. */
-  metrics: { port: number | undefined; host: string; token: string | undefined };
+  /** Prometheus text: on its own listener (port undefined: none), and on the public port only with a token.
+   * portExplicit: METRICS_PORT was set; only then is a taken port a start failure (else skipped: server.ts). */
+  metrics: { port: number | undefined; host: string; token: string | undefined; portExplicit: boolean };
   /** HMAC key of paging cursors; unset: one generated and shared through Redis (or per process without it). */
   cursorSecret: string | undefined;
   stateDir: string;
@@ -165,7 +166,8 @@ function readMetrics(r: EnvReader): Config['metrics'] {
   const off = r.raw('METRICS_PORT')?.toLowerCase() === 'off';
   const token = r.raw('METRICS_TOKEN');
   if (token !== undefined && token.length < 16) r.problems.push('METRICS_TOKEN must be at least 16 characters');
-  return { port: off ? undefined : r.int('METRICS_PORT', 9464, 0, 65_535), host: r.string('METRICS_HOST', '127.0.0.1'), token };
+  const portExplicit = r.raw('METRICS_PORT') !== undefined;
+  return { port: off ? undefined : r.int('METRICS_PORT', 9464, 0, 65_535), host: r.string('METRICS_HOST', '127.0.0.1'), token, portExplicit };
 }
 
 /** 32 characters of random text carry at least 128 bits even as hex. */

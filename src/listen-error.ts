@@ -31,3 +31,14 @@ export function listenProblem(error: unknown, { host, port }: ListenTarget, name
       return undefined;
   }
 }
+
+/**
+ * The warning for a metrics port that is taken when nobody chose it: a second instance on one host with
+ * default settings should still serve its API, so it goes on without the listener and says how to get one.
+ * Undefined when the port was set explicitly (then it is a config error, as for PORT) or the failure is
+ * something else.
+ */
+export function defaultMetricsPortTaken(error: unknown, { host, port }: ListenTarget, portExplicit: boolean): string | undefined {
+  if (portExplicit || (error as NodeJS.ErrnoException | undefined)?.code !== 'EADDRINUSE') return undefined;
+  return `metrics listener not started: port ${port} is in use on ${host}; set METRICS_PORT to another port, 0 for any free one, or off`;
+}

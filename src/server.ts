@@ -5,7 +5,7 @@ import './next-tick-shape.js';
 import closeWithGrace from 'close-with-grace';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { loadEnvFile } from './env-file.js';
-import { type ListenTarget, listenProblem, METRICS_ADDRESS, SERVICE_ADDRESS } from './listen-error.js';
+import { defaultMetricsPortTaken, type ListenTarget, listenProblem, METRICS_ADDRESS, SERVICE_ADDRESS } from './listen-error.js';
 import { createLogger } from './logger.js';
 import { logProcessWarnings } from './process-warnings.js';
 import { type Sandbox, sandboxConfig, sandboxOptionsFor, startSandbox } from './sandbox/index.js';
@@ -55,13 +55,20 @@ async function main(): Promise<void> {
     process.exit(1);
   };
   await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => explain(error, config));
-  const metrics = await app.metricsListener.listen().catch((error: unknown) => explain(error, config.metrics, METRICS_ADDRESS));
+  let metricsSkipped: string | undefined;
+  const metrics = await app.metricsListener.listen().catch((error: unknown) => {
+    metricsSkipped = defaultMetricsPortTaken(error, config.metrics, config.metrics.portExplicit);
+    if (metricsSkipped === undefined) return explain(error, config.metrics, METRICS_ADDRESS);
+    logger.warn({ port: config.metrics.port, host: config.metrics.host }, metricsSkipped);
+    return undefined;
+  });
   const { port } = app.server.address() as { port: number };
+  const publicMetrics = config.metrics.token === undefined ? 'off' : '/metrics with METRICS_TOKEN';
   logger.info(
     {
       mode: config.mode,
       url: `${config.tls ? 'https' : 'http'}://${config.host}:${port}`,
-      metrics: metrics ?? (config.metrics.token === undefined ? 'off' : '/metrics with METRICS_TOKEN'),
+      metrics: metrics ?? (metricsSkipped === undefined ? publicMetrics : `${publicMetrics} (port ${config.metrics.port} in use)`),
       upstreams: sandbox ? 'built-in simulators on loopback (no keys, no network)' : 'live providers',
     },
     config.mode === 'sandbox' ? 'market data proxy started in SANDBOX mode' : 'market data proxy started in LIVE mode',

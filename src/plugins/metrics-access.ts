@@ -39,6 +39,10 @@ export class MetricsListener {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.config.port, this.config.host, () => resolve());
+    }).catch((error: unknown) => {
+      // Not listening: forgotten, so close() has nothing to close and the service can go on without it.
+      this.server = undefined;
+      throw error;
     });
     return this.url();
   }

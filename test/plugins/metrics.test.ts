@@ -152,6 +152,7 @@ test('metric names: the service own carry the mdp_ prefix and their unit; only s
 test('metrics configuration is validated', () => {
   assert.throws(() => loadConfig({ METRICS_TOKEN: 'short' }), (e: unknown) => e instanceof ConfigError && e.problems.some((p) => /METRICS_TOKEN/.test(p)));
   assert.throws(() => loadConfig({ METRICS_PORT: '70000' }), ConfigError);
-  assert.deepEqual(loadConfig({}).metrics, { port: 9464, host: '127.0.0.1', token: undefined });
+  assert.deepEqual(loadConfig({}).metrics, { port: 9464, host: '127.0.0.1', token: undefined, portExplicit: false });
+  assert.equal(loadConfig({ METRICS_PORT: '9464' }).metrics.portExplicit, true, 'the default port, chosen explicitly');
   assert.equal(loadConfig({ METRICS_PORT: 'off' }).metrics.port, undefined);
 });
