@@ -16,7 +16,7 @@ import type { UpstreamCache } from '../cache/upstream-cache.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 import type { AlphaVantageClient } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
 import type { GlobalQuoteBody } from '../upstreams/alpha-vantage/parse-global-quote.js';
-import { chartQuote } from '../upstreams/yahoo/parse-chart-quote.js';
+import { chartQuote, QUOTE_CHART } from '../upstreams/yahoo/parse-chart-quote.js';
 import { YAHOO, type YahooChartSource } from '../upstreams/yahoo/yahoo-chart-source.js';
 import { yahooSymbol } from '../upstreams/yahoo/yahoo-symbols.js';
 import { BudgetPlanner } from './budget-planner.js';
@@ -167,7 +167,7 @@ export class QuoteService {
       source: FALLBACK,
       key: `${this.options.scopes.fallback}:quote:${symbol}`,
       upstream: YAHOO,
-      load: () => chart.fetchChart(mapped, '1d', '1d', (result) => chartQuote(result, mapped, symbol)),
+      load: () => chart.fetchChart(mapped, QUOTE_CHART.range, QUOTE_CHART.interval, (result) => chartQuote(result, mapped, symbol)),
     };
   }
 }

@@ -21,9 +21,10 @@ export function perMinuteNote(perMinute: number, perDay: number): { Note: string
   };
 }
 
+/** The daily cap as the live service words it (captured December 2025): "sparingly" and "premium" beside the day's number. */
 export function dailyCapInformation(perDay: number): { Information: string } {
   return {
-    Information: `Thank you for using Alpha Vantage! Our standard API rate limit is ${perDay} requests per day. Please subscribe to any of the premium plans at ${PREMIUM} to instantly remove all daily rate limits.`,
+    Information: `Thank you for using Alpha Vantage! Please consider spreading out your free API requests more sparingly. You may subscribe to any of the premium plans at ${PREMIUM} to lift the free key rate limit (${perDay} requests per day) and instantly unlock all premium endpoints`,
   };
 }
 

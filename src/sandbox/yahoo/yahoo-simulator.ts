@@ -12,7 +12,7 @@ import { isOpen, isTradingDay, lastTradeTime, sessionOpen } from './market-clock
 export const CHART_PREFIX = '/v8/finance/chart/';
 
 export interface YahooQuirks {
-  /** Leave `previousClose` out of meta (clients must fall back to chartPreviousClose). */
+  /** Leave `previousClose` out of intraday charts' meta too (daily charts never have it). */
   omitPreviousClose: boolean;
   /** Leave `regularMarketPrice` out of meta (clients must use the last non-null close). */
   omitMarketPrice: boolean;
@@ -147,8 +147,9 @@ export class YahooSimulator extends SimulatedUpstream {
       range,
       validRanges: Object.keys(RANGES),
     };
-    // Yahoo only reports the previous daily close on one-day charts.
-    if (range !== '1d' || this.quirks.omitPreviousClose) delete meta.previousClose;
+    // Recorded answers: daily and longer charts carry no previousClose (only chartPreviousClose, the close
+    // before the range); intraday ones carry both.
+    if (step >= DAY_MS || this.quirks.omitPreviousClose) delete meta.previousClose;
     if (this.quirks.omitMarketPrice) delete meta.regularMarketPrice;
     if (this.quirks.nullLastBar && bars.timestamp.length > 0) nullBar(bars, bars.timestamp.length - 1);
     const { timestamp, ...quote } = bars;

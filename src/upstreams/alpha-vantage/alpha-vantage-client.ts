@@ -2,8 +2,9 @@
 // call, and classifies every body. The key goes into the upstream URL and nowhere else.
 import { ApiError, UpstreamRefusalError } from '../../errors.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
+import { dayOf, minuteOf } from '../../budget/budget-ledger.js';
 import type { HttpClient } from '../http-client.js';
-import { classifyAlphaVantageBody } from './classify-body.js';
+import { classifyAlphaVantageBody, type LimitWindow } from './classify-body.js';
 import { indicatorParams, indicatorSpec, type Interval, type SeriesType } from './indicators.js';
 import { type GlobalQuoteBody, parseGlobalQuote } from './parse-global-quote.js';
 import { parseSymbolSearch, type SymbolSearchBody } from './parse-symbol-search.js';
@@ -30,7 +31,13 @@ export interface AlphaVantageClientOptions {
   budget: BudgetGuard;
 }
 
+/** The provider asks for one call a second; two leave a margin for jitter. */
+const SECOND_BACKOFF_MS = 2_000;
+
 export class AlphaVantageClient {
+  /** Refusals in a row that named no window: each doubles the back-off, from a minute up to the day. */
+  private unexplained = 0;
+
   constructor(private readonly options: AlphaVantageClientOptions) {}
 
   async globalQuote(symbol: string): Promise<GlobalQuoteBody> {
@@ -57,15 +64,27 @@ export class AlphaVantageClient {
 
     await this.options.budget.acquire();
     const res = await this.options.http.request(url);
-    if (res.status === 429) return this.refuse('Alpha Vantage answered 429 Too Many Requests', 60_000);
+    if (res.status === 429) return this.refuse('Alpha Vantage answered 429 Too Many Requests', 'minute');
     if (res.status !== 200) throw new ApiError('UPSTREAM_ERROR', `Alpha Vantage answered HTTP ${res.status}`);
     const classified = classifyAlphaVantageBody(res.json);
-    if (classified.kind === 'refusal') return this.refuse(classified.message, classified.retryAfterMs);
+    if (classified.kind === 'refusal') return this.refuse(classified.message, classified.window);
+    this.unexplained = 0;
     if (classified.kind === 'error') throw classified.error;
     return classified.body;
   }
 
-  private async refuse(message: string, retryAfterMs: number): Promise<never> {
+  /** How long to send nothing after a refusal, in the guard's own minute and day (benchmarks scale them). */
+  private backOffMs(window: LimitWindow | undefined): number {
+    const { limits } = this.options.budget;
+    if (window === 'second') return SECOND_BACKOFF_MS;
+    if (window === 'minute') return minuteOf(limits);
+    if (window === 'day') return dayOf(limits);
+    this.unexplained += 1;
+    return Math.min(dayOf(limits), minuteOf(limits) * 2 ** (this.unexplained - 1));
+  }
+
+  private async refuse(message: string, window: LimitWindow | undefined): Promise<never> {
+    const retryAfterMs = this.backOffMs(window);
     await this.options.budget.backOff(retryAfterMs);
     throw new UpstreamRefusalError(message, retryAfterMs / 1000);
   }

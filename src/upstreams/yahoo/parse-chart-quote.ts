@@ -1,18 +1,21 @@
 // A Yahoo one-day chart as Alpha Vantage's GLOBAL_QUOTE, field by field: price `regularMarketPrice`;
-// previous close `previousClose` (else `regularMarketPreviousClose`; never `chartPreviousClose`, the close
-// before the chart's range); change and change percent against it; high and low
+// previous close `previousClose` (else `regularMarketPreviousClose`, else `chartPreviousClose` of a
+// one-day range: real daily charts carry only that one; see previousCloseOf); change and change percent against it; high and low
 // `regularMarketDayHigh/Low` (else the day's bar); volume `regularMarketVolume`; open from the day's bar;
 // latest trading day the date of `regularMarketTime` in the exchange's time zone. Four decimals, as
 // provider A writes them.
 import { fixed } from '../alpha-vantage/decimal.js';
 import type { GlobalQuoteBody } from '../alpha-vantage/parse-global-quote.js';
-import { type ChartResult, finite, isObject, unexpected } from './parse-chart.js';
+import { type ChartResult, finite, isObject, previousCloseOf, unexpected } from './parse-chart.js';
 
 /** Whole ten-thousandths, so that change = price − previous close exactly as the strings read. */
 const ticks = (value: number) => Math.round(value * 10_000);
 const fromTicks = (t: number) => fixed(t / 10_000, 4);
 
-/** `callerSymbol` is what the caller asked for (`BRK.B`); the chart is of its Yahoo symbol (`BRK-B`). */
+/** The chart a quote is read from: one day of daily bars. */
+export const QUOTE_CHART = { range: '1d', interval: '1d' } as const;
+
+/** `callerSymbol` is what the caller asked for (`BRK.B`); the chart is of its Yahoo symbol (`BRK-B`), asked as QUOTE_CHART. */
 export function chartQuote({ meta, result }: ChartResult, yahooSymbol: string, callerSymbol: string): GlobalQuoteBody {
   const need = (name: string): number => {
     const value = finite(meta[name]);
@@ -20,7 +23,7 @@ export function chartQuote({ meta, result }: ChartResult, yahooSymbol: string, c
     return value;
   };
   const price = ticks(need('regularMarketPrice'));
-  const previousValue = finite(meta.previousClose) ?? finite(meta.regularMarketPreviousClose);
+  const previousValue = previousCloseOf(meta, QUOTE_CHART.range);
   if (previousValue === undefined) throw unexpected(yahooSymbol, 'a chart without the previous close');
   const previous = ticks(previousValue);
   const time = need('regularMarketTime');

@@ -1,6 +1,5 @@
 // Yahoo Finance v8 chart answers, classified without I/O so every recorded body can be tested: the price,
-// the previous daily close (previousClose, else regularMarketPreviousClose, else chartPreviousClose, which
-// is the close before the *range*), and the time of the price. Close arrays may hold nulls.
+// the previous daily close (previousCloseOf), and the time of the price. Close arrays may hold nulls.
 import { ApiError } from '../../errors.js';
 import { retryAfterMs } from '../retry-after.js';
 import { categoryFromSymbol, type InstrumentCategory, type InstrumentSnapshot } from '../overview-source.js';
@@ -65,7 +64,8 @@ function instrumentSnapshot({ meta, result }: ChartResult, symbol: string): Inst
   const bar = lastBar(result);
   const price = finite(meta.regularMarketPrice) ?? bar?.close;
   if (price === undefined) throw unexpected(symbol, 'no price');
-  const previousClose = finite(meta.previousClose) ?? finite(meta.regularMarketPreviousClose) ?? finite(meta.chartPreviousClose);
+  // The overview asks for one-day charts only (chartUrl's defaults), where chartPreviousClose is the previous session's close.
+  const previousClose = previousCloseOf(meta, '1d');
   if (previousClose === undefined) throw unexpected(symbol, 'no previous close');
   const time = finite(meta.regularMarketTime) ?? bar?.time;
   if (time === undefined) throw unexpected(symbol, 'no time for the price');
@@ -79,6 +79,15 @@ function instrumentSnapshot({ meta, result }: ChartResult, symbol: string): Inst
     category: categoryOf(text(meta.instrumentType), symbol),
     asOf: new Date(time * 1000).toISOString(),
   };
+}
+
+/**
+ * The previous session's close, as the chart of `range` tells it. Daily and longer charts carry no
+ * `previousClose` (recorded answers), only `chartPreviousClose`: the close before the chart's *range*,
+ * which is the previous session's close only when the range is one day.
+ */
+export function previousCloseOf(meta: Record<string, unknown>, range: string): number | undefined {
+  return finite(meta.previousClose) ?? finite(meta.regularMarketPreviousClose) ?? (range === '1d' ? finite(meta.chartPreviousClose) : undefined);
 }
 
 /** The newest bar whose close is not null: Yahoo leaves nulls for bars still forming or missing. */

@@ -1,6 +1,7 @@
 // A technical indicator computed from Yahoo chart bars, for when provider A cannot answer: the bars of the
 // requested interval (chart-spans.ts), read as Alpha Vantage rows (chart-bars.ts), through the same
 // indicator maths and body layout as the sandbox's Alpha Vantage (src/indicators/).
+import { ApiError } from '../../errors.js';
 import type { TechnicalQuery } from '../alpha-vantage/alpha-vantage-client.js';
 import { indicatorParams, indicatorSpec } from '../alpha-vantage/indicators.js';
 import type { IndicatorParams } from '../../indicators/indicator-params.js';
@@ -22,6 +23,9 @@ export function yahooTechnicalLoader(chart: YahooChartSource, query: TechnicalQu
   return () =>
     chart.fetchChart(mapped, span.range, span.interval, (result) => {
       const { bars, timeZone } = chartBars(result, query.interval, mapped);
+      // A chart with no bars (a weekend's intraday range: no `timestamp`, `quote: [{}]`) has nothing to
+      // compute from. Not Yahoo's failure, so it is not held against its circuit; the caller hears provider A's error.
+      if (bars.length === 0) throw new ApiError('SYMBOL_NOT_FOUND', `Yahoo has no ${query.interval} bars for ${mapped}`);
       return technicalBody(query.indicator, query.symbol, bars, params, { timeZone });
     });
 }

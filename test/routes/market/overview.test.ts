@@ -37,10 +37,12 @@ describe('GET /api/market/overview', () => {
     // The same figures straight from the chart server.
     const chart = await request(`${running.sandbox.yahoo.origin}${chartPath('^VIX')}?range=1d&interval=1d`, { headers: { 'user-agent': BROWSER_USER_AGENT } });
     const meta = ((await chart.body.json()) as any).chart.result[0].meta;
-    const change = meta.regularMarketPrice - meta.previousClose;
+    // A one-day daily chart names the previous session's close chartPreviousClose (real ones carry no previousClose).
+    assert.equal(meta.previousClose, undefined);
+    const change = meta.regularMarketPrice - meta.chartPreviousClose;
     assert.equal(res.body['^VIX'].price, meta.regularMarketPrice.toFixed(2));
     assert.equal(res.body['^VIX'].change, change.toFixed(2).replace(/^-0\.00$/, '0.00'));
-    assert.equal(res.body['^VIX'].changePercent, `${((change / meta.previousClose) * 100).toFixed(2).replace(/^-0\.00$/, '0.00')}%`);
+    assert.equal(res.body['^VIX'].changePercent, `${((change / meta.chartPreviousClose) * 100).toFixed(2).replace(/^-0\.00$/, '0.00')}%`);
     assert.equal(res.body['^VIX'].asOf, new Date(meta.regularMarketTime * 1000).toISOString());
   });
 

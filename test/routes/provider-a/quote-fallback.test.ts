@@ -34,10 +34,11 @@ test('with provider A spent, a quote comes from Yahoo: ten fields derived from t
   assert.deepEqual(Object.keys(res.body), ['Global Quote']);
   assert.equal(quote['01. symbol'], 'BRK.B');
   assert.equal(quote['05. price'], four(meta.regularMarketPrice));
-  assert.equal(quote['08. previous close'], four(meta.previousClose));
-  assert.notEqual(meta.previousClose, undefined);
-  assert.equal(quote['09. change'], four(meta.regularMarketPrice - meta.previousClose));
-  assert.equal(quote['10. change percent'], `${four(((meta.regularMarketPrice - meta.previousClose) / meta.previousClose) * 100)}%`);
+  // As the real one-day daily chart: no previousClose, the previous session's close is chartPreviousClose.
+  assert.equal(meta.previousClose, undefined);
+  assert.equal(quote['08. previous close'], four(meta.chartPreviousClose));
+  assert.equal(quote['09. change'], four(meta.regularMarketPrice - meta.chartPreviousClose));
+  assert.equal(quote['10. change percent'], `${four(((meta.regularMarketPrice - meta.chartPreviousClose) / meta.chartPreviousClose) * 100)}%`);
   assert.equal(quote['03. high'], four(Math.max(meta.regularMarketDayHigh, meta.regularMarketPrice)));
   assert.equal(quote['04. low'], four(Math.min(meta.regularMarketDayLow, meta.regularMarketPrice)));
   assert.equal(quote['06. volume'], String(meta.regularMarketVolume));

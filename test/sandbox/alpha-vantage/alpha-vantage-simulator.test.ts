@@ -10,6 +10,7 @@ import { parseGlobalQuote } from '../../../src/upstreams/alpha-vantage/parse-glo
 import { parseSymbolSearch } from '../../../src/upstreams/alpha-vantage/parse-symbol-search.js';
 import { parseTechnical } from '../../../src/upstreams/alpha-vantage/parse-technical.js';
 import { parseTimeSeries } from '../../../src/upstreams/alpha-vantage/parse-time-series.js';
+import { fixture } from '../../helpers/fixtures.js';
 
 const KEY = 'test-key';
 const DAY = 86_400_000;
@@ -20,8 +21,8 @@ const INVALID_KEY =
   'the parameter apikey is invalid or missing. Please claim your free API key on (https://www.alphavantage.co/support/#api-key). It should take less than 20 seconds.';
 const DOCUMENTED_NOTE =
   'Thank you for using Alpha Vantage! Our standard API call frequency is 5 calls per minute and 500 calls per day. Please visit https://www.alphavantage.co/premium/ if you would like to target a higher API call frequency.';
-const DOCUMENTED_DAILY =
-  'Thank you for using Alpha Vantage! Our standard API rate limit is 25 requests per day. Please subscribe to any of the premium plans at https://www.alphavantage.co/premium/ to instantly remove all daily rate limits.';
+/** The daily cap as the live service sent it (the recorded corpus). */
+const DOCUMENTED_DAILY: string = fixture('recorded/alpha-vantage', 'information-daily-cap-2025-12.json').Information;
 const DOCUMENTED_BURST =
   'Thank you for using Alpha Vantage! Please consider spreading out your free API requests more sparingly (1 request per second). You may subscribe to any of the premium plans at https://www.alphavantage.co/premium/ to lift the free key rate limit';
 const PREMIUM =
@@ -198,7 +199,7 @@ describe('limits', () => {
     assert.match(minute.Note, /is 2 calls per minute and 3 calls per day\./);
     clock.now += 60_000;
     assert.ok('Global Quote' in (await quote()));
-    assert.match((await quote()).Information, /rate limit is 3 requests per day\./);
+    assert.match((await quote()).Information, /rate limit \(3 requests per day\) and/);
   });
 
   test('a refused call spends nothing: the budget returns exactly when the window moves on', async (t) => {

@@ -41,7 +41,9 @@ describe('Yahoo chart simulator', () => {
     assert.equal(meta.instrumentType, 'INDEX');
     assert.equal(meta.regularMarketTime, OPEN / 1000);
     assert.equal(meta.regularMarketPrice, round(priceAt('^GSPC', OPEN), 2));
-    assert.equal(meta.previousClose, round(previousClose('^GSPC', OPEN), 2));
+    // As real daily charts: no previousClose; on a one-day range chartPreviousClose is the previous session's close.
+    assert.equal(meta.previousClose, undefined);
+    assert.equal(meta.chartPreviousClose, round(previousClose('^GSPC', OPEN), 2));
     assert.equal(timestamp.length, 1);
     assert.equal(indicators.quote[0].close[0], meta.regularMarketPrice);
     assert.equal(classifyChartResponse({ status: 200, headers: {}, json: res.json }, '^GSPC').kind, 'data');
@@ -60,7 +62,7 @@ describe('Yahoo chart simulator', () => {
     const sim = await start(t, OPEN);
     const intraday = (await chart(sim, '^IXIC', 'range=5d&interval=5m')).json.chart.result[0];
     assert.ok(intraday.indicators.quote[0].close.includes(null));
-    assert.equal(intraday.meta.previousClose, undefined, 'only one-day charts carry previousClose');
+    assert.equal(intraday.meta.previousClose, round(previousClose('^IXIC', OPEN), 2), 'intraday charts carry previousClose');
     assert.equal(typeof intraday.meta.chartPreviousClose, 'number');
 
     sim.setQuirks({ omitPreviousClose: true, omitMarketPrice: true, nullLastBar: true });

@@ -22,14 +22,28 @@ test('a key problem is an upstream error whose message names the variable, not t
   assert.match(result.kind === 'error' ? result.error.message : '', /ALPHA_VANTAGE_API_KEY/);
 });
 
-test('limit bodies are refusals with a back-off that fits their kind', () => {
-  const minute = av('note-per-minute.json');
-  const daily = av('information-daily.json');
-  const burst = av('information-burst.json');
-  assert.deepEqual([minute.kind, daily.kind, burst.kind], ['refusal', 'refusal', 'refusal']);
-  assert.equal(minute.kind === 'refusal' && minute.retryAfterMs, 60_000);
-  assert.equal(daily.kind === 'refusal' && daily.retryAfterMs, 3_600_000);
-  assert.equal(burst.kind === 'refusal' && burst.retryAfterMs, 2_000);
+test('limit bodies are refusals in the window their numbers name, whatever else they say', () => {
+  const windowOf = (body: unknown) => {
+    const result = classifyAlphaVantageBody(body);
+    assert.equal(result.kind, 'refusal', JSON.stringify(body));
+    return result.kind === 'refusal' ? result.window : 'not a refusal';
+  };
+  // Names both of its limits: which one was hit cannot be told, so the longer.
+  assert.equal(windowOf(fixture('alpha-vantage', 'note-per-minute.json')), 'day');
+  assert.equal(windowOf(fixture('alpha-vantage', 'information-burst.json')), 'second');
+  assert.equal(windowOf(fixture('alpha-vantage', 'information-daily.json')), 'day');
+  // "sparingly", "premium plans", "unlock all premium endpoints" and "(25 requests per day)" in one text.
+  assert.equal(windowOf(fixture('recorded/alpha-vantage', 'information-daily-cap-2025-12.json')), 'day');
+  assert.equal(windowOf({ Note: 'We allow 75 API calls per minute on this plan.' }), 'minute');
+  assert.equal(windowOf({ Information: 'Our standard API call frequency is 5 calls a minute.' }), 'minute');
+  assert.equal(windowOf({ Information: 'Please slow down: 2 requests per second at most.' }), 'second');
+});
+
+test('a notice naming no window is a refusal of unknown window; data with a notice beside it is data', () => {
+  const unknown = classifyAlphaVantageBody({ Information: 'Something new happened. Visit https://www.alphavantage.co/premium/ to unlock all premium endpoints.' });
+  assert.equal(unknown.kind, 'refusal');
+  assert.equal(unknown.kind === 'refusal' ? unknown.window : 'none', undefined);
+  assert.equal(classifyAlphaVantageBody({ 'Global Quote': { '01. symbol': 'IBM' }, Information: 'x' }).kind, 'data');
 });
 
 test('a premium-only function is a configuration problem, not a refusal', () => {
@@ -37,8 +51,11 @@ test('a premium-only function is a configuration problem, not a refusal', () => 
   assert.equal(result.kind === 'error' && result.error.code, 'PROVIDER_NOT_CONFIGURED');
 });
 
-test('unknown Information text is treated as a refusal, which never spends budget', () => {
-  assert.equal(classifyAlphaVantageBody({ Information: 'Something new happened.' }).kind, 'refusal');
+test('a key problem in an Information body is a key error, not a refusal', () => {
+  for (const text of ['the parameter apikey is invalid or missing.', 'The **demo** API key is for demo purposes only. Please claim your free API key.']) {
+    const result = classifyAlphaVantageBody({ Information: text });
+    assert.equal(result.kind === 'error' && result.error.code, 'UPSTREAM_ERROR', text);
+  }
 });
 
 test('non-objects, arrays and empty objects are upstream errors', () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseGlobalQuote } from '../../../src/upstreams/alpha-vantage/parse-global-quote.js';
 import { chartQuote, exchangeDate } from '../../../src/upstreams/yahoo/parse-chart-quote.js';
-import { chartResult } from '../../../src/upstreams/yahoo/parse-chart.js';
+import { chartResult, previousCloseOf } from '../../../src/upstreams/yahoo/parse-chart.js';
 import { fixture } from '../../helpers/fixtures.js';
 
 const quoteOf = (name: string, yahoo: string, caller = yahoo) => chartQuote(chartResult(fixture('yahoo', name), yahoo), yahoo, caller)['Global Quote'];
@@ -27,10 +27,18 @@ test('a recorded chart gives the ten fields, previous close from previousClose, 
   assert.deepEqual(parseGlobalQuote({ 'Global Quote': q }), { 'Global Quote': q });
 });
 
-test('chartPreviousClose is never taken for the previous close; regularMarketPreviousClose is', () => {
-  assert.throws(() => quoteOf('chart-gold-no-previous-close.json', 'GC=F'), /previous close/);
+test('a one-day chart without previousClose (as real daily charts come) takes chartPreviousClose; regularMarketPreviousClose comes first', () => {
+  const gold = fixture('yahoo', 'chart-gold-no-previous-close.json');
+  assert.equal(quoteOf('chart-gold-no-previous-close.json', 'GC=F')['08. previous close'], gold.chart.result[0].meta.chartPreviousClose.toFixed(4));
   const eth = fixture('yahoo', 'chart-regular-market-previous-close.json');
   assert.equal(quoteOf('chart-regular-market-previous-close.json', 'ETH-USD')['08. previous close'], eth.chart.result[0].meta.regularMarketPreviousClose.toFixed(4));
+});
+
+test('chartPreviousClose is the close before the range: never the previous close of a longer range', () => {
+  const meta = fixture('yahoo', 'chart-gold-no-previous-close.json').chart.result[0].meta;
+  assert.equal(previousCloseOf(meta, '1d'), meta.chartPreviousClose);
+  for (const range of ['5d', '1mo', '5y']) assert.equal(previousCloseOf(meta, range), undefined, range);
+  assert.equal(previousCloseOf({ ...meta, previousClose: 1.5 }, '5y'), 1.5);
 });
 
 test('the latest trading day is the exchange\'s date, not UTC\'s', () => {
