@@ -1,6 +1,9 @@
 // One poller per topic, whatever the number of viewers: it reads the topic through its route's cache path
 // at the cadence the cache window allows (when the fresh window ends; after a failed refresh, when the
 // cache would let a request try again) and reports every result. It stops when told: no viewers left.
+//
+// The time of the next read is fixed when a read ends, from when that read started and what the cache
+// said, before its result is fanned out: however long the fan-out takes, it never moves the next read.
 import type { Logger } from 'pino';
 import type { CacheResult } from '../cache/cache-store.js';
 import { ApiError } from '../errors.js';
@@ -15,26 +18,39 @@ const RETRY_MS = 5_000;
 /** A fresh entry has just expired when the poller looks: refreshed, not answered from the old one. */
 const AFTER_EXPIRY_MS = 5;
 
-export function nextPollDelay(result: CacheResult<unknown>, now: number): number {
+/**
+ * When a topic is next read, after a read that started at `startedAt` and was answered at `endedAt`;
+ * never sooner than MIN_POLL_MS after the start.
+ */
+export function nextPollAt(result: CacheResult<unknown>, startedAt: number, endedAt: number): number {
   const { entry, status } = result;
-  if (status !== 'STALE') return Math.max(MIN_POLL_MS, entry.freshUntil - now + AFTER_EXPIRY_MS);
-  return Math.max(MIN_POLL_MS, Math.min(entry.freshUntil - entry.storedAt, RETRY_MS));
+  const earliest = startedAt + MIN_POLL_MS;
+  // The fresh window counts from the upstream answer (as Age does): a read before it ends gets the same entry.
+  if (status !== 'STALE') return Math.max(earliest, entry.freshUntil + AFTER_EXPIRY_MS);
+  // A refresh that failed pauses its key for this long from the failure (UpstreamCache.refresh).
+  return Math.max(earliest, endedAt + Math.min(entry.freshUntil - entry.storedAt, RETRY_MS));
 }
 
-export function retryDelay(error: ApiError): number {
-  return Math.max(MIN_POLL_MS, (error.retryAfterSeconds ?? 0) * 1000, RETRY_MS);
+/**
+ * After a failed read: RETRY_MS from its start, so a read that failed slowly (a timeout) is retried as
+ * soon as it ends; an upstream's Retry-After counts from its answer.
+ */
+export function retryAt(error: ApiError, startedAt: number, endedAt: number): number {
+  return Math.max(startedAt + Math.max(MIN_POLL_MS, RETRY_MS), endedAt + (error.retryAfterSeconds ?? 0) * 1000);
 }
 
-/** Reads a topic once and turns the outcome into its event, with the delay until the next read. */
-export async function readTopic(topics: LiveTopics, topic: Topic, revalidate: boolean, logger: Logger): Promise<{ event: TopicEvent; delayMs: number }> {
+/** Reads a topic once and turns the outcome into its event, with the time of the next read. */
+export async function readTopic(topics: LiveTopics, topic: Topic, revalidate: boolean, logger: Logger): Promise<{ event: TopicEvent; nextAt: number }> {
+  const startedAt = Date.now();
   try {
     const result = await topics.load(topic, revalidate);
+    const endedAt = Date.now();
     const data = JSON.stringify(result.entry.value);
-    return { event: valueEvent(topic, data, topics.fingerprint(topic.kind, result.entry.value, data), result.entry.storedAt), delayMs: nextPollDelay(result, Date.now()) };
+    return { event: valueEvent(topic, data, topics.fingerprint(topic.kind, result.entry.value, data), result.entry.storedAt), nextAt: nextPollAt(result, startedAt, endedAt) };
   } catch (error) {
     const apiError = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'internal error');
     if (!(error instanceof ApiError)) logger.error({ err: error, topic: topic.id }, 'stream topic failed');
-    return { event: errorEvent(topic, apiError), delayMs: retryDelay(apiError) };
+    return { event: errorEvent(topic, apiError), nextAt: retryAt(apiError, startedAt, Date.now()) };
   }
 }
 
@@ -60,9 +76,10 @@ export class TopicPoller {
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    const { event, delayMs } = await readTopic(this.topics, this.topic, true, this.logger);
+    const { event, nextAt } = await readTopic(this.topics, this.topic, true, this.logger);
     if (this.stopped) return;
     this.emit(event);
-    this.timer = setTimeout(() => void this.tick(), delayMs);
+    // A read that ran past its successor's time is followed at once; reads never overlap.
+    this.timer = setTimeout(() => void this.tick(), Math.max(0, nextAt - Date.now()));
   }
 }
