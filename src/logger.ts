@@ -5,6 +5,7 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { BatchedLines } from './batched-lines.js';
 import type { Config } from './config.js';
+import { FdOutput } from './fd-output.js';
 
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -39,7 +40,7 @@ export function scrubSecrets(line: string, secrets: readonly string[]): string {
  */
 export function stdoutDestination(format: Config['logFormat']): DestinationStream {
   if (format === 'pretty') return prettyLines(1);
-  const lines = new BatchedLines(pino.destination({ dest: 1, sync: true }));
+  const lines = new BatchedLines(new FdOutput(1));
   process.once('exit', () => lines.flushSync());
   return lines;
 }
