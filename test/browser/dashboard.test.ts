@@ -295,3 +295,49 @@ test('without streams (refused here), the dashboard keeps every panel fresh by p
   await page.waitForRequest((request) => new URL(request.url()).pathname === '/api/system/status' && Date.now() > at + 1_000, { timeout: 30_000 });
   assert.match((await page.textContent('[data-fresh-for="overview"]')) ?? '', /· (miss|hit|stale)$/);
 });
+
+test('the dividends table fits its panel at 1,400, 1,280 and 1,024 px; narrower, it scrolls inside the panel, never the page', { skip }, async (t) => {
+  const { url } = await startApp(t);
+  const context = await launch(t);
+  const page = context.pages()[0] ?? (await context.newPage());
+  await page.goto(`${url}/`, { waitUntil: 'load' });
+  await page.waitForSelector('#dividends-panel[data-state="ready"]', { timeout: 30_000 });
+  await page.waitForSelector('#broker-panel[data-state="ready"], #broker-panel[data-state="error"]', { timeout: 30_000 });
+  assert.ok((await page.$$('#dividends-table tbody tr td:not(.empty)')).length > 0, 'dividend rows');
+  const measure = () =>
+    // No function declared inside: the test runner's transform would name it with a helper the page lacks.
+    page.evaluate(() => {
+      const panel = document.querySelector('#dividends-panel')!.getBoundingClientRect();
+      const table = document.querySelector('#dividends-table')!.getBoundingClientRect();
+      const lastHeader = document.querySelector('#dividends-table thead th:last-child')!.getBoundingClientRect();
+      const wrap = document.querySelector<HTMLElement>('#dividends-panel .table-wrap')!;
+      return {
+        panel: { left: panel.left, right: panel.right },
+        table: { left: table.left, right: table.right },
+        lastColumnRight: lastHeader.right,
+        wrapScrolls: wrap.scrollWidth > wrap.clientWidth,
+        wrapRight: wrap.getBoundingClientRect().right,
+        pageWidth: document.documentElement.scrollWidth,
+        viewport: window.innerWidth,
+      };
+    });
+  for (const width of [1400, 1280, 1024]) {
+    await page.setViewportSize({ width, height: 1000 });
+    const m = await measure();
+    const at = `at ${width} px: ${JSON.stringify(m)}`;
+    assert.ok(m.table.right <= m.panel.right && m.table.left >= m.panel.left, `the table inside its panel ${at}`);
+    assert.ok(m.lastColumnRight <= m.wrapRight + 0.5, `the last column shown whole ${at}`);
+    assert.equal(m.wrapScrolls, false, `no scrolling needed ${at}`);
+    assert.equal(m.pageWidth, width, `the page no wider than the window ${at}`);
+  }
+  for (const width of [768, 390]) {
+    await page.setViewportSize({ width, height: 1000 });
+    const m = await measure();
+    const at = `at ${width} px: ${JSON.stringify(m)}`;
+    assert.ok(m.wrapRight <= m.panel.right, `the scroll box inside its panel ${at}`);
+    assert.equal(m.pageWidth, width, `the page no wider than the window ${at}`);
+  }
+  mkdirSync(OUTPUT_DIR, { recursive: true });
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await page.locator('#dividends-panel').screenshot({ path: join(OUTPUT_DIR, 'dividends-1280.png') });
+});
