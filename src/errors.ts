@@ -49,13 +49,37 @@ export class ApiError extends Error {
 
 /**
  * The upstream refused for its own limits (an Alpha Vantage `Note`/`Information` body, an HTTP 429).
- * Budget guards back off on it; the cache never stores it.
+ * Budget guards back off on it; the cache never stores it. `drift` names a refusal worded in a way the
+ * classifier did not recognise: handled (backed off), and counted so the change is seen.
  */
 export class UpstreamRefusalError extends ApiError {
-  constructor(message: string, retryAfterSeconds: number) {
+  constructor(
+    message: string,
+    retryAfterSeconds: number,
+    readonly drift?: string,
+  ) {
     super('QUOTA_EXHAUSTED', message, { retryAfterSeconds });
     this.name = 'UpstreamRefusalError';
   }
+}
+
+/**
+ * The upstream answered, but not in a shape this service can read: its wire format may have drifted.
+ * `drift` is a short stable reason (a metrics label, e.g. `quote-field`); the message says what was wrong.
+ */
+export class UnreadableAnswerError extends ApiError {
+  constructor(
+    readonly drift: string,
+    message: string,
+  ) {
+    super('UPSTREAM_ERROR', message);
+    this.name = 'UnreadableAnswerError';
+  }
+}
+
+/** The drift reason an error carries, if it tells of an answer the service could not (fully) read. */
+export function driftOf(error: unknown): string | undefined {
+  return error instanceof UnreadableAnswerError || error instanceof UpstreamRefusalError ? error.drift : undefined;
 }
 
 /** Our own budget guard declined to send the call. */

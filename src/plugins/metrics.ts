@@ -224,6 +224,19 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
       }
     },
   });
+  new Counter({
+    name: 'mdp_upstream_unreadable_answers_total',
+    help: 'Upstream answers that did not read as the wire format says (the provider may have changed it), by upstream and reason.',
+    labelNames: ['upstream', 'reason'],
+    registers,
+    collect() {
+      for (const [name, state] of Object.entries(deps.health.all())) {
+        for (const [reason, count] of Object.entries(state.unreadable)) {
+          this.inc({ upstream: upstreamIdOf(name), reason }, deltaCounter(seenUpstream, `unreadable:${name}:${reason}`, count));
+        }
+      }
+    },
+  });
   new Gauge({
     name: 'mdp_upstream_last_success_timestamp_seconds',
     help: 'When each upstream last answered successfully (Unix time).',

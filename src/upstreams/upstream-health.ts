@@ -1,6 +1,6 @@
 // What each upstream last did, for /api/system/status, and the circuit breaker in front of each one.
 // Reads state; never calls an upstream by itself.
-import { ApiError, BudgetExhaustedError, type ErrorCode } from '../errors.js';
+import { ApiError, BudgetExhaustedError, driftOf, type ErrorCode } from '../errors.js';
 import { CircuitBreaker, type CircuitBreakerOptions, CircuitOpenError, type CircuitSnapshot } from './circuit-breaker.js';
 
 /** Limits (429) say something about the upstream; every other 4xx is about what the caller asked for. */
@@ -16,6 +16,9 @@ export interface UpstreamState {
   errors: number;
   lastSuccessAt: string | null;
   lastError: { at: string; code: string; message: string } | null;
+  /** Answers that did not read as the wire format says, by reason: the first sign that a provider changed. */
+  unreadable: Record<string, number>;
+  lastUnreadable: { at: string; reason: string; message: string } | null;
 }
 
 /** Told of every tracked call (metrics histograms hang off it). */
@@ -53,7 +56,7 @@ export class UpstreamHealth {
   state(upstream: string): UpstreamState {
     let state = this.states.get(upstream);
     if (state === undefined) {
-      state = { calls: 0, errors: 0, lastSuccessAt: null, lastError: null };
+      state = { calls: 0, errors: 0, lastSuccessAt: null, lastError: null, unreadable: {}, lastUnreadable: null };
       this.states.set(upstream, state);
     }
     return state;
@@ -84,6 +87,13 @@ export class UpstreamHealth {
     state.lastError = { at: new Date().toISOString(), code: safe.code, message: safe.message };
   }
 
+  /** An answer that did not read as expected (see driftOf); counted whatever else the call's outcome was. */
+  recordDrift(upstream: string, reason: string, message: string): void {
+    const state = this.state(upstream);
+    state.unreadable[reason] = (state.unreadable[reason] ?? 0) + 1;
+    state.lastUnreadable = { at: new Date().toISOString(), reason, message };
+  }
+
   /**
    * Runs one upstream call through the upstream's circuit breaker and records how it went. A call our own
    * budget declined, or the open circuit refused, was never sent: it is no upstream call.
@@ -96,6 +106,8 @@ export class UpstreamHealth {
       this.observer?.(upstream, performance.now() - started);
       return result;
     } catch (error) {
+      const drift = driftOf(error);
+      if (drift !== undefined) this.recordDrift(upstream, drift, (error as Error).message);
       if (isCallerError(error)) {
         // The upstream answered as it should ("no such symbol") or nothing was sent: not its failure.
         this.state(upstream).calls += 1;

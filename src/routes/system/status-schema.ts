@@ -26,6 +26,21 @@ const LastError = Type.Union(
   { description: 'The most recent failed upstream call, or null.' },
 );
 
+const UnreadableAnswers = Type.Object(
+  {
+    total: Type.Integer(),
+    byReason: Type.Record(Type.String(), Type.Integer(), { description: 'Counts by reason (e.g. quote-field, chart-meta, unrecognised-notice).' }),
+    last: Type.Union([
+      Type.Object({ at: IsoTime, reason: Type.String(), message: Type.String({ description: 'What did not read; never a key or upstream URL.' }) }, { additionalProperties: false }),
+      Type.Null(),
+    ]),
+  },
+  {
+    additionalProperties: false,
+    description: 'Answers that did not read as the provider\'s wire format says (a missing field, an unknown notice wording), since start: the first sign that a provider changed its format.',
+  },
+);
+
 const Budget = Type.Union(
   [
     Type.Object(
@@ -88,6 +103,7 @@ export const UpstreamStatus = Type.Object(
     errors: Type.Integer(),
     lastSuccessAt: Nullable(IsoTime),
     lastError: LastError,
+    unreadableAnswers: UnreadableAnswers,
     budget: Budget,
     cache: CacheOutcomes,
     circuit: Circuit,

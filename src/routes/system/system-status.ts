@@ -16,7 +16,7 @@ export interface StatusSources {
   outcomes?: ReadonlyMap<string, OutcomeCounts>;
 }
 
-const NEVER_CALLED: UpstreamState = { calls: 0, errors: 0, lastSuccessAt: null, lastError: null };
+const NEVER_CALLED: UpstreamState = { calls: 0, errors: 0, lastSuccessAt: null, lastError: null, unreadable: {}, lastUnreadable: null };
 
 export async function buildSystemStatus(sources: StatusSources): Promise<SystemStatus> {
   const { deps, startedAt } = sources;
@@ -61,6 +61,7 @@ function listUpstreams(deps: AppDeps, budgets: Map<string, BudgetSnapshot>, outc
       errors: state.errors,
       lastSuccessAt: state.lastSuccessAt,
       lastError: state.lastError === null ? null : { ...state.lastError, message: state.lastError.message.slice(0, 200) },
+      unreadableAnswers: unreadableOf(state),
       budget: budgetOf(budgets.get(id)),
       cache: outcomesOf(outcomes.get(id)),
       circuit: circuits.get(id) ?? null,
@@ -89,6 +90,13 @@ function stateOf(configured: boolean, state: UpstreamState): UpstreamStatus['sta
   if (!configured) return 'not_configured';
   if (state.lastError !== null && (state.lastSuccessAt === null || state.lastError.at > state.lastSuccessAt)) return 'failing';
   return state.calls === 0 ? 'idle' : 'ok';
+}
+
+function unreadableOf(state: UpstreamState): UpstreamStatus['unreadableAnswers'] {
+  const byReason = { ...state.unreadable };
+  const total = Object.values(byReason).reduce((sum, n) => sum + n, 0);
+  const last = state.lastUnreadable;
+  return { total, byReason, last: last === null ? null : { ...last, message: last.message.slice(0, 200) } };
 }
 
 function budgetOf(snapshot: BudgetSnapshot | undefined): UpstreamStatus['budget'] {
@@ -187,6 +195,13 @@ function judge(upstreams: UpstreamStatus[], store: StoreStatus): { status: Syste
   const configured = upstreams.filter((u) => u.configured);
   const failing = configured.filter((u) => u.state === 'failing');
   for (const u of failing) reasons.push(`${u.label}: last call failed (${u.lastError?.code ?? 'error'})`);
+  for (const u of configured) {
+    const last = u.unreadableAnswers.last;
+    // Still the latest word from the upstream: nothing has read well since.
+    if (last !== null && (u.lastSuccessAt === null || last.at >= u.lastSuccessAt)) {
+      reasons.push(`${u.label}: answers no longer read as expected (${last.reason}, ${u.unreadableAnswers.total} so far): the provider may have changed its format`);
+    }
+  }
   for (const u of configured) if (u.circuit?.state === 'open') reasons.push(`${u.label}: circuit open after repeated failures; next probe at ${u.circuit.nextProbeAt}`);
   for (const u of configured) {
     const b = u.budget;

@@ -35,8 +35,12 @@ export interface AlphaVantageClientOptions {
 const SECOND_BACKOFF_MS = 2_000;
 
 export class AlphaVantageClient {
-  /** Refusals in a row that named no window: each doubles the back-off, from a minute up to the day. */
-  private unexplained = 0;
+  /**
+   * Refusals in a row, each met by the first call after the previous back-off ended: the next back-off
+   * takes the next longer window the text names (a minute doubling up to the day when it names none).
+   */
+  private refusedInARow = 0;
+  private backedOffUntil = 0;
 
   constructor(private readonly options: AlphaVantageClientOptions) {}
 
@@ -64,29 +68,38 @@ export class AlphaVantageClient {
 
     await this.options.budget.acquire();
     const res = await this.options.http.request(url);
-    if (res.status === 429) return this.refuse('Alpha Vantage answered 429 Too Many Requests', 'minute');
+    if (res.status === 429) return this.refuse('Alpha Vantage answered 429 Too Many Requests', ['minute', 'day']);
     if (res.status !== 200) throw new ApiError('UPSTREAM_ERROR', `Alpha Vantage answered HTTP ${res.status}`);
     const classified = classifyAlphaVantageBody(res.json);
-    if (classified.kind === 'refusal') return this.refuse(classified.message, classified.window);
-    this.unexplained = 0;
+    if (classified.kind === 'refusal') return this.refuse(classified.message, classified.windows);
+    this.refusedInARow = 0;
     if (classified.kind === 'error') throw classified.error;
     return classified.body;
   }
 
   /** How long to send nothing after a refusal, in the guard's own minute and day (benchmarks scale them). */
-  private backOffMs(window: LimitWindow | undefined): number {
-    const { limits } = this.options.budget;
-    if (window === 'second') return SECOND_BACKOFF_MS;
-    if (window === 'minute') return minuteOf(limits);
-    if (window === 'day') return dayOf(limits);
-    this.unexplained += 1;
-    return Math.min(dayOf(limits), minuteOf(limits) * 2 ** (this.unexplained - 1));
+  private backOffMs(windows: readonly LimitWindow[]): number {
+    const now = Date.now();
+    // A refusal long after the last back-off ended starts over at the shortest window.
+    const again = now < this.backedOffUntil + minuteOf(this.options.budget.limits);
+    this.refusedInARow = again ? this.refusedInARow + 1 : 1;
+    const ms = this.windowMs(windows, this.refusedInARow - 1);
+    this.backedOffUntil = now + ms;
+    return ms;
   }
 
-  private async refuse(message: string, window: LimitWindow | undefined): Promise<never> {
-    const retryAfterMs = this.backOffMs(window);
+  private windowMs(windows: readonly LimitWindow[], step: number): number {
+    const { limits } = this.options.budget;
+    const length = { second: SECOND_BACKOFF_MS, minute: minuteOf(limits), day: dayOf(limits) };
+    if (windows.length === 0) return Math.min(length.day, length.minute * 2 ** step);
+    return length[windows[Math.min(step, windows.length - 1)] as LimitWindow];
+  }
+
+  private async refuse(message: string, windows: readonly LimitWindow[]): Promise<never> {
+    const retryAfterMs = this.backOffMs(windows);
     await this.options.budget.backOff(retryAfterMs);
-    throw new UpstreamRefusalError(message, retryAfterMs / 1000);
+    // A notice naming no window is a wording the classifier does not know: handled, and counted as drift.
+    throw new UpstreamRefusalError(message, retryAfterMs / 1000, windows.length === 0 ? 'unrecognised-notice' : undefined);
   }
 }
 

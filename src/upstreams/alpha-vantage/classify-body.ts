@@ -6,12 +6,14 @@
 // function itself is premium or that the key is bad. Pure, so every recorded body can be tested.
 import { ApiError } from '../../errors.js';
 
-/** The window a refusal names; `undefined` when it names none (the caller backs off, escalating). */
+/** A limit window a refusal names. */
 export type LimitWindow = 'second' | 'minute' | 'day';
+export const LIMIT_WINDOWS: readonly LimitWindow[] = ['second', 'minute', 'day'];
 
 export type Classified =
   | { kind: 'data'; body: Record<string, unknown> }
-  | { kind: 'refusal'; message: string; window: LimitWindow | undefined }
+  /** `windows`: the ones the text names, shortest first; empty when it names none. */
+  | { kind: 'refusal'; message: string; windows: LimitWindow[] }
   | { kind: 'error'; error: ApiError };
 
 const NOTICE_KEYS = ['Note', 'Information'];
@@ -47,24 +49,25 @@ function fromErrorMessage(text: string): ApiError {
  * says so plainly; anything else is a refusal of unknown window.
  */
 function fromNotice(text: string): Classified {
-  const windows = namedWindows(text);
-  if (windows.size > 0) {
-    // Several windows ("5 calls per minute and 500 calls per day") cannot tell which one was hit: the
-    // longest, since guessing short spends calls the provider will refuse.
-    const window = windows.has('day') ? 'day' : windows.has('minute') ? 'minute' : 'second';
-    return { kind: 'refusal', message: REFUSALS[window], window };
+  const windows = LIMIT_WINDOWS.filter((w) => namedWindows(text).has(w));
+  if (windows.length > 0) {
+    // Which of several named windows was hit ("5 calls per minute and 500 calls per day") the text cannot
+    // tell: the client backs off for the shortest and moves to the next when refused again (recorded
+    // answers: the Note naming both came after five calls in a minute).
+    return { kind: 'refusal', message: REFUSALS[windows.length === 1 ? (windows[0] as LimitWindow) : 'several'], windows };
   }
   if (/\bthis is a premium endpoint\b/i.test(text)) {
     return { kind: 'error', error: new ApiError('PROVIDER_NOT_CONFIGURED', 'this function needs a premium Alpha Vantage plan') };
   }
   if (/api ?key/i.test(text) && /\b(invalid|missing|not valid|demo)\b/i.test(text)) return { kind: 'error', error: badKey() };
-  return { kind: 'refusal', message: 'Alpha Vantage refused the call', window: undefined };
+  return { kind: 'refusal', message: 'Alpha Vantage refused the call', windows: [] };
 }
 
-const REFUSALS: Record<LimitWindow, string> = {
+const REFUSALS: Record<LimitWindow | 'several', string> = {
   second: 'Alpha Vantage asked to slow down (its per-second limit)',
   minute: 'Alpha Vantage per-minute call limit reached',
   day: 'Alpha Vantage daily call limit reached',
+  several: 'Alpha Vantage call limit reached',
 };
 
 /** "25 requests per day", "5 calls per minute", "1 request per second", "500 calls a day", "daily". */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { classifyAlphaVantageBody } from '../../../src/upstreams/alpha-vantage/classify-body.js';
 import { fixture } from '../../helpers/fixtures.js';
+import { recording } from '../../helpers/recorded.js';
 
 const av = (name: string) => classifyAlphaVantageBody(fixture('alpha-vantage', name));
 
@@ -22,27 +23,25 @@ test('a key problem is an upstream error whose message names the variable, not t
   assert.match(result.kind === 'error' ? result.error.message : '', /ALPHA_VANTAGE_API_KEY/);
 });
 
-test('limit bodies are refusals in the window their numbers name, whatever else they say', () => {
-  const windowOf = (body: unknown) => {
+test('limit bodies are refusals naming the windows their numbers give, whatever else they say', () => {
+  const windowsOf = (body: unknown) => {
     const result = classifyAlphaVantageBody(body);
     assert.equal(result.kind, 'refusal', JSON.stringify(body));
-    return result.kind === 'refusal' ? result.window : 'not a refusal';
+    return result.kind === 'refusal' ? result.windows : 'not a refusal';
   };
-  // Names both of its limits: which one was hit cannot be told, so the longer.
-  assert.equal(windowOf(fixture('alpha-vantage', 'note-per-minute.json')), 'day');
-  assert.equal(windowOf(fixture('alpha-vantage', 'information-burst.json')), 'second');
-  assert.equal(windowOf(fixture('alpha-vantage', 'information-daily.json')), 'day');
-  // "sparingly", "premium plans", "unlock all premium endpoints" and "(25 requests per day)" in one text.
-  assert.equal(windowOf(fixture('recorded/alpha-vantage', 'information-daily-cap-2025-12.json')), 'day');
-  assert.equal(windowOf({ Note: 'We allow 75 API calls per minute on this plan.' }), 'minute');
-  assert.equal(windowOf({ Information: 'Our standard API call frequency is 5 calls a minute.' }), 'minute');
-  assert.equal(windowOf({ Information: 'Please slow down: 2 requests per second at most.' }), 'second');
+  // Recorded: sent after five calls in a minute, though it names the day too (the client escalates).
+  assert.deepEqual(windowsOf(recording('alpha-vantage', 'note-5-per-minute-500-per-day').json), ['minute', 'day']);
+  // Recorded December 2025: "sparingly", "premium plans", "unlock all premium endpoints" and "(25 requests per day)".
+  assert.deepEqual(windowsOf(recording('alpha-vantage', 'information-daily-cap-2025-12').json), ['day']);
+  assert.deepEqual(windowsOf(fixture('alpha-vantage', 'information-burst.json')), ['second']);
+  assert.deepEqual(windowsOf({ Note: 'We allow 75 API calls per minute on this plan.' }), ['minute']);
+  assert.deepEqual(windowsOf({ Information: 'Our standard API call frequency is 5 calls a minute.' }), ['minute']);
+  assert.deepEqual(windowsOf({ Information: 'Please slow down: 2 requests per second at most, 25 requests per day.' }), ['second', 'day']);
 });
 
 test('a notice naming no window is a refusal of unknown window; data with a notice beside it is data', () => {
   const unknown = classifyAlphaVantageBody({ Information: 'Something new happened. Visit https://www.alphavantage.co/premium/ to unlock all premium endpoints.' });
-  assert.equal(unknown.kind, 'refusal');
-  assert.equal(unknown.kind === 'refusal' ? unknown.window : 'none', undefined);
+  assert.deepEqual(unknown.kind === 'refusal' && unknown.windows, []);
   assert.equal(classifyAlphaVantageBody({ 'Global Quote': { '01. symbol': 'IBM' }, Information: 'x' }).kind, 'data');
 });
 

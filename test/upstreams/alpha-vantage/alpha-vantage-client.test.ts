@@ -1,0 +1,81 @@
+// How the adapter backs off on a refusal: the shortest window the text names first, the next one when the
+// first call after that back-off is refused again, and a doubling back-off when the text names none (a
+// wording the classifier does not know, counted as drift). The clock is mocked; the HTTP answers are the
+// recorded bodies.
+import assert from 'node:assert/strict';
+import { mock, test } from 'node:test';
+import pino from 'pino';
+import { DAY_MS, MINUTE_MS } from '../../../src/budget/budget-guard.js';
+import { minuteOf } from '../../../src/budget/budget-ledger.js';
+import { MemoryBudgetGuard } from '../../../src/budget/memory-budget-guard.js';
+import { UpstreamRefusalError } from '../../../src/errors.js';
+import { AlphaVantageClient } from '../../../src/upstreams/alpha-vantage/alpha-vantage-client.js';
+import { HttpClient, type UpstreamResponse } from '../../../src/upstreams/http-client.js';
+import { recording } from '../../helpers/recorded.js';
+
+/** A client whose answers are queued bodies, and whose budget has no caps (only the back-off counts). */
+function clientAnswering(bodies: unknown[]) {
+  const http = new HttpClient({ name: 'Alpha Vantage', timeoutMs: 1_000, logger: pino({ level: 'silent' }) });
+  const queue = [...bodies];
+  http.request = async (): Promise<UpstreamResponse> => {
+    const json = queue.shift();
+    return { status: 200, headers: {}, json, text: JSON.stringify(json) };
+  };
+  const budget = new MemoryBudgetGuard('alphaVantage', { perMinute: 0, perDay: 0, minIntervalMs: 0 });
+  return new AlphaVantageClient({ url: 'http://127.0.0.1:9/query', apiKey: 'k', http, budget });
+}
+
+async function refusal(call: Promise<unknown>): Promise<UpstreamRefusalError> {
+  const error = await call.then(
+    () => assert.fail('expected a refusal'),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof UpstreamRefusalError, String(error));
+  return error;
+}
+
+const note = recording('alpha-vantage', 'note-5-per-minute-500-per-day').json;
+const quote = recording('alpha-vantage', 'global-quote-msft').json;
+
+test('a text naming a minute and a day: a minute first, the day when the first call after it is refused too', async (t) => {
+  mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-11-24T15:00:00Z') });
+  t.after(() => mock.timers.reset());
+  const client = clientAnswering([note, note, quote, note]);
+  const first = await refusal(client.globalQuote('MSFT'));
+  assert.ok(first.retryAfterSeconds !== undefined && first.retryAfterSeconds * 1000 >= MINUTE_MS && first.retryAfterSeconds * 1000 < 2 * MINUTE_MS);
+  assert.equal(first.drift, undefined, 'a recognised notice is no drift');
+  mock.timers.tick(first.retryAfterSeconds * 1000);
+  const second = await refusal(client.globalQuote('MSFT'));
+  assert.ok(second.retryAfterSeconds !== undefined && second.retryAfterSeconds * 1000 >= DAY_MS, String(second.retryAfterSeconds));
+  // A day later the answer is data again, and a later refusal starts over at the minute.
+  mock.timers.tick(second.retryAfterSeconds * 1000);
+  assert.equal((await client.globalQuote('MSFT'))['Global Quote']['01. symbol'], 'MSFT');
+  mock.timers.tick(10 * MINUTE_MS);
+  const later = await refusal(client.globalQuote('MSFT'));
+  assert.ok(later.retryAfterSeconds !== undefined && later.retryAfterSeconds * 1000 < 2 * MINUTE_MS);
+});
+
+test('a refusal naming only the day backs off a day at once', async (t) => {
+  mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-11-24T15:00:00Z') });
+  t.after(() => mock.timers.reset());
+  const client = clientAnswering([recording('alpha-vantage', 'information-daily-cap-2025-12').json]);
+  const refused = await refusal(client.globalQuote('MSFT'));
+  assert.ok(refused.retryAfterSeconds !== undefined && refused.retryAfterSeconds * 1000 >= DAY_MS);
+});
+
+test('a notice naming no window: a minute, then twice as long each time, counted as drift', async (t) => {
+  mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-11-24T15:00:00Z') });
+  t.after(() => mock.timers.reset());
+  const unknown = { Information: 'Thank you for using Alpha Vantage! Something we have never said before.' };
+  const client = clientAnswering([unknown, unknown, unknown]);
+  const seconds: number[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    const refused = await refusal(client.globalQuote('MSFT'));
+    assert.equal(refused.drift, 'unrecognised-notice');
+    seconds.push(refused.retryAfterSeconds as number);
+    mock.timers.tick(seconds[i] as number * 1000);
+  }
+  // The guard's minute (with its margin), doubled each time.
+  const minute = minuteOf({ perMinute: 0, perDay: 0, minIntervalMs: 0 });
+  assert.deepEqual(seconds, [1, 2, 4].map((k) => Math.ceil((k * minute) / 1000)));
+});
