@@ -1,7 +1,32 @@
 // One browser's event stream on a raw response. Writes never queue without bound: while the socket is
 // not draining, only the latest frame per topic is kept (older ones are dropped, the page only shows the
 // latest anyway), and a socket that stays blocked past `slowClientMs` is closed.
+//
+// A frame goes to the socket as one HTTP/1.1 chunk encoded once for every stream: through
+// ServerResponse.write the same bytes cost a chunk-size string, four queued writes, a cork and a
+// nextTick per socket, about twice the time of one socket write (13 to 30 µs against 9 µs at 10,000
+// streams). Once the response holds its socket its head has been written, and it writes nothing more
+// until `end`, so the socket's order is the stream's.
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+const CRLF = Buffer.from('\r\n');
+
+/** An SSE frame as bytes, and the same bytes as one chunk of a chunked response. */
+export class Frame {
+  readonly bytes: Buffer;
+  readonly chunk: Buffer;
+
+  constructor(text: string) {
+    const bytes = Buffer.from(text);
+    const head = Buffer.from(`${bytes.length.toString(16)}\r\n`);
+    this.chunk = Buffer.concat([head, bytes, CRLF]);
+    this.bytes = this.chunk.subarray(head.length, head.length + bytes.length);
+  }
+}
+
+/** Keeps proxies from closing a quiet stream. */
+const HEARTBEAT = new Frame(':\n\n');
 
 export interface StreamClientOptions {
   address: string;
@@ -14,7 +39,7 @@ export interface StreamClientOptions {
 export class StreamClient {
   readonly address: string;
   /** Frames held back while the socket is blocked, latest per topic. */
-  private readonly pending = new Map<string, Buffer | string>();
+  private readonly pending = new Map<string, Frame>();
   private blockedSince: number | undefined;
   private closed = false;
   /** Frames replaced before they could be written. */
@@ -25,7 +50,7 @@ export class StreamClient {
     private readonly options: StreamClientOptions,
   ) {
     this.address = options.address;
-    res.on('drain', () => this.flush());
+    res.on('drain', this.flush);
   }
 
   /** The response head (the headers the pipeline set: CORS, request id, mode) and the retry hint. */
@@ -38,7 +63,8 @@ export class StreamClient {
       // Proxies that buffer responses (nginx) would hold events back.
       'x-accel-buffering': 'no',
     });
-    this.write(`retry: ${this.options.retryMs}\n\n`);
+    // Through the response: its first write carries the head.
+    this.block(this.res.write(`retry: ${this.options.retryMs}\n\n`));
   }
 
   get blocked(): boolean {
@@ -48,7 +74,7 @@ export class StreamClient {
   /** Bytes held for this client: in the socket's user-space buffer and in the held-back frames. */
   get bufferedBytes(): number {
     let bytes = this.res.writableLength;
-    for (const frame of this.pending.values()) bytes += frame.length;
+    for (const frame of this.pending.values()) bytes += frame.bytes.length;
     return bytes;
   }
 
@@ -56,7 +82,7 @@ export class StreamClient {
     return this.closed || this.res.destroyed;
   }
 
-  send(topic: string, frame: Buffer | string): void {
+  send(topic: string, frame: Frame): void {
     if (this.isClosed) return;
     if (this.blocked) {
       if (this.pending.has(topic)) this.dropped += 1;
@@ -73,7 +99,7 @@ export class StreamClient {
       if (now - this.blockedSince > this.options.slowClientMs) this.res.destroy();
       return;
     }
-    this.write(':\n\n');
+    this.write(HEARTBEAT);
   }
 
   /** A last frame, then the end of the response. */
@@ -83,16 +109,28 @@ export class StreamClient {
     this.res.end(frame);
   }
 
-  private write(frame: Buffer | string): void {
-    if (!this.res.write(frame)) this.blockedSince ??= Date.now();
+  private write(frame: Frame): void {
+    const socket = this.res.socket;
+    // Not yet its socket's response (pipelined behind another): ServerResponse queues until it is.
+    if (socket === null || socket === undefined) return this.block(this.res.write(frame.bytes));
+    this.block(socket.write(this.res.chunkedEncoding ? frame.chunk : frame.bytes), socket);
   }
 
-  private flush(): void {
+  /** A write left bytes in user space: held-back frames wait for the drain. */
+  private block(written: boolean, socket?: Socket): void {
+    if (written || this.blockedSince !== undefined) return;
+    this.blockedSince = Date.now();
+    // The response hears of a drain only after its own write was refused.
+    socket?.once('drain', this.flush);
+  }
+
+  private readonly flush = (): void => {
+    if (this.blockedSince === undefined) return;
     this.blockedSince = undefined;
     for (const [topic, frame] of this.pending) {
       this.pending.delete(topic);
       this.write(frame);
       if (this.blocked) return;
     }
-  }
+  };
 }

@@ -8,7 +8,7 @@
 // yet get only the newest, those already given the older one get the newest after it (never an older
 // frame after a newer one).
 import { ApiError } from '../errors.js';
-import type { StreamClient } from './stream-client.js';
+import { Frame, type StreamClient } from './stream-client.js';
 import type { Topic } from './stream-topics.js';
 import { frameOf, type TopicEvent } from './topic-event.js';
 
@@ -51,7 +51,7 @@ interface Viewer {
 class TopicState implements Job {
   readonly viewers = new Map<StreamClient, Viewer>();
   feed: TopicFeed = { stop: () => {} };
-  last: { fingerprint: string; frame: Buffer } | undefined;
+  last: { fingerprint: string; frame: Frame } | undefined;
   /** Counts frames: a viewer whose generation differs has not been given the latest. */
   generation = 0;
   finished = true;
@@ -61,7 +61,7 @@ class TopicState implements Job {
 
   constructor(readonly id: string) {}
 
-  push(fingerprint: string, frame: Buffer): void {
+  push(fingerprint: string, frame: Frame): void {
     this.last = { fingerprint, frame };
     this.generation += 1;
     this.finished = false;
@@ -210,7 +210,7 @@ export class StreamHub {
     const state = this.topics.get(event.topic);
     if (state === undefined || state.last?.fingerprint === event.fingerprint) return;
     // Encoded once: every viewer's write takes the same bytes (a string would be encoded per socket).
-    state.push(event.fingerprint, Buffer.from(frameOf(event)));
+    state.push(event.fingerprint, new Frame(frameOf(event)));
     this.schedule(state);
   }
 
