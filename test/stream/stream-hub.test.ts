@@ -168,6 +168,21 @@ test('the heartbeat reaches every stream, a chunk per turn, and closes a stream 
   assert.equal(stuck.res.destroyed, true, 'blocked for 3 s: closed');
 });
 
+test('a heartbeat pass gives way to a fan-out: the event reaches every viewer first, the comments follow', async (t) => {
+  t.mock.timers.enable({ apis: ['setInterval', 'Date'], now: 1_700_000_000_000 });
+  const subject = hub(t, 8, 1_000);
+  const viewers = Array.from({ length: 40 }, () => viewer());
+  for (const { client } of viewers) subject.attach(client, [STATUS]);
+  const beaten = () => viewers.filter(({ res }) => res.written.includes(':')).length;
+  t.mock.timers.tick(1_000);
+  subject.deliver(event('A'));
+  assert.deepEqual([beaten(), viewers.filter(({ res }) => res.frames.length === 1).length], [8, 8], 'a chunk of each at once');
+  await untilWritten(viewers.map((v) => v.res), () => viewers.every(({ res }) => res.frames.length === 1), 'A at every viewer');
+  // 32 viewers left for A at 7 a turn: 5 turns, in which the pass got 1 a turn and what A left of the last.
+  assert.equal(beaten(), 8 + 4 + 4);
+  await untilWritten(viewers.map((v) => v.res), () => beaten() === 40, 'a heartbeat everywhere');
+});
+
 test('a fan-out longer than the poll interval: the poll keeps its time, and the viewers it has not reached get the newest frame', async (t) => {
   const T0 = 1_700_000_000_000;
   t.mock.timers.enable({ apis: ['setTimeout', 'setInterval', 'Date'], now: T0 });
