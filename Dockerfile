@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # The service as a container: compile in a build stage, run dist/ on a slim Node 24 image as a non-root
-# user. scripts/production-layout.mjs (`npm run test:production`) performs these same steps without Docker.
+# user. `npm run test:production` builds this image and runs it (scripts/container-image.mjs).
 
 # Build: every dependency, then src/ -> dist/.
 FROM node:24-bookworm-slim AS build

@@ -1,11 +1,8 @@
-// What the Dockerfile does, without Docker: a production install (`npm ci --omit=dev`) of a clean copy
-// of the repository, then two ways to run it, each started, asked /api/system/ready, sent SIGTERM and
-// checked for a clean exit with its shutdown line:
-//   1. `npm start` in the clean copy (no dist/, no compiler: scripts/start.mjs runs the sources via tsx);
-//   2. the container layout, as the Dockerfile's stages make it: package files, node_modules from
-//      `npm ci --omit=dev --omit=optional --ignore-scripts` (no tsx either), dist/ (built here first, as
-//      the build stage does) and public/, run as the image's CMD `node dist/server.js` with HOST=0.0.0.0.
-// Needs the npm registry (or a warm npm cache). Prints the time to first answer of each.
+// `npm start` on a production install of a clean copy of the repository (`npm ci --omit=dev`: no dist/, no
+// compiler, so scripts/start.mjs runs the sources via tsx): started, asked /api/system/ready, sent SIGTERM
+// and checked for a clean exit with its shutdown line. The container image itself is built and run by
+// scripts/container-image.mjs (both are `npm run test:production`).
+// Needs the npm registry (or a warm npm cache). Prints the time to first answer.
 // Usage: node scripts/production-layout.mjs [--keep]
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -76,15 +73,7 @@ try {
   run(npm, ['ci', '--omit=dev'], clone);
   step('npm start in the production install (no dist/, no compiler)');
   const npmStartMs = await startAndStop('npm start', npm, ['start', '--silent'], clone, { HOST: '127.0.0.1' });
-
-  step('build (as the Dockerfile build stage) and the runtime layout: package files, production node_modules, dist/, public/');
-  run(npm, ['run', 'build', '--silent'], repo);
-  const layout = join(work, 'layout');
-  for (const path of ['package.json', 'package-lock.json']) cpSync(join(clone, path), join(layout, path));
-  run(npm, ['ci', '--omit=dev', '--omit=optional', '--ignore-scripts'], layout);
-  for (const path of ['dist', 'public']) cpSync(join(repo, path), join(layout, path), { recursive: true });
-  const layoutMs = await startAndStop('node dist/server.js', process.execPath, ['dist/server.js'], layout, { HOST: '0.0.0.0', METRICS_HOST: '0.0.0.0' });
-  process.stdout.write(`\n${JSON.stringify({ node: process.version, npmStartProductionInstallMs: npmStartMs, containerLayoutMs: layoutMs })}\n`);
+  process.stdout.write(`\n${JSON.stringify({ node: process.version, npmStartProductionInstallMs: npmStartMs })}\n`);
 } finally {
   if (process.argv.includes('--keep')) process.stdout.write(`kept ${work}\n`);
   else rmSync(work, { recursive: true, force: true });
