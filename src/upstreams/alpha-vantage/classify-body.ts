@@ -4,7 +4,7 @@
 // endpoints" *and* "(25 requests per day)"), so an unknown wording must cost a back-off, never a wrong
 // error: a body whose only key is `Note` or `Information` is a refusal unless it plainly says that the
 // function itself is premium or that the key is bad. Pure, so every recorded body can be tested.
-import { ApiError } from '../../errors.js';
+import { ApiError, UnreadableAnswerError } from '../../errors.js';
 
 /** A limit window a refusal names. */
 export type LimitWindow = 'second' | 'minute' | 'day';
@@ -19,8 +19,9 @@ export type Classified =
 const NOTICE_KEYS = ['Note', 'Information'];
 
 export function classifyAlphaVantageBody(json: unknown): Classified {
+  if (json === undefined) return { kind: 'error', error: new UnreadableAnswerError('not-json', 'Alpha Vantage sent a body that is not JSON') };
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    return { kind: 'error', error: new ApiError('UPSTREAM_ERROR', 'Alpha Vantage sent a body that is not a JSON object') };
+    return { kind: 'error', error: new UnreadableAnswerError('body-not-object', 'Alpha Vantage sent a body that is not a JSON object') };
   }
   const body = json as Record<string, unknown>;
   const keys = Object.keys(body);
@@ -30,17 +31,25 @@ export function classifyAlphaVantageBody(json: unknown): Classified {
   if (keys.length > 0 && keys.every((key) => NOTICE_KEYS.includes(key))) {
     return fromNotice(keys.map((key) => String(body[key])).join(' '));
   }
-  if (keys.length === 0) return { kind: 'error', error: new ApiError('UPSTREAM_ERROR', 'Alpha Vantage sent an empty body') };
+  // `{}` for a data call (recorded: TIME_SERIES_DAILY for GBTC, 2019, for a symbol that worked days before
+  // and after; ENI.MI and BDEV.LON in 2020 until Alpha Vantage fixed its side) is the provider failing, not an
+  // unknown symbol: a 502 the quote fallback may cover, never a 404 or a back-off.
+  if (keys.length === 0) return { kind: 'error', error: new UnreadableAnswerError('empty-object', 'Alpha Vantage sent an empty object') };
   return { kind: 'data', body };
 }
 
 function fromErrorMessage(text: string): ApiError {
   if (/apikey|api key/i.test(text)) return badKey();
   if (/invalid api call/i.test(text)) {
-    // Our parameters are validated before the call, so an invalid call means the symbol is unknown upstream.
-    return new ApiError('SYMBOL_NOT_FOUND', 'Alpha Vantage has no data for this symbol');
+    // Our parameters are validated before the call, so the call itself is sound. Recorded answers show that
+    // this text means "this function has nothing for this symbol" (IWDA.AS: GLOBAL_QUOTE answers, the daily
+    // series says Invalid API call), and that it can be transient (FX_DAILY "about half the time"): the
+    // symbol may well exist, so the message names the function rather than calling the symbol unknown.
+    const fn = /\bfor ([A-Z][A-Z0-9_]*)\.?\s*$/.exec(text)?.[1];
+    return new ApiError('SYMBOL_NOT_FOUND', `Alpha Vantage has no ${fn ?? 'such'} data for this symbol`);
   }
-  return new ApiError('UPSTREAM_ERROR', 'Alpha Vantage answered with an error');
+  // A wording we do not know: counted, so a new error text is seen.
+  return new UnreadableAnswerError('error-message', 'Alpha Vantage answered with an error');
 }
 
 /**

@@ -1,5 +1,5 @@
 // GLOBAL_QUOTE: ten string fields, re-rendered in the documented formats; `{}` means an unknown symbol.
-import { ApiError } from '../../errors.js';
+import { ApiError, UnreadableAnswerError } from '../../errors.js';
 import { fixed, parseDecimal } from './decimal.js';
 
 export const QUOTE_FIELDS = [
@@ -27,7 +27,7 @@ const FOUR_DECIMALS: QuoteField[] = ['02. open', '03. high', '04. low', '05. pri
 export function parseGlobalQuote(body: Record<string, unknown>): GlobalQuoteBody {
   const quote = body['Global Quote'];
   if (quote === null || typeof quote !== 'object' || Array.isArray(quote)) {
-    throw new ApiError('UPSTREAM_ERROR', 'Alpha Vantage sent a quote body without "Global Quote"');
+    throw new UnreadableAnswerError('no-global-quote', 'Alpha Vantage sent a quote body without "Global Quote"');
   }
   const raw = quote as Record<string, unknown>;
   if (Object.keys(raw).length === 0) throw new ApiError('SYMBOL_NOT_FOUND', 'no quote for this symbol');
@@ -57,6 +57,6 @@ function wholeNumber(raw: string): string {
   return String(Math.round(n));
 }
 
-function unexpected(field: string): ApiError {
-  return new ApiError('UPSTREAM_ERROR', `Alpha Vantage sent a quote with a missing or malformed "${field}"`);
+function unexpected(field: string): UnreadableAnswerError {
+  return new UnreadableAnswerError('quote-field', `Alpha Vantage sent a quote with a missing or malformed "${field}"`);
 }

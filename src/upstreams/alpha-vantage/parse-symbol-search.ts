@@ -1,6 +1,6 @@
 // SYMBOL_SEARCH: `{ "bestMatches": [nine string fields each] }`; no match is an empty list, not an error.
 // Fields are passed on as sent; unknown extra fields are dropped so the documented shape holds.
-import { ApiError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../errors.js';
 import { parseDecimal } from './decimal.js';
 
 export const MATCH_FIELDS = [
@@ -23,7 +23,7 @@ export interface SymbolSearchBody {
 /** Takes a body already classified as data. */
 export function parseSymbolSearch(body: Record<string, unknown>): SymbolSearchBody {
   const matches = body.bestMatches;
-  if (!Array.isArray(matches)) throw new ApiError('UPSTREAM_ERROR', 'Alpha Vantage sent a search body without "bestMatches"');
+  if (!Array.isArray(matches)) throw new UnreadableAnswerError('no-best-matches', 'Alpha Vantage sent a search body without "bestMatches"');
   return { bestMatches: matches.map(parseMatch) };
 }
 
@@ -42,6 +42,6 @@ function parseMatch(raw: unknown, index: number): SymbolMatch {
   return out;
 }
 
-function malformed(index: number, what: string): ApiError {
-  return new ApiError('UPSTREAM_ERROR', `Alpha Vantage sent a search match (#${index + 1}) that ${what}`);
+function malformed(index: number, what: string): UnreadableAnswerError {
+  return new UnreadableAnswerError('search-match', `Alpha Vantage sent a search match (#${index + 1}) that ${what}`);
 }

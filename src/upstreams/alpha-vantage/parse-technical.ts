@@ -1,6 +1,6 @@
 // Technical indicators: `Meta Data` plus `Technical Analysis: <section>`, rows of decimal strings. The
 // upstream shape is kept; only what a client relies on is checked.
-import { ApiError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../errors.js';
 import { parseDecimal } from './decimal.js';
 import { sectionKey } from './indicators.js';
 
@@ -15,12 +15,12 @@ export function parseTechnical(body: Record<string, unknown>, fn: string): Techn
   const section = sectionKey(fn);
   const rows = body[section];
   if (!isRecord(meta) || !Object.values(meta).every((v) => typeof v === 'string' || typeof v === 'number')) {
-    throw new ApiError('UPSTREAM_ERROR', `Alpha Vantage sent ${fn} without valid "Meta Data"`);
+    throw new UnreadableAnswerError('technical-meta', `Alpha Vantage sent ${fn} without valid "Meta Data"`);
   }
-  if (!isRecord(rows)) throw new ApiError('UPSTREAM_ERROR', `Alpha Vantage sent ${fn} without "${section}"`);
+  if (!isRecord(rows)) throw new UnreadableAnswerError('no-technical-series', `Alpha Vantage sent ${fn} without "${section}"`);
   for (const [time, row] of Object.entries(rows)) {
     if (!ROW_KEY.test(time) || !isRecord(row) || !Object.values(row).every((v) => parseDecimal(v) !== undefined)) {
-      throw new ApiError('UPSTREAM_ERROR', `Alpha Vantage sent ${fn} with a malformed row`);
+      throw new UnreadableAnswerError('technical-row', `Alpha Vantage sent ${fn} with a malformed row`);
     }
   }
   return { 'Meta Data': meta as Record<string, string | number>, [section]: rows as Record<string, TechnicalRow> } as TechnicalBody;

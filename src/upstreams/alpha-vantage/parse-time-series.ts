@@ -1,7 +1,7 @@
 // TIME_SERIES_DAILY/WEEKLY/MONTHLY/INTRADAY: `Meta Data` plus one series object keyed by date (or
 // date-time for intraday), newest first, rows of five decimal strings. The upstream shape is kept; rows
 // that are not five decimals are refused rather than passed on.
-import { ApiError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../errors.js';
 import { parseDecimal } from './decimal.js';
 import { BAR_FIELDS, type SeriesFunction, type SeriesInterval, seriesKey } from './time-series.js';
 
@@ -17,9 +17,9 @@ export function parseTimeSeries(body: Record<string, unknown>, fn: SeriesFunctio
   const key = seriesKey(fn, interval);
   const rows = body[key];
   if (!isRecord(meta) || !Object.values(meta).every((v) => typeof v === 'string')) {
-    throw new ApiError('UPSTREAM_ERROR', `Alpha Vantage sent ${fn} without valid "Meta Data"`);
+    throw new UnreadableAnswerError('series-meta', `Alpha Vantage sent ${fn} without valid "Meta Data"`);
   }
-  if (!isRecord(rows)) throw new ApiError('UPSTREAM_ERROR', `Alpha Vantage sent ${fn} without "${key}"`);
+  if (!isRecord(rows)) throw new UnreadableAnswerError('no-series', `Alpha Vantage sent ${fn} without "${key}"`);
   const rowKey = fn === 'TIME_SERIES_INTRADAY' ? INTRADAY_KEY : DAY_KEY;
   const out: Record<string, BarRow> = {};
   for (const [time, row] of Object.entries(rows)) {
@@ -41,8 +41,8 @@ function barRow(row: Record<string, unknown>, fn: SeriesFunction, time: string):
   return out;
 }
 
-function malformed(fn: string, time: string): ApiError {
-  return new ApiError('UPSTREAM_ERROR', `Alpha Vantage sent ${fn} with a malformed row (${time.slice(0, 20)})`);
+function malformed(fn: string, time: string): UnreadableAnswerError {
+  return new UnreadableAnswerError('series-row', `Alpha Vantage sent ${fn} with a malformed row (${time.slice(0, 20)})`);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

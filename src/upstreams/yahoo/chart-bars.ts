@@ -20,7 +20,7 @@ const AV_ZONE_NAMES: Record<string, string> = { 'America/New_York': 'US/Eastern'
 
 export function chartBars({ meta, result }: ChartResult, interval: Interval, symbol: string): ChartBars {
   const zone = typeof meta.exchangeTimezoneName === 'string' ? meta.exchangeTimezoneName : undefined;
-  if (zone === undefined || !validZone(zone)) throw unexpected(symbol, 'a chart without its exchange time zone');
+  if (zone === undefined || !validZone(zone)) throw unexpected(symbol, 'chart-time-zone', 'a chart without its exchange time zone');
   const intraday = INTRADAY_INTERVALS.has(interval);
   const daily = keyedBars(result, zoneFormat(zone, intraday));
   const bars = interval === 'weekly' ? grouped(daily, weekOf) : interval === 'monthly' ? grouped(daily, (key) => key.slice(0, 7)) : daily;

@@ -1,9 +1,11 @@
 // A Yahoo one-day chart as Alpha Vantage's GLOBAL_QUOTE, field by field: price `regularMarketPrice`;
 // previous close `previousClose` (else `regularMarketPreviousClose`, else `chartPreviousClose` of a
-// one-day range: real daily charts carry only that one; see previousCloseOf); change and change percent against it; high and low
-// `regularMarketDayHigh/Low` (else the day's bar); volume `regularMarketVolume`; open from the day's bar;
-// latest trading day the date of `regularMarketTime` in the exchange's time zone. Four decimals, as
-// provider A writes them.
+// one-day range: real daily charts carry only that one; see previousCloseOf); change and change percent
+// against it; high and low `regularMarketDayHigh/Low` (else the day's bar), widened to hold the price (a
+// recorded ^TNX chart has its price above regularMarketDayHigh); volume `regularMarketVolume`, else the
+// day's bar's (a recorded 2020 AAPL chart has no regularMarketVolume); open from the day's bar; latest
+// trading day the date of `regularMarketTime` in the exchange's time zone. Four decimals, as provider A
+// writes them.
 import { fixed } from '../alpha-vantage/decimal.js';
 import type { GlobalQuoteBody } from '../alpha-vantage/parse-global-quote.js';
 import { type ChartResult, finite, isObject, previousCloseOf, unexpected } from './parse-chart.js';
@@ -12,27 +14,37 @@ import { type ChartResult, finite, isObject, previousCloseOf, unexpected } from 
 const ticks = (value: number) => Math.round(value * 10_000);
 const fromTicks = (t: number) => fixed(t / 10_000, 4);
 
-/** The chart a quote is read from: one day of daily bars. */
-export const QUOTE_CHART = { range: '1d', interval: '1d' } as const;
+/** What a chart was asked for: its `range` ('' for `period1`/`period2`) and its bar `interval`. */
+export interface ChartAsk {
+  range: string;
+  interval: string;
+}
 
-/** `callerSymbol` is what the caller asked for (`BRK.B`); the chart is of its Yahoo symbol (`BRK-B`), asked as QUOTE_CHART. */
-export function chartQuote({ meta, result }: ChartResult, yahooSymbol: string, callerSymbol: string): GlobalQuoteBody {
-  const need = (name: string): number => {
+/** The chart a quote is read from: one day of daily bars. */
+export const QUOTE_CHART = { range: '1d', interval: '1d' } as const satisfies ChartAsk;
+
+/**
+ * `callerSymbol` is what the caller asked for (`BRK.B`); the chart is of its Yahoo symbol (`BRK-B`), asked
+ * as `asked` (QUOTE_CHART unless a test reads a chart asked otherwise).
+ */
+export function chartQuote({ meta, result }: ChartResult, yahooSymbol: string, callerSymbol: string, asked: ChartAsk = QUOTE_CHART): GlobalQuoteBody {
+  const need = (name: string, drift: string): number => {
     const value = finite(meta[name]);
-    if (value === undefined) throw unexpected(yahooSymbol, `a chart without ${name}`);
+    if (value === undefined) throw unexpected(yahooSymbol, drift, `a chart without ${name}`);
     return value;
   };
-  const price = ticks(need('regularMarketPrice'));
-  const previousValue = previousCloseOf(meta, QUOTE_CHART.range);
-  if (previousValue === undefined) throw unexpected(yahooSymbol, 'a chart without the previous close');
+  const price = ticks(need('regularMarketPrice', 'chart-no-price'));
+  const previousValue = previousCloseOf(meta, asked.range);
+  if (previousValue === undefined) throw unexpected(yahooSymbol, 'chart-no-previous-close', 'a chart without the previous close');
   const previous = ticks(previousValue);
-  const time = need('regularMarketTime');
+  const time = need('regularMarketTime', 'chart-no-time');
   const day = exchangeDate(time, meta);
-  const bar = dayBar(result, meta, day);
-  // No bar of the day (Yahoo leaves a forming bar null): no quote rather than a made-up open.
-  if (bar === undefined) throw unexpected(yahooSymbol, "a chart without the day's bar");
+  const bar = dayBar(result, meta, day, isIntraday(asked.interval));
+  // No bar of the day (Yahoo leaves a forming bar null; a holiday's chart has none): no quote rather than a made-up open.
+  if (bar === undefined) throw unexpected(yahooSymbol, 'chart-no-day-bar', "a chart without the day's bar");
   const high = finite(meta.regularMarketDayHigh) ?? bar.high;
   const low = finite(meta.regularMarketDayLow) ?? bar.low;
+  const volume = finite(meta.regularMarketVolume) ?? bar.volume ?? 0;
   const change = price - previous;
   return {
     'Global Quote': {
@@ -41,7 +53,7 @@ export function chartQuote({ meta, result }: ChartResult, yahooSymbol: string, c
       '03. high': fromTicks(Math.max(ticks(high), price)),
       '04. low': fromTicks(Math.min(ticks(low), price)),
       '05. price': fromTicks(price),
-      '06. volume': String(Math.max(0, Math.round(finite(meta.regularMarketVolume) ?? 0))),
+      '06. volume': String(Math.max(0, Math.round(volume))),
       '07. latest trading day': day,
       '08. previous close': fromTicks(previous),
       '09. change': fromTicks(change),
@@ -63,23 +75,43 @@ export function exchangeDate(seconds: number, meta: Record<string, unknown>): st
   return new Date((seconds + (finite(meta.gmtoffset) ?? 0)) * 1000).toISOString().slice(0, 10);
 }
 
+/** Minutes and hours (`5m`, `1h`); not `1mo`. */
+function isIntraday(interval: string): boolean {
+  return /^\d+[mh]$/.test(interval);
+}
+
 interface DayBar {
   open: number;
   high: number;
   low: number;
+  /** Undefined when no bar of the day has one. */
+  volume: number | undefined;
 }
 
-/** The first bar dated `day` in the exchange's zone with an open, a high and a low. */
-function dayBar(result: Record<string, unknown>, meta: Record<string, unknown>, day: string): DayBar | undefined {
+/**
+ * The day's bar: of a daily chart the first bar dated `day` in the exchange's zone with an open, a high and
+ * a low; of an intraday chart those bars of the day together (first open, highest high, lowest low, summed
+ * volume).
+ */
+function dayBar(result: Record<string, unknown>, meta: Record<string, unknown>, day: string, intraday: boolean): DayBar | undefined {
   const times = Array.isArray(result.timestamp) ? result.timestamp : [];
   const indicators = isObject(result.indicators) ? result.indicators : undefined;
   const quote = Array.isArray(indicators?.quote) && isObject(indicators.quote[0]) ? indicators.quote[0] : {};
   const column = (name: string) => (Array.isArray(quote[name]) ? (quote[name] as unknown[]) : []);
-  const [opens, highs, lows] = [column('open'), column('high'), column('low')];
+  const [opens, highs, lows, volumes] = [column('open'), column('high'), column('low'), column('volume')];
+  let found: DayBar | undefined;
   for (let i = 0; i < times.length; i += 1) {
-    const [time, open, high, low] = [finite(times[i]), finite(opens[i]), finite(highs[i]), finite(lows[i])];
+    const [time, open, high, low, volume] = [finite(times[i]), finite(opens[i]), finite(highs[i]), finite(lows[i]), finite(volumes[i])];
     if (time === undefined || open === undefined || high === undefined || low === undefined) continue;
-    if (exchangeDate(time, meta) === day) return { open, high, low };
+    if (exchangeDate(time, meta) !== day) continue;
+    if (found === undefined) {
+      found = { open, high, low, volume };
+      if (!intraday) return found;
+    } else {
+      found.high = Math.max(found.high, high);
+      found.low = Math.min(found.low, low);
+      if (volume !== undefined) found.volume = (found.volume ?? 0) + volume;
+    }
   }
-  return undefined;
+  return found;
 }

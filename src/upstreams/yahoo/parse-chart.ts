@@ -1,6 +1,6 @@
 // Yahoo Finance v8 chart answers, classified without I/O so every recorded body can be tested: the price,
 // the previous daily close (previousCloseOf), and the time of the price. Close arrays may hold nulls.
-import { ApiError } from '../../errors.js';
+import { ApiError, UnreadableAnswerError } from '../../errors.js';
 import { retryAfterMs } from '../retry-after.js';
 import { categoryFromSymbol, type InstrumentCategory, type InstrumentSnapshot } from '../overview-source.js';
 
@@ -33,42 +33,46 @@ export function classifyChart<T>(res: ChartResponse, symbol: string, parse: (cha
   try {
     return { kind: 'data', value: parse(chartResult(res.json, symbol), symbol) };
   } catch (e) {
-    return { kind: 'error', error: e instanceof ApiError ? e : unexpected(symbol, 'an unreadable chart') };
+    return { kind: 'error', error: e instanceof ApiError ? e : unexpected(symbol, 'chart-unreadable', 'an unreadable chart') };
   }
 }
 
-export function classifyChartResponse(res: ChartResponse, symbol: string, now = Date.now()): Classified<InstrumentSnapshot> {
-  return classifyChart(res, symbol, instrumentSnapshot, now);
+/** The chart the overview reads: one day of daily bars, whose chartPreviousClose is the previous session's close. */
+export const OVERVIEW_CHART = { range: '1d', interval: '1d' } as const;
+
+/** `range` is the one the chart was asked for (previousCloseOf): a `period1`/`period2` chart has none, pass ''. */
+export function classifyChartResponse(res: ChartResponse, symbol: string, range: string = OVERVIEW_CHART.range, now = Date.now()): Classified<InstrumentSnapshot> {
+  return classifyChart(res, symbol, (chart) => instrumentSnapshot(chart, symbol, range), now);
 }
 
-export function parseChartBody(json: unknown, symbol: string): InstrumentSnapshot {
-  return instrumentSnapshot(chartResult(json, symbol), symbol);
+export function parseChartBody(json: unknown, symbol: string, range: string = OVERVIEW_CHART.range): InstrumentSnapshot {
+  return instrumentSnapshot(chartResult(json, symbol), symbol, range);
 }
 
 /** The first result of a chart body, checked to be the chart of `symbol`. */
 export function chartResult(json: unknown, symbol: string): ChartResult {
   const chart = isObject(json) ? json.chart : undefined;
-  if (!isObject(chart)) throw unexpected(symbol, 'a body without "chart"');
+  if (json === undefined) throw unexpected(symbol, 'not-json', 'a body that is not JSON');
+  if (!isObject(chart)) throw unexpected(symbol, 'chart-body', 'a body without "chart"');
   if (isObject(chart.error)) {
     if (/not found/i.test(String(chart.error.code ?? ''))) throw notFound(symbol);
-    throw unexpected(symbol, 'an error');
+    throw unexpected(symbol, 'chart-error', 'an error');
   }
   const result = Array.isArray(chart.result) ? chart.result[0] : undefined;
-  if (!isObject(result) || !isObject(result.meta)) throw unexpected(symbol, 'a chart without "meta"');
+  if (!isObject(result) || !isObject(result.meta)) throw unexpected(symbol, 'chart-meta', 'a chart without "meta"');
   const meta = result.meta;
-  if (typeof meta.symbol === 'string' && meta.symbol.toUpperCase() !== symbol.toUpperCase()) throw unexpected(symbol, `the chart of ${meta.symbol.slice(0, 20)}`);
+  if (typeof meta.symbol === 'string' && meta.symbol.toUpperCase() !== symbol.toUpperCase()) throw unexpected(symbol, 'chart-symbol', `the chart of ${meta.symbol.slice(0, 20)}`);
   return { meta, result };
 }
 
-function instrumentSnapshot({ meta, result }: ChartResult, symbol: string): InstrumentSnapshot {
+function instrumentSnapshot({ meta, result }: ChartResult, symbol: string, range: string): InstrumentSnapshot {
   const bar = lastBar(result);
   const price = finite(meta.regularMarketPrice) ?? bar?.close;
-  if (price === undefined) throw unexpected(symbol, 'no price');
-  // The overview asks for one-day charts only (chartUrl's defaults), where chartPreviousClose is the previous session's close.
-  const previousClose = previousCloseOf(meta, '1d');
-  if (previousClose === undefined) throw unexpected(symbol, 'no previous close');
+  if (price === undefined) throw unexpected(symbol, 'chart-no-price', 'no price');
+  const previousClose = previousCloseOf(meta, range);
+  if (previousClose === undefined) throw unexpected(symbol, 'chart-no-previous-close', 'no previous close');
   const time = finite(meta.regularMarketTime) ?? bar?.time;
-  if (time === undefined) throw unexpected(symbol, 'no time for the price');
+  if (time === undefined) throw unexpected(symbol, 'chart-no-time', 'no time for the price');
 
   return {
     symbol: symbol.toUpperCase(),
@@ -133,6 +137,7 @@ function notFound(symbol: string): ApiError {
   return new ApiError('SYMBOL_NOT_FOUND', `Yahoo has no data for ${symbol}`);
 }
 
-export function unexpected(symbol: string, what: string): ApiError {
-  return new ApiError('UPSTREAM_ERROR', `Yahoo sent ${what} for ${symbol}`);
+/** A chart this service cannot read; `drift` is the reason it is counted under (a metrics label). */
+export function unexpected(symbol: string, drift: string, what: string): UnreadableAnswerError {
+  return new UnreadableAnswerError(drift, `Yahoo sent ${what} for ${symbol}`);
 }

@@ -3,12 +3,12 @@
 // it says 429. The overview reads one-day charts; the quote fallback reads the same, the indicator
 // fallback longer ranges of bars.
 import { UpstreamRefusalError } from '../../errors.js';
+import { YAHOO } from '../../upstream-ids.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
 import type { HttpClient } from '../http-client.js';
 import type { InstrumentSnapshot, OverviewSource } from '../overview-source.js';
-import { type ChartResponse, type ChartResult, type Classified, classifyChart, classifyChartResponse } from './parse-chart.js';
+import { type ChartResponse, type ChartResult, type Classified, classifyChart, classifyChartResponse, OVERVIEW_CHART } from './parse-chart.js';
 
-export const YAHOO = 'yahoo';
 export const BROWSER_USER_AGENT =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
@@ -25,7 +25,8 @@ export class YahooChartSource implements OverviewSource {
   constructor(private readonly options: YahooChartSourceOptions) {}
 
   async fetchInstrument(symbol: string): Promise<InstrumentSnapshot> {
-    return this.read(chartUrl(this.options.url, symbol), (res) => classifyChartResponse(res, symbol));
+    const { range, interval } = OVERVIEW_CHART;
+    return this.read(chartUrl(this.options.url, symbol, range, interval), (res) => classifyChartResponse(res, symbol, range));
   }
 
   /** One chart of `symbol` (a Yahoo symbol), read by `parse`. */

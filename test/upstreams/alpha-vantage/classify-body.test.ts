@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { driftOf } from '../../../src/errors.js';
 import { classifyAlphaVantageBody } from '../../../src/upstreams/alpha-vantage/classify-body.js';
 import { fixture } from '../../helpers/fixtures.js';
 import { recording } from '../../helpers/recorded.js';
@@ -11,10 +12,20 @@ test('data bodies are data', () => {
   assert.equal(av('rsi-daily.json').kind, 'data');
 });
 
-test('an invalid API call means the symbol is unknown (our parameters are validated first)', () => {
+test('an invalid API call is a 404 naming the function that has nothing for the symbol (our parameters are validated first)', () => {
   const result = av('error-invalid-call.json');
   assert.equal(result.kind, 'error');
   assert.equal(result.kind === 'error' && result.error.code, 'SYMBOL_NOT_FOUND');
+  assert.equal(result.kind === 'error' && result.error.message, 'Alpha Vantage has no RSI data for this symbol');
+  assert.equal(result.kind === 'error' && driftOf(result.error), undefined);
+  const unnamed = classifyAlphaVantageBody({ 'Error Message': 'Invalid API call. Please retry.' });
+  assert.equal(unnamed.kind === 'error' && unnamed.error.message, 'Alpha Vantage has no such data for this symbol');
+});
+
+test('an error message of unknown wording is an unreadable answer, counted', () => {
+  const result = classifyAlphaVantageBody({ 'Error Message': 'Something else went wrong.' });
+  assert.equal(result.kind === 'error' && result.error.code, 'UPSTREAM_ERROR');
+  assert.equal(result.kind === 'error' && driftOf(result.error), 'error-message');
 });
 
 test('a key problem is an upstream error whose message names the variable, not the key', () => {
@@ -57,9 +68,16 @@ test('a key problem in an Information body is a key error, not a refusal', () =>
   }
 });
 
-test('non-objects, arrays and empty objects are upstream errors', () => {
-  for (const body of [undefined, null, 'text', 42, [], {}]) {
+test('non-objects, arrays and empty objects are upstream errors, each an unreadable answer with its reason', () => {
+  const cases: Array<[unknown, string]> = [[undefined, 'not-json'], [null, 'body-not-object'], ['text', 'body-not-object'], [42, 'body-not-object'], [[], 'body-not-object'], [{}, 'empty-object']];
+  for (const [body, drift] of cases) {
     const result = classifyAlphaVantageBody(body);
     assert.equal(result.kind === 'error' && result.error.code, 'UPSTREAM_ERROR', JSON.stringify(body));
+    assert.equal(result.kind === 'error' && driftOf(result.error), drift, JSON.stringify(body));
   }
+});
+
+test('a key problem is not drift: the configuration, not the wire format, is wrong', () => {
+  const result = av('error-apikey.json');
+  assert.equal(result.kind === 'error' && driftOf(result.error), undefined);
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from '../../../src/errors.js';
+import { ApiError, driftOf } from '../../../src/errors.js';
 import { parseGlobalQuote, QUOTE_FIELDS } from '../../../src/upstreams/alpha-vantage/parse-global-quote.js';
 import { fixture } from '../../helpers/fixtures.js';
 
@@ -46,4 +46,13 @@ test('a negative zero change renders without a sign', () => {
   const { 'Global Quote': quote } = parseGlobalQuote(body);
   assert.equal(quote['09. change'], '0.0000');
   assert.equal(quote['10. change percent'], '0.0000%');
+});
+
+test('each shape failure is counted under its own reason; an empty quote (unknown symbol) is not one', () => {
+  const reason = (drift: string) => (e: unknown) => driftOf(e) === drift;
+  assert.throws(() => parseGlobalQuote({ Quote: {} }), reason('no-global-quote'));
+  const body = fixture('alpha-vantage', 'global-quote-msft.json');
+  body['Global Quote']['05. price'] = 'n/a';
+  assert.throws(() => parseGlobalQuote(body), reason('quote-field'));
+  assert.throws(() => parseGlobalQuote(fixture('alpha-vantage', 'global-quote-empty.json')), (e: unknown) => e instanceof ApiError && driftOf(e) === undefined);
 });

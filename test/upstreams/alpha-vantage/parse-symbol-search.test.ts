@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ApiError } from '../../../src/errors.js';
+import { type ApiError, driftOf } from '../../../src/errors.js';
 import { classifyAlphaVantageBody } from '../../../src/upstreams/alpha-vantage/classify-body.js';
 import { MATCH_FIELDS, parseSymbolSearch } from '../../../src/upstreams/alpha-vantage/parse-symbol-search.js';
 import { fixture } from '../../helpers/fixtures.js';
@@ -41,4 +41,10 @@ test('a match without a field, a malformed score or no bestMatches at all is an 
 test('a throttled search is classified as a refusal before parsing', () => {
   const classified = classifyAlphaVantageBody(fixture('alpha-vantage', 'information-burst.json'));
   assert.equal(classified.kind, 'refusal');
+});
+
+test('each shape failure is counted under its own reason', () => {
+  const reason = (drift: string) => (e: unknown) => driftOf(e) === drift;
+  assert.throws(() => parseSymbolSearch(fixture('alpha-vantage', 'symbol-search-missing-field.json')), reason('search-match'));
+  assert.throws(() => parseSymbolSearch({ matches: [] }), reason('no-best-matches'));
 });

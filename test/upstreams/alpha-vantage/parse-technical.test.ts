@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from '../../../src/errors.js';
+import { ApiError, driftOf } from '../../../src/errors.js';
 import { technicalParams } from '../../../src/upstreams/alpha-vantage/alpha-vantage-client.js';
 import { parseTechnical } from '../../../src/upstreams/alpha-vantage/parse-technical.js';
 import { fixture } from '../../helpers/fixtures.js';
@@ -43,4 +43,11 @@ test('the upstream parameters carry the required defaults and nothing else', () 
   assert.equal(stoch.time_period, undefined);
   assert.equal(stoch.series_type, undefined);
   assert.equal(stoch.fastkperiod, '5');
+});
+
+test('each shape failure is counted under its own reason', () => {
+  const reason = (drift: string) => (e: unknown) => driftOf(e) === drift;
+  assert.throws(() => parseTechnical(fixture('alpha-vantage', 'rsi-malformed-row.json'), 'RSI'), reason('technical-row'));
+  assert.throws(() => parseTechnical({ 'Technical Analysis: RSI': {} }, 'RSI'), reason('technical-meta'));
+  assert.throws(() => parseTechnical(fixture('alpha-vantage', 'ad-daily.json'), 'ADX'), reason('no-technical-series'));
 });

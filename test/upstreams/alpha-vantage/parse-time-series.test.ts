@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ApiError } from '../../../src/errors.js';
+import { type ApiError, driftOf } from '../../../src/errors.js';
 import { seriesParams } from '../../../src/upstreams/alpha-vantage/alpha-vantage-client.js';
 import { classifyAlphaVantageBody } from '../../../src/upstreams/alpha-vantage/classify-body.js';
 import { parseTimeSeries } from '../../../src/upstreams/alpha-vantage/parse-time-series.js';
@@ -63,4 +63,11 @@ test('only the parameters each function takes are sent', () => {
     interval: '1min',
     month: '2024-01',
   });
+});
+
+test('each shape failure is counted under its own reason', () => {
+  const reason = (drift: string) => (e: unknown) => driftOf(e) === drift;
+  assert.throws(() => parseTimeSeries(fixture('alpha-vantage', 'time-series-daily-malformed-row.json'), 'TIME_SERIES_DAILY'), reason('series-row'));
+  assert.throws(() => parseTimeSeries({ 'Time Series (Daily)': {} }, 'TIME_SERIES_DAILY'), reason('series-meta'));
+  assert.throws(() => parseTimeSeries(fixture('alpha-vantage', 'time-series-weekly-ibm.json'), 'TIME_SERIES_MONTHLY'), reason('no-series'));
 });

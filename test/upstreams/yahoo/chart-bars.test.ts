@@ -2,6 +2,7 @@
 // repeated live bar replaced, weeks and months keyed by their last trading day.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { driftOf } from '../../../src/errors.js';
 import { chartBars } from '../../../src/upstreams/yahoo/chart-bars.js';
 import { chartResult } from '../../../src/upstreams/yahoo/parse-chart.js';
 import { fixture } from '../../helpers/fixtures.js';
@@ -41,4 +42,12 @@ test('a chart without its exchange\'s time zone is an upstream error, not rows i
   const result = msft();
   delete result.meta.exchangeTimezoneName;
   assert.throws(() => chartBars(result, 'daily', 'MSFT'), (e: Error & { code?: string }) => e.code === 'UPSTREAM_ERROR');
+});
+
+test('a chart without a usable exchange time zone is counted as chart-time-zone', () => {
+  for (const exchangeTimezoneName of [undefined, 'Mars/Olympus_Mons']) {
+    const chart = msft();
+    const broken = { ...chart, meta: { ...chart.meta, exchangeTimezoneName } };
+    assert.throws(() => chartBars(broken, 'daily', 'MSFT'), (e: unknown) => driftOf(e) === 'chart-time-zone', String(exchangeTimezoneName));
+  }
 });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ApiError } from '../../../src/errors.js';
+import { type ApiError, driftOf } from '../../../src/errors.js';
 import { type ChartResponse, classifyChartResponse } from '../../../src/upstreams/yahoo/parse-chart.js';
 import { chartUrl } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';
-import { fixtureText } from '../../helpers/fixtures.js';
+import { fixture, fixtureText } from '../../helpers/fixtures.js';
 
 function res(status: number, name: string, headers: Record<string, string> = {}): ChartResponse {
   const text = fixtureText('yahoo', name);
@@ -73,13 +73,26 @@ describe('classifyChartResponse', () => {
     assert.equal(error(200, 'chart-404.json', 'NOPE').code, 'SYMBOL_NOT_FOUND');
   });
 
-  it('turns HTML, empty results, error bodies and missing closes into UPSTREAM_ERROR', () => {
-    assert.match(error(200, 'html-consent.txt', '^GSPC').message, /without "chart"/);
-    assert.match(error(200, 'chart-empty-result.json', '^GSPC').message, /without "meta"/);
-    assert.match(error(200, 'chart-200-with-error.json', '^GSPC').message, /an error/);
-    assert.match(error(200, 'chart-no-previous-at-all.json', 'SI=F').message, /no previous close/);
-    assert.match(error(503, 'html-consent.txt', '^GSPC').message, /HTTP 503/);
-    assert.match(error(200, 'chart-gspc.json', '^DJI').message, /chart of \^GSPC/);
+  it('turns HTML, empty results, error bodies and missing closes into UPSTREAM_ERROR, each an unreadable answer with its reason', () => {
+    const unreadable = (e: ApiError, drift: string, message: RegExp) => {
+      assert.equal(e.code, 'UPSTREAM_ERROR');
+      assert.equal(driftOf(e), drift, e.message);
+      assert.match(e.message, message);
+    };
+    unreadable(error(200, 'html-consent.txt', '^GSPC'), 'not-json', /not JSON/);
+    unreadable(error(200, 'chart-empty-result.json', '^GSPC'), 'chart-meta', /without "meta"/);
+    unreadable(error(200, 'chart-200-with-error.json', '^GSPC'), 'chart-error', /an error/);
+    unreadable(error(200, 'chart-no-previous-at-all.json', 'SI=F'), 'chart-no-previous-close', /no previous close/);
+    unreadable(error(200, 'chart-gspc.json', '^DJI'), 'chart-symbol', /chart of \^GSPC/);
+    const body = (json: unknown) => (classifyChartResponse({ status: 200, headers: {}, json }, '^GSPC') as { error: ApiError }).error;
+    unreadable(body({ status: 'ok' }), 'chart-body', /without "chart"/);
+    const meta = fixture('yahoo', 'chart-gspc.json').chart.result[0].meta;
+    unreadable(body({ chart: { result: [{ meta: { ...meta, regularMarketPrice: undefined } }], error: null } }), 'chart-no-price', /no price/);
+    unreadable(body({ chart: { result: [{ meta: { ...meta, regularMarketTime: undefined } }], error: null } }), 'chart-no-time', /no time/);
+    // A server error is a failure, not an answer in a new shape: not counted as drift.
+    const failed = error(503, 'html-consent.txt', '^GSPC');
+    assert.match(failed.message, /HTTP 503/);
+    assert.equal(driftOf(failed), undefined);
   });
 
   it('classifies 429 as a refusal with Retry-After or 60 s', () => {
