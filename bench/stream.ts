@@ -1,53 +1,108 @@
-// Stream fan-out: 1, 100, 1,000 and 5,000 concurrent /api/stream clients on the same 10 broker symbols,
-// against one service process and a standalone IBKR simulator that counts snapshot calls. Per level:
-// upstream snapshot calls per second (the same for 1 and 5,000 viewers: one poller), the server's RSS per
-// connection (against the 1-client level), its CPU, and the delay from the upstream answer (the event id
-// starts with the cache entry's time) to the event parsed at a client. Then three replicas on one Redis
-// with 150 viewers spread over them: calls per second equal to one viewer's.
+// Stream fan-out: 1, 1,000, 5,000 and 10,000 concurrent /api/stream clients on the same 10 broker
+// symbols, against one service process and a standalone IBKR simulator that counts snapshot calls. Per
+// level: upstream snapshot calls per second (one poller whatever the viewers: the 1 s fresh window), events
+// per second at each viewer (every event reaches every viewer: the same cadence), the delay from the
+// upstream answer (the event id starts with the cache entry's time) to the event's arrival at a client,
+// the server's RSS per connection (against the 1-viewer level) and its CPU. Then three replicas on one
+// Redis with 150 viewers spread over them: calls per second equal to one viewer's.
+//
+// The viewers run in client processes of VIEWERS_PER_CLIENT streams each (this file, started with
+// `--viewers`), so reading 10,000 streams is not one event loop's work: each reports its event-loop
+// utilisation and CPU over the measurement, printed beside the figures, to show it was not the bottleneck.
+// A client takes an event's time when its bytes arrive, before parsing, and parses only the `id:` and
+// `event:` lines.
+// 10,000 streams need as many descriptors in the service: below that `ulimit -n`, the bench runs itself
+// again under a raised soft limit (up to the hard one) or stops and says what to raise.
 // Loopback only; bounded: BENCH_SECONDS (default 10) of measurement per level.
 //   npm run bench:stream            (or as part of npm run bench)
+import { type ChildProcess, fork, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, type IncomingMessage, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createParser } from 'eventsource-parser';
 import { Redis } from 'ioredis';
 import { createIbkrSimulator, type IbkrSimulator } from '../src/sandbox/ibkr/ibkr-simulator.js';
+import type { SimRequestEvent } from '../src/sandbox/simulated-upstream.js';
 import { type Child, startService } from './processes.js';
 
 const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'AMZN', 'GOOGL', 'META', 'TSLA', 'SPY', 'QQQ', 'IBM'];
-const LEVELS = [1, 100, 1_000, 5_000];
+const LEVELS = (process.env.BENCH_STREAM_LEVELS ?? '1,1000,5000,10000').split(',').map(Number);
 const REPLICA_VIEWERS = 150;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const VIEWERS_PER_CLIENT = Number(process.env.BENCH_VIEWERS_PER_CLIENT ?? 2_500);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const SNAPSHOT = '/iserver/marketdata/snapshot';
-const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+const SNAPSHOT = '/v1/api/iserver/marketdata/snapshot';
+const PATH = `/api/stream?brokerQuotes=${SYMBOLS.join(',')}`;
+/** The issue's targets: every viewer gets the topic's 1 event a second, and the last of 10,000 within 250 ms. */
+const TARGET_EVENTS = 1;
+/** The cadence is the 1 s fresh window counted from the upstream answer, +5 ms: 0.99 on loopback. */
+const EVENTS_TOLERANCE = 0.02;
+const TARGET_P99_MS = 250;
+const TARGET_AT = 10_000;
+/** The service's descriptors: one a stream, and the rest (listeners, upstream sockets, files). */
+const SPARE_FILES = 1_000;
 
-/** One stream reader: counts events and records each one's delay since the upstream answer. */
+// ---------------------------------------------------------------------------------------------------
+// Client process: opens its share of the viewers, measures between `start` and `stop`.
+
+type ToClient = { type: 'open'; urls: string[]; count: number } | { type: 'start' } | { type: 'stop' };
+
+interface ClientReport {
+  type: 'report';
+  delays: number[];
+  /** Per viewer: events in the window, the time between the first's and the last's upstream answers, their sequence numbers. */
+  events: number[];
+  spans: number[];
+  firstSequences: number[];
+  lastSequences: number[];
+  /** Each event any viewer of this client got in the window: sequence, and delays at its first and last viewer. */
+  seen: [number, number, number][];
+  elu: number;
+  cpuPercent: number;
+}
+
+type FromClient = { type: 'opened' } | { type: 'failed'; message: string } | ClientReport;
+
+const ID = Buffer.from('id: ');
+const EVENT = Buffer.from('event: ');
+const TOPIC_EVENT = Buffer.from('brokerQuotes');
+
+/**
+ * One stream: the SSE lines `id:` and `event:` read straight from the bytes (a `data:` line, the
+ * ~2 KB body, is skipped without being decoded), an event counted at the blank line that ends it.
+ */
 class Viewer {
   events = 0;
+  first = 0;
+  last = 0;
+  firstSequence = 0;
+  lastSequence = 0;
   private res: IncomingMessage | undefined;
+  /** The start of a line cut by the end of a chunk, when it is one this reader needs. */
+  private partial: Buffer | undefined;
+  /** In the middle of a line it skips. */
+  private skipping = false;
+  private answeredAt = 0;
+  private sequence = 0;
+  private ofTopic = false;
 
-  constructor(private readonly delays: number[]) {}
+  constructor(private readonly client: ViewerClient) {}
 
   open(url: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      const req = request(`${url}/api/stream?brokerQuotes=${SYMBOLS.join(',')}`, { agent, headers: { accept: 'text/event-stream' } }, (res) => {
+      const req = request(`${url}${PATH}`, { agent: this.client.agent, headers: { accept: 'text/event-stream' } }, (res) => {
         if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
         this.res = res;
-        res.setEncoding('utf8');
-        const parser = createParser({
-          onEvent: (event) => {
-            if (event.event !== 'brokerQuotes') return;
-            this.events += 1;
-            const answeredAt = Number(event.id?.split('-')[0]);
-            if (this.events > 1) this.delays.push(Date.now() - answeredAt);
-            if (this.events === 1) resolve();
-          },
+        res.on('data', (chunk: Buffer) => {
+          const before = this.events;
+          this.read(chunk, Date.now());
+          if (before === 0 && this.events > 0) resolve();
         });
-        res.on('data', (chunk: string) => parser.feed(chunk));
         res.on('error', () => {});
       });
       req.on('error', reject);
@@ -58,17 +113,142 @@ class Viewer {
   close(): void {
     this.res?.destroy();
   }
+
+  private read(chunk: Buffer, now: number): void {
+    let buffer = chunk;
+    if (this.partial !== undefined) {
+      buffer = Buffer.concat([this.partial, chunk]);
+      this.partial = undefined;
+    }
+    let start = 0;
+    while (start < buffer.length) {
+      const end = buffer.indexOf(10, start);
+      if (end < 0) {
+        // A cut line: kept when it may be one this reader parses, else skipped to its end.
+        if (!this.skipping && buffer[start] !== 0x64) this.partial = buffer.subarray(start);
+        else this.skipping = true;
+        return;
+      }
+      if (this.skipping) this.skipping = false;
+      else this.line(buffer, start, end, now);
+      start = end + 1;
+    }
+  }
+
+  private line(buffer: Buffer, start: number, end: number, now: number): void {
+    if (end === start) {
+      if (this.ofTopic) this.client.event(this, now, this.answeredAt, this.sequence);
+      this.ofTopic = false;
+      return;
+    }
+    const length = end - start;
+    if (length > ID.length && buffer.compare(ID, 0, ID.length, start, start + ID.length) === 0) {
+      // `id: <ms when the upstream answered>-<sequence of the producer>`
+      const dash = buffer.indexOf(0x2d, start);
+      this.answeredAt = Number(buffer.toString('latin1', start + ID.length, dash));
+      this.sequence = Number(buffer.toString('latin1', dash + 1, end));
+    } else if (length === EVENT.length + TOPIC_EVENT.length && buffer.compare(EVENT, 0, EVENT.length, start, start + EVENT.length) === 0) {
+      this.ofTopic = buffer.compare(TOPIC_EVENT, 0, TOPIC_EVENT.length, start + EVENT.length, end) === 0;
+    }
+  }
 }
 
-async function openViewers(urls: string[], count: number, delays: number[]): Promise<Viewer[]> {
-  const viewers: Viewer[] = [];
-  // In batches, so the connect storm itself is not what is measured.
-  for (let i = 0; i < count; i += 250) {
-    const batch = Array.from({ length: Math.min(250, count - i) }, (_, j) => new Viewer(delays));
-    await Promise.all(batch.map((v, j) => v.open(urls[(i + j) % urls.length]!)));
-    viewers.push(...batch);
+class ViewerClient {
+  readonly agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+  readonly viewers: Viewer[] = [];
+  measuring = false;
+  delays: number[] = [];
+  seen = new Map<number, [number, number, number]>();
+
+  event(viewer: Viewer, now: number, answeredAt: number, sequence: number): void {
+    viewer.events += 1;
+    if (!this.measuring) return;
+    const delay = now - answeredAt;
+    this.delays.push(delay);
+    const spread = this.seen.get(sequence);
+    if (spread === undefined) this.seen.set(sequence, [sequence, delay, delay]);
+    else spread[2] = delay;
+    // The events' own times (their upstream answers), not their arrivals: the cadence of what a viewer
+    // got, not the jitter of when.
+    if (viewer.first === 0) {
+      viewer.first = answeredAt;
+      viewer.firstSequence = sequence;
+    }
+    viewer.last = answeredAt;
+    viewer.lastSequence = sequence;
   }
-  return viewers;
+
+  async open(urls: string[], count: number): Promise<void> {
+    // In batches, so the connect storm itself is not what is measured.
+    for (let i = 0; i < count; i += 250) {
+      const batch = Array.from({ length: Math.min(250, count - i) }, () => new Viewer(this));
+      await Promise.all(batch.map((v, j) => v.open(urls[(i + j) % urls.length]!)));
+      this.viewers.push(...batch);
+    }
+  }
+}
+
+async function runClient(): Promise<void> {
+  const client = new ViewerClient();
+  let elu = performance.eventLoopUtilization();
+  let cpu = process.cpuUsage();
+  let startedAt = 0;
+  const send = (message: FromClient) => process.send!(message);
+  process.on('message', (message: ToClient) => {
+    if (message.type === 'open') {
+      client.open(message.urls, message.count).then(
+        () => send({ type: 'opened' }),
+        (error: unknown) => send({ type: 'failed', message: String(error) }),
+      );
+    } else if (message.type === 'start') {
+      for (const viewer of client.viewers) viewer.events = viewer.first = viewer.last = 0;
+      client.delays = [];
+      client.seen = new Map();
+      client.measuring = true;
+      elu = performance.eventLoopUtilization();
+      cpu = process.cpuUsage();
+      startedAt = performance.now();
+    } else {
+      client.measuring = false;
+      const used = process.cpuUsage(cpu);
+      send({
+        type: 'report',
+        delays: client.delays,
+        events: client.viewers.map((v) => v.events),
+        spans: client.viewers.map((v) => v.last - v.first),
+        firstSequences: client.viewers.map((v) => v.firstSequence),
+        lastSequences: client.viewers.map((v) => v.lastSequence),
+        seen: [...client.seen.values()],
+        elu: performance.eventLoopUtilization(elu).utilization,
+        cpuPercent: ((used.user + used.system) / 1000 / (performance.now() - startedAt)) * 100,
+      });
+      for (const viewer of client.viewers) viewer.close();
+      process.disconnect();
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The bench.
+
+/** Soft and hard limits of open files of this process (children inherit them). */
+function openFileLimits(): { soft: number; hard: number } {
+  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'))!;
+  const [soft, hard] = line.replace('Max open files', '').trim().split(/\s+/).map((v) => (v === 'unlimited' ? Infinity : Number(v)));
+  return { soft: soft!, hard: hard! };
+}
+
+const neededFiles = () => Math.max(...LEVELS) + SPARE_FILES;
+
+/** When run directly under too low a soft limit: once more under a raised one (a shell's `ulimit -n`). */
+function rerunWithMoreFiles(): boolean {
+  const { soft, hard } = openFileLimits();
+  if (soft >= neededFiles() || process.env.BENCH_STREAM_RERUN === '1' || hard < neededFiles()) return false;
+  console.log(`open files: soft limit ${soft} < ${neededFiles()}; running again under ulimit -n ${neededFiles()} (hard limit ${hard})`);
+  const argv = [process.execPath, ...process.execArgv, ...process.argv.slice(1)];
+  const run = spawnSync('/bin/sh', ['-c', `ulimit -n ${neededFiles()} && exec "$@"`, 'sh', ...argv], { stdio: 'inherit', env: { ...process.env, BENCH_STREAM_RERUN: '1' } });
+  process.exitCode = run.status ?? 1;
+  return true;
 }
 
 function rssBytes(pid: number): number {
@@ -81,47 +261,154 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
+/** CPU seconds the whole machine spent busy (every core), from /proc/stat. */
+function machineBusySeconds(): number {
+  const [, user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+  void idle;
+  void iowait;
+  return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Calls a second from the times of the calls: intervals over the time they span. */
+function rate(times: number[]): number {
+  return times.length < 2 ? Number.NaN : ((times.length - 1) / (times.at(-1)! - times[0]!)) * 1000;
 }
 
 interface Figures {
   viewers: number;
+  clients: number;
   callsPerSecond: number;
+  /** Mean over viewers of each one's events a second (intervals between the answers of its first and last event). */
+  eventsPerViewerPerSecond: number;
+  /** Events a viewer did not get between its first and last in the window (superseded during a fan-out). */
+  skipped: number;
+  /** Over the events: the median of the delay at the first viewer it reached, and at the last. */
+  firstViewer: number;
+  lastViewer: number;
   rss: number;
   cpuPercent: number;
   p50: number;
   p99: number;
-  eventsPerViewerPerSecond: number;
+  max: number;
+  clientElu: number;
+  clientCpuPercent: number;
+  /** CPU the rest of the machine used meanwhile (other engineers' builds and tests): machine busy time less this bench's processes. */
+  othersCpuPercent: number;
+  load: number;
+}
+
+class ClientProcess {
+  private readonly messages: FromClient[] = [];
+  private waiting: (() => void) | undefined;
+
+  constructor(readonly child: ChildProcess) {
+    child.on('message', (message: FromClient) => {
+      this.messages.push(message);
+      this.waiting?.();
+    });
+  }
+
+  static start(): ClientProcess {
+    const child = fork(fileURLToPath(import.meta.url), ['--viewers'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    return new ClientProcess(child);
+  }
+
+  send(message: ToClient): void {
+    this.child.send(message);
+  }
+
+  async next(): Promise<FromClient> {
+    while (this.messages.length === 0) {
+      if (this.child.exitCode !== null) throw new Error(`a client process exited with ${this.child.exitCode}`);
+      await new Promise<void>((resolve) => {
+        this.waiting = resolve;
+        this.child.once('exit', resolve);
+      });
+      this.waiting = undefined;
+    }
+    return this.messages.shift()!;
+  }
+
+  async exit(): Promise<void> {
+    if (this.child.exitCode === null) await once(this.child, 'exit');
+  }
 }
 
 /** Opens `count` viewers spread over `services`, measures for SECONDS, closes them. */
 async function measure(ibkr: IbkrSimulator, services: Child[], count: number): Promise<Figures> {
-  const delays: number[] = [];
-  const viewers = await openViewers(services.map((s) => s.url), count, delays);
+  const clients = Array.from({ length: Math.ceil(count / VIEWERS_PER_CLIENT) }, () => ClientProcess.start());
+  const urls = services.map((s) => s.url);
+  clients.forEach((client, i) => client.send({ type: 'open', urls, count: Math.min(VIEWERS_PER_CLIENT, count - i * VIEWERS_PER_CLIENT) }));
+  for (const client of clients) {
+    const opened = await client.next();
+    if (opened.type !== 'opened') throw new Error(`viewers did not open: ${opened.type === 'failed' ? opened.message : opened.type}`);
+  }
   await sleep(1_500);
-  delays.length = 0;
   const pid = services[0]!.process.pid!;
-  const calls = ibkr.gatewayCount(SNAPSHOT);
+  const calls: number[] = [];
+  const onCall = (event: SimRequestEvent) => event.path === SNAPSHOT && calls.push(Date.now());
+  ibkr.on('request', onCall);
   const cpu = cpuSeconds(pid);
-  const events = viewers.reduce((n, v) => n + v.events, 0);
+  const machine = machineBusySeconds();
+  const own = process.cpuUsage();
   const started = performance.now();
+  for (const client of clients) client.send({ type: 'start' });
   await sleep(SECONDS * 1000);
+  for (const client of clients) client.send({ type: 'stop' });
   const seconds = (performance.now() - started) / 1000;
-  const figures: Figures = {
+  const cpuPercent = ((cpuSeconds(pid) - cpu) / seconds) * 100;
+  const machinePercent = ((machineBusySeconds() - machine) / seconds) * 100;
+  const ownUsed = process.cpuUsage(own);
+  const benchPercent = ((ownUsed.user + ownUsed.system) / 1e6 / seconds) * 100;
+  const rss = rssBytes(pid);
+  ibkr.off('request', onCall);
+  const reports: ClientReport[] = [];
+  for (const client of clients) {
+    const report = await client.next();
+    if (report.type !== 'report') throw new Error(`a client answered ${report.type}`);
+    reports.push(report);
+  }
+  await Promise.all(clients.map((c) => c.exit()));
+  const delays = reports.flatMap((r) => r.delays).sort((a, b) => a - b);
+  const events = reports.flatMap((r) => r.events);
+  const spans = reports.flatMap((r) => r.spans);
+  const perViewer = events.map((n, i) => (n < 2 ? 0 : ((n - 1) / spans[i]!) * 1000));
+  // Every event any viewer got; a viewer skipped those between its first and last that it did not get.
+  const spreads = new Map<number, [number, number]>();
+  for (const [sequence, first, last] of reports.flatMap((r) => r.seen)) {
+    const known = spreads.get(sequence);
+    spreads.set(sequence, known === undefined ? [first, last] : [Math.min(known[0], first), Math.max(known[1], last)]);
+  }
+  const produced = [...spreads.keys()].sort((a, b) => a - b);
+  const position = new Map(produced.map((sequence, i) => [sequence, i]));
+  const firsts = reports.flatMap((r) => r.firstSequences);
+  const lasts = reports.flatMap((r) => r.lastSequences);
+  const skipped = events.reduce((sum, n, i) => sum + (n === 0 ? 0 : position.get(lasts[i]!)! - position.get(firsts[i]!)! + 1 - n), 0);
+  // Closed streams leave the server's count: the next level must fit under STREAM_MAX_CONNECTIONS.
+  await sleep(1_500);
+  return {
     viewers: count,
-    callsPerSecond: (ibkr.gatewayCount(SNAPSHOT) - calls) / seconds,
-    rss: rssBytes(pid),
-    cpuPercent: ((cpuSeconds(pid) - cpu) / seconds) * 100,
+    clients: clients.length,
+    callsPerSecond: rate(calls),
+    eventsPerViewerPerSecond: perViewer.reduce((a, b) => a + b, 0) / perViewer.length,
+    skipped,
+    firstViewer: percentile([...spreads.values()].map(([first]) => first).sort((a, b) => a - b), 50),
+    lastViewer: percentile([...spreads.values()].map(([, last]) => last).sort((a, b) => a - b), 50),
+    rss,
+    cpuPercent,
     p50: percentile(delays, 50),
     p99: percentile(delays, 99),
-    eventsPerViewerPerSecond: (viewers.reduce((n, v) => n + v.events, 0) - events) / count / seconds,
+    max: delays.at(-1) ?? Number.NaN,
+    clientElu: Math.max(...reports.map((r) => r.elu)),
+    clientCpuPercent: reports.reduce((sum, r) => sum + r.cpuPercent, 0),
+    othersCpuPercent: Math.max(0, machinePercent - cpuPercent - benchPercent - reports.reduce((sum, r) => sum + r.cpuPercent, 0)),
+    load: loadavg()[0]!,
   };
-  for (const viewer of viewers) viewer.close();
-  await sleep(1_500);
-  return figures;
 }
 
 function serviceEnv(ibkr: IbkrSimulator, stateDir: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -135,16 +422,41 @@ function serviceEnv(ibkr: IbkrSimulator, stateDir: string, extra: Record<string,
     IBKR_TLS_VERIFY: 'false',
     OVERVIEW_SOURCE: 'none',
     STREAM_MAX_PER_CLIENT: '0',
-    STREAM_MAX_CONNECTIONS: '10000',
+    // STREAM_MAX_CONNECTIONS keeps its default (10,000): the largest level fits it exactly.
     ...extra,
   };
 }
 
-const row = (f: Figures, base: Figures) =>
-  `${String(f.viewers).padStart(6)} | ${f.callsPerSecond.toFixed(2).padStart(8)} | ${(f.eventsPerViewerPerSecond).toFixed(2).padStart(9)} | ${(f.rss / 1048576).toFixed(1).padStart(7)} | ${f.viewers === base.viewers ? '      —' : `${((f.rss - base.rss) / (f.viewers - base.viewers) / 1024).toFixed(1).padStart(5)} KiB`} | ${f.cpuPercent.toFixed(1).padStart(5)} % | ${String(f.p50).padStart(4)} / ${String(f.p99).padStart(4)} ms`;
+const HEADER = " viewers | clients | calls/s | events/s/viewer | skipped | RSS MiB | RSS/connection | server CPU | delay p50 / p99 / max | first / last viewer | client ELU, CPU | others' CPU | load";
+
+function row(f: Figures, base: Figures): string {
+  const perConnection = f.viewers === base.viewers ? '             —' : `${((f.rss - base.rss) / (f.viewers - base.viewers) / 1024).toFixed(1).padStart(10)} KiB`;
+  return [
+    String(f.viewers).padStart(8),
+    String(f.clients).padStart(7),
+    f.callsPerSecond.toFixed(2).padStart(7),
+    f.eventsPerViewerPerSecond.toFixed(2).padStart(15),
+    String(f.skipped).padStart(7),
+    (f.rss / 1048576).toFixed(1).padStart(7),
+    perConnection,
+    `${f.cpuPercent.toFixed(1).padStart(8)} %`,
+    `${String(f.p50).padStart(4)} / ${String(f.p99).padStart(4)} / ${String(f.max).padStart(4)} ms`.padStart(21),
+    `${String(f.firstViewer).padStart(4)} / ${String(f.lastViewer).padStart(4)} ms`.padStart(19),
+    `${f.clientElu.toFixed(2)}, ${f.clientCpuPercent.toFixed(0).padStart(3)} %`.padStart(15),
+    `${f.othersCpuPercent.toFixed(0).padStart(9)} %`,
+    f.load.toFixed(2),
+  ].join(' | ');
+}
+
+const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
 
 export default async function streamBench(): Promise<void> {
+  const { soft, hard } = openFileLimits();
+  if (soft < neededFiles()) {
+    throw new Error(`open files: soft limit ${soft}, ${neededFiles()} needed for ${Math.max(...LEVELS)} streams; run \`ulimit -n ${neededFiles()}\` first (hard limit ${hard})`);
+  }
   console.log(`\nstream fan-out: ${SYMBOLS.length} broker symbols, ${SECONDS} s per level, one service process (node ${process.version})`);
+  console.log(`viewers in client processes of up to ${VIEWERS_PER_CLIENT}; open files ${soft}; load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-stream-'));
   const ibkr = await createIbkrSimulator();
   await ibkr.listen();
@@ -153,17 +465,27 @@ export default async function streamBench(): Promise<void> {
     const results: Figures[] = [];
     for (const level of LEVELS) results.push(await measure(ibkr, [service], level));
     const base = results[0]!;
-    console.log(' viewers | calls/s | events/s/viewer | RSS MiB | RSS per connection | server CPU | delay p50 / p99');
+    console.log(HEADER);
     for (const f of results) console.log(row(f, base));
+    console.log('(events/s/viewer: each viewer\'s events over the time between the upstream answers of its first and last; skipped: events viewers did not get between their first and last,');
+    console.log(' superseded by a newer one during a fan-out; delay: from the upstream answer to the event\'s bytes at a client;');
+    console.log(' first / last viewer: the median over the events of the delay at the first viewer an event reached and at the last; client ELU: the busiest client process\'s event-loop utilisation;');
+    console.log(` others\' CPU: what the rest of the machine (${cpus().length} cores) used meanwhile, % of one core; load: the 1-minute load average, this bench included)`);
     const last = results.at(-1)!;
     console.log(`snapshot calls per second, ${last.viewers} viewers against 1: ${(last.callsPerSecond / base.callsPerSecond).toFixed(2)}×`);
+    const cadence = results.every((f) => Math.abs(f.eventsPerViewerPerSecond - TARGET_EVENTS) <= EVENTS_TOLERANCE && Math.abs(f.callsPerSecond - TARGET_EVENTS) <= EVENTS_TOLERANCE);
+    console.log(`target: ${TARGET_EVENTS.toFixed(2)} calls and events a second per viewer at every level (±${EVENTS_TOLERANCE}): ${verdict(cadence)}`);
+    const top = results.find((f) => f.viewers === TARGET_AT);
+    if (top !== undefined) console.log(`target: delay p99 ≤ ${TARGET_P99_MS} ms at ${TARGET_AT} viewers: ${top.p99} ms, ${verdict(top.p99 <= TARGET_P99_MS)}`);
     await service.stop();
 
     const prefix = `mdp-bench-stream:${randomBytes(4).toString('hex')}:`;
     const replicas = await Promise.all([0, 1, 2].map((i) => startService(serviceEnv(ibkr, join(stateDir, `r${i}`), { REDIS_URL, REDIS_KEY_PREFIX: prefix }))));
     try {
       const spread = await measure(ibkr, replicas, REPLICA_VIEWERS);
-      console.log(`3 replicas on one Redis, ${REPLICA_VIEWERS} viewers spread over them: ${spread.callsPerSecond.toFixed(2)} snapshot calls/s (one viewer on one service: ${base.callsPerSecond.toFixed(2)}), delay p50 / p99 ${spread.p50} / ${spread.p99} ms`);
+      console.log(
+        `3 replicas on one Redis, ${REPLICA_VIEWERS} viewers spread over them: ${spread.callsPerSecond.toFixed(2)} snapshot calls/s (one viewer on one service: ${base.callsPerSecond.toFixed(2)}), ${spread.eventsPerViewerPerSecond.toFixed(2)} events/s/viewer, delay p50 / p99 ${spread.p50} / ${spread.p99} ms`,
+      );
     } finally {
       await Promise.all(replicas.map((r) => r.stop()));
       const redis = new Redis(REDIS_URL);
@@ -176,6 +498,8 @@ export default async function streamBench(): Promise<void> {
     await ibkr.close();
     rmSync(stateDir, { recursive: true, force: true });
   }
+  console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await streamBench();
+if (process.argv.includes('--viewers')) await runClient();
+else if (import.meta.url === `file://${process.argv[1]}` && !rerunWithMoreFiles()) await streamBench();
