@@ -125,8 +125,12 @@ export function finite(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
+/**
+ * A display string, or null for none. Runs of spaces become one: Yahoo pads some names to a fixed width
+ * (recorded WSU.DE: "WashTec AG                    I"), and a client should not show the padding.
+ */
 function text(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+  return typeof value === 'string' && value.trim() !== '' ? value.trim().replace(/\s+/g, ' ') : null;
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

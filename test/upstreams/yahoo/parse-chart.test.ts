@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type ApiError, driftOf } from '../../../src/errors.js';
-import { type ChartResponse, classifyChartResponse } from '../../../src/upstreams/yahoo/parse-chart.js';
+import { type ChartResponse, classifyChartResponse, parseChartBody } from '../../../src/upstreams/yahoo/parse-chart.js';
 import { chartUrl } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';
 import { fixture, fixtureText } from '../../helpers/fixtures.js';
+import { recording } from '../../helpers/recorded.js';
 
 function res(status: number, name: string, headers: Record<string, string> = {}): ChartResponse {
   const text = fixtureText('yahoo', name);
@@ -93,6 +94,19 @@ describe('classifyChartResponse', () => {
     const failed = error(503, 'html-consent.txt', '^GSPC');
     assert.match(failed.message, /HTTP 503/);
     assert.equal(driftOf(failed), undefined);
+  });
+
+  it('recorded ugly meta: a padded shortName loses its padding, a null currency stays null (the range is asked as 1d here to reach them)', () => {
+    const wsu = recording('yahoo', 'chart-wsu-de-period-2023-08-04-to-09-1d').json as any;
+    assert.match(wsu.chart.result[0].meta.shortName, / {2,}/);
+    assert.equal(parseChartBody(wsu, 'WSU.DE', '1d').name, wsu.chart.result[0].meta.shortName.replace(/\s+/g, ' '));
+    const lucyw = recording('yahoo', 'chart-lucyw-null-currency-empty-holiday-1d').json as any;
+    assert.equal(lucyw.chart.result[0].meta.currency, null);
+    const snapshot = parseChartBody(lucyw, 'LUCYW', '1d');
+    assert.equal(snapshot.currency, null);
+    assert.equal(snapshot.name, lucyw.chart.result[0].meta.longName, 'no shortName: the long one');
+    // As asked (period1/period2), neither chart has a previous close to offer.
+    assert.throws(() => parseChartBody(lucyw, 'LUCYW', ''), (e: unknown) => driftOf(e) === 'chart-no-previous-close');
   });
 
   it('classifies 429 as a refusal with Retry-After or 60 s', () => {

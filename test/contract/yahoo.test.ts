@@ -1,0 +1,189 @@
+// Every recorded Yahoo answer (test/fixtures/recorded/yahoo/) through the adapter's own pure functions, as
+// each caller runs them: the overview's instrumentSnapshot (classifyChartResponse), the quote fallback's
+// chartQuote and the indicator fallback's chartBars (both through classifyChart), each told what the chart
+// was asked for (a period1/period2 request has no range). Expected values are read from the recorded body
+// here, never typed in. A recording no case here can place fails under its own name.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { type ApiError, driftOf } from '../../src/errors.js';
+import type { Interval } from '../../src/upstreams/alpha-vantage/indicators.js';
+import { chartBars } from '../../src/upstreams/yahoo/chart-bars.js';
+import { type ChartAsk, chartQuote } from '../../src/upstreams/yahoo/parse-chart-quote.js';
+import { type ChartResponse, type Classified, classifyChart, classifyChartResponse } from '../../src/upstreams/yahoo/parse-chart.js';
+import { corpusFiles, type Loaded, recordings } from '../helpers/recorded.js';
+
+type Json = Record<string, any>;
+
+const CHART_PATH = /^\/v8\/finance\/chart\/([^/]+)$/;
+
+/** Yahoo's bar intervals as the Alpha Vantage intervals chartBars serves them from. */
+const AV_INTERVAL: Record<string, Interval> = { '1m': '1min', '5m': '5min', '15m': '15min', '30m': '30min', '60m': '60min', '1h': '60min', '1d': 'daily' };
+
+/** Our categories for Yahoo's instrument types (overview-source.ts). */
+const CATEGORY: Record<string, string> = { INDEX: 'index', FUTURE: 'commodity', CRYPTOCURRENCY: 'crypto', CURRENCY: 'currency', EQUITY: 'equity', ETF: 'equity', MUTUALFUND: 'equity' };
+
+const response = (r: Loaded): ChartResponse => ({ status: r.status, headers: {}, json: r.json });
+
+interface ExpectedBar {
+  key: string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number | undefined;
+}
+
+/**
+ * The bars a chart holds, read from the raw arrays: a bar with any of open/high/low/close null skipped,
+ * keyed by its time shifted by the exchange's `gmtoffset` (a different route to the day than the adapter's
+ * zone name; for these recordings the offset is the one in force at each bar), a repeated key replacing the
+ * earlier bar (chartBars) or kept beside it (the quote's day bar is the first of the day).
+ */
+function barsOf(result: Json, intraday: boolean, repeated: 'replace' | 'keep' = 'replace'): ExpectedBar[] {
+  const quote = (result.indicators?.quote?.[0] ?? {}) as Json;
+  const offset = Number(result.meta.gmtoffset ?? 0);
+  const bars: ExpectedBar[] = [];
+  ((result.timestamp ?? []) as number[]).forEach((t, i) => {
+    const [open, high, low, close, volume] = ['open', 'high', 'low', 'close', 'volume'].map((k) => quote[k]?.[i]);
+    if ([open, high, low, close].some((v) => typeof v !== 'number')) return;
+    const iso = new Date((t + offset) * 1000).toISOString();
+    const key = intraday ? iso.slice(0, 16).replace('T', ' ') : iso.slice(0, 10);
+    const bar = { key, open, high, low, close, volume: typeof volume === 'number' ? volume : undefined };
+    if (repeated === 'replace' && bars.at(-1)?.key === key) bars[bars.length - 1] = bar;
+    else bars.push(bar);
+  });
+  return bars;
+}
+
+/** UPSTREAMS.md: previousClose or regularMarketPreviousClose, else chartPreviousClose only when range=1d. */
+function previousCloseRule(meta: Json, range: string): number | undefined {
+  return meta.previousClose ?? meta.regularMarketPreviousClose ?? (range === '1d' ? meta.chartPreviousClose : undefined);
+}
+
+function expectDrift<T>(classified: Classified<T>, drift: string, name: string): void {
+  assert.equal(classified.kind, 'error', `${name}: expected ${drift}, got ${JSON.stringify(classified).slice(0, 300)}`);
+  const error = (classified as { error: ApiError }).error;
+  assert.equal(error.code, 'UPSTREAM_ERROR', name);
+  assert.equal(driftOf(error), drift, `${name}: ${error.message}`);
+}
+
+function expectValue<T>(classified: Classified<T>, name: string): T {
+  assert.equal(classified.kind, 'data', `${name}: ${classified.kind === 'error' ? classified.error.message : classified.kind}`);
+  return (classified as { value: T }).value;
+}
+
+const four = (n: number) => (Math.round(n * 10_000) / 10_000).toFixed(4);
+
+function checkSnapshot(r: Loaded, symbol: string, asked: ChartAsk, result: Json): void {
+  const meta = result.meta as Json;
+  const classified = classifyChartResponse(response(r), symbol, asked.range);
+  const previousClose = previousCloseRule(meta, asked.range);
+  if (previousClose === undefined) return expectDrift(classified, 'chart-no-previous-close', `${r.name} snapshot`);
+  const snapshot = expectValue(classified, `${r.name} snapshot`);
+  const closes = ((result.indicators?.quote?.[0]?.close ?? []) as (number | null)[]).filter((c): c is number => typeof c === 'number');
+  const name = [meta.shortName, meta.longName].find((n) => typeof n === 'string' && n.trim() !== '');
+  assert.deepEqual(snapshot, {
+    symbol: symbol.toUpperCase(),
+    price: meta.regularMarketPrice ?? closes.at(-1),
+    previousClose,
+    currency: meta.currency,
+    name: name === undefined ? null : name.trim().replace(/\s+/g, ' '),
+    category: CATEGORY[String(meta.instrumentType).toUpperCase()],
+    asOf: new Date(meta.regularMarketTime * 1000).toISOString(),
+  }, r.name);
+}
+
+function checkQuote(r: Loaded, symbol: string, asked: ChartAsk, result: Json, intraday: boolean): void {
+  const meta = result.meta as Json;
+  const classified = classifyChart(response(r), symbol, (chart) => chartQuote(chart, symbol, `${symbol}.CALLER`, asked));
+  const previous = previousCloseRule(meta, asked.range);
+  if (previous === undefined) return expectDrift(classified, 'chart-no-previous-close', `${r.name} quote`);
+  const day = new Date((meta.regularMarketTime + Number(meta.gmtoffset ?? 0)) * 1000).toISOString().slice(0, 10);
+  const dayBars = barsOf(result, intraday, 'keep').filter((b) => b.key.startsWith(day));
+  if (dayBars.length === 0) return expectDrift(classified, 'chart-no-day-bar', `${r.name} quote`);
+  const quote = expectValue(classified, `${r.name} quote`)['Global Quote'];
+  // A daily chart's day is its (first) bar of the day; an intraday chart's, its bars of the day together.
+  const [first] = dayBars as [ExpectedBar];
+  const dayHigh = meta.regularMarketDayHigh ?? (intraday ? Math.max(...dayBars.map((b) => b.high)) : first.high);
+  const dayLow = meta.regularMarketDayLow ?? (intraday ? Math.min(...dayBars.map((b) => b.low)) : first.low);
+  const barVolume = intraday ? dayBars.reduce<number | undefined>((sum, b) => (b.volume === undefined ? sum : (sum ?? 0) + b.volume), undefined) : first.volume;
+  const price = meta.regularMarketPrice as number;
+  const change = Number(four(price)) - Number(four(previous));
+  assert.deepEqual(quote, {
+    '01. symbol': `${symbol}.CALLER`,
+    '02. open': four(first.open),
+    // Widened to hold the price: recorded ^TNX has its price above regularMarketDayHigh.
+    '03. high': four(Math.max(dayHigh, price)),
+    '04. low': four(Math.min(dayLow, price)),
+    '05. price': four(price),
+    '06. volume': String(Math.round(meta.regularMarketVolume ?? barVolume ?? 0)),
+    '07. latest trading day': day,
+    '08. previous close': four(previous),
+    '09. change': four(change),
+    '10. change percent': `${four(previous === 0 ? 0 : (change / Number(four(previous))) * 100)}%`,
+  }, r.name);
+}
+
+function checkBars(r: Loaded, symbol: string, result: Json, interval: Interval, intraday: boolean): void {
+  const classified = classifyChart(response(r), symbol, (chart) => chartBars(chart, interval, symbol));
+  const { bars, timeZone } = expectValue(classified, `${r.name} bars`);
+  const expected = barsOf(result, intraday);
+  // Bars count = the non-null bars (none at all for a chart without `timestamp`, `quote: [{}]`).
+  assert.equal(bars.length, expected.length, r.name);
+  assert.deepEqual(bars, expected.map((b) => ({ ...b, volume: b.volume ?? 0 })), r.name);
+  const zone = result.meta.exchangeTimezoneName as string;
+  assert.equal(timeZone, zone === 'America/New_York' ? 'US/Eastern' : zone, r.name);
+}
+
+function checkRecording(r: Loaded): void {
+  if (r.status === 429) {
+    // Yahoo's edge refuses before any endpoint answers (recorded on the crumb call, before a chart call):
+    // whatever the body, a chart call met with it is a refusal with the default back-off.
+    for (const classified of [classifyChartResponse(response(r), 'AAPL'), classifyChart(response(r), 'AAPL', () => 0)]) {
+      assert.deepEqual(classified, { kind: 'refusal', message: 'Yahoo refused the call: too many requests', retryAfterMs: 60_000 }, r.name);
+    }
+    return;
+  }
+  const match = CHART_PATH.exec(r.request.path);
+  assert.ok(match !== null, `${r.name}: ${r.request.method} ${r.request.path} (status ${r.status}) is not a chart answer, and no case here places it`);
+  const symbol = decodeURIComponent(match[1] as string);
+  if (r.status === 404) {
+    assert.equal((classifyChartResponse(response(r), symbol) as { error?: ApiError }).error?.code, 'SYMBOL_NOT_FOUND', r.name);
+    return;
+  }
+  assert.equal(r.status, 200, `${r.name}: no case here places a chart answer of status ${r.status}`);
+  const query = r.request.query ?? {};
+  // A period1/period2 request names no range: its chartPreviousClose is the close before the period.
+  assert.ok((query.range === undefined) !== (query.period1 === undefined), `${r.name}: a chart asked with range or with period1, not both or neither`);
+  const asked: ChartAsk = { range: query.range ?? '', interval: query.interval ?? '1d' };
+  const interval = AV_INTERVAL[asked.interval];
+  assert.ok(interval !== undefined, `${r.name}: no case here reads ${asked.interval} bars`);
+  const result = (r.json as Json).chart.result[0] as Json;
+  const intraday = !/^\d+(d|wk|mo)$/.test(asked.interval);
+  assert.equal(result.meta.dataGranularity, asked.interval, `${r.name}: the chart is of the interval asked`);
+  checkSnapshot(r, symbol, asked, result);
+  checkQuote(r, symbol, asked, result, intraday);
+  checkBars(r, symbol, result, interval, intraday);
+}
+
+describe('Yahoo adapter over the recorded corpus', () => {
+  for (const r of recordings('yahoo')) {
+    test(r.name, () => checkRecording(r));
+  }
+
+  test('every body file of the corpus is listed in recordings.json (so none escapes the cases above)', () => {
+    const listed = new Set(recordings('yahoo').map((r) => r.body));
+    const unlisted = corpusFiles('yahoo').filter((f) => f !== 'recordings.json' && f !== 'SOURCES.md' && !listed.has(f));
+    assert.deepEqual(unlisted, []);
+  });
+
+  test('the cases can fail: expectations read from a different body, an unplaceable path', () => {
+    const gold = recordings('yahoo').find((r) => r.name === 'chart-gc-f-period-2020-01-02-1d') as Loaded;
+    const other = structuredClone((gold.json as Json).chart.result[0]) as Json;
+    other.indicators.quote[0].close[0] += 1;
+    assert.throws(() => checkBars(gold, 'GC=F', other, 'daily', false), /chart-gc-f/);
+    other.meta.regularMarketPrice += 1;
+    assert.throws(() => checkSnapshot(gold, 'GC=F', { range: '1d', interval: '1d' }, other), /chart-gc-f/);
+    assert.throws(() => checkRecording({ ...gold, request: { ...gold.request, path: '/v7/finance/quote' } }), /no case here places it/);
+  });
+});
