@@ -11,11 +11,12 @@
 // utilisation and CPU over the measurement, printed beside the figures, to show it was not the bottleneck.
 // A client takes an event's time when its bytes arrive, before parsing, and parses only the `id:` and
 // `event:` lines.
-// 10,000 streams need as many descriptors in the service: below that `ulimit -n`, the bench runs itself
-// again under a raised soft limit (up to the hard one) or stops and says what to raise.
+// 10,000 streams need as many descriptors in the service. Node raises its soft `ulimit -n` to the hard
+// limit as it starts (so do the service and the clients); under a hard limit below that the bench stops
+// at once and says what to raise.
 // Loopback only; bounded: BENCH_SECONDS (default 10) of measurement per level.
 //   npm run bench:stream            (or as part of npm run bench)
-import { type ChildProcess, fork, spawnSync } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -231,7 +232,7 @@ async function runClient(): Promise<void> {
 // ---------------------------------------------------------------------------------------------------
 // The bench.
 
-/** Soft and hard limits of open files of this process (children inherit them). */
+/** Soft and hard limits of open files of this process (Node has raised the soft one to the hard one). */
 function openFileLimits(): { soft: number; hard: number } {
   const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'))!;
   const [soft, hard] = line.replace('Max open files', '').trim().split(/\s+/).map((v) => (v === 'unlimited' ? Infinity : Number(v)));
@@ -239,17 +240,6 @@ function openFileLimits(): { soft: number; hard: number } {
 }
 
 const neededFiles = () => Math.max(...LEVELS) + SPARE_FILES;
-
-/** When run directly under too low a soft limit: once more under a raised one (a shell's `ulimit -n`). */
-function rerunWithMoreFiles(): boolean {
-  const { soft, hard } = openFileLimits();
-  if (soft >= neededFiles() || process.env.BENCH_STREAM_RERUN === '1' || hard < neededFiles()) return false;
-  console.log(`open files: soft limit ${soft} < ${neededFiles()}; running again under ulimit -n ${neededFiles()} (hard limit ${hard})`);
-  const argv = [process.execPath, ...process.execArgv, ...process.argv.slice(1)];
-  const run = spawnSync('/bin/sh', ['-c', `ulimit -n ${neededFiles()} && exec "$@"`, 'sh', ...argv], { stdio: 'inherit', env: { ...process.env, BENCH_STREAM_RERUN: '1' } });
-  process.exitCode = run.status ?? 1;
-  return true;
-}
 
 function rssBytes(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
@@ -452,11 +442,11 @@ const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
 
 export default async function streamBench(): Promise<void> {
   const { soft, hard } = openFileLimits();
-  if (soft < neededFiles()) {
-    throw new Error(`open files: soft limit ${soft}, ${neededFiles()} needed for ${Math.max(...LEVELS)} streams; run \`ulimit -n ${neededFiles()}\` first (hard limit ${hard})`);
+  if (hard < neededFiles()) {
+    throw new Error(`open files: hard limit ${hard}, ${neededFiles()} needed for ${Math.max(...LEVELS)} streams; raise it (as root: ulimit -Hn ${neededFiles()}; docker run --ulimit nofile=${neededFiles()})`);
   }
   console.log(`\nstream fan-out: ${SYMBOLS.length} broker symbols, ${SECONDS} s per level, one service process (node ${process.version})`);
-  console.log(`viewers in client processes of up to ${VIEWERS_PER_CLIENT}; open files ${soft}; load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`viewers in client processes of up to ${VIEWERS_PER_CLIENT}; open files ${soft} (hard limit ${hard}); load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-stream-'));
   const ibkr = await createIbkrSimulator();
   await ibkr.listen();
@@ -502,4 +492,4 @@ export default async function streamBench(): Promise<void> {
 }
 
 if (process.argv.includes('--viewers')) await runClient();
-else if (import.meta.url === `file://${process.argv[1]}` && !rerunWithMoreFiles()) await streamBench();
+else if (import.meta.url === `file://${process.argv[1]}`) await streamBench();
