@@ -121,12 +121,14 @@ async function runService(fallback: 'yahoo' | 'none', durationMs: number): Promi
     CACHE_QUOTE_STALE_SECONDS: '86400',
   });
   const logger = pino({ level: 'silent' });
-  const deps = await createDeps(config, logger);
-  // The routes ask for these guards by name; registering them first gives them the scaled windows. The
-  // provider-A spacing is the configured default (1200 ms for the provider's 1 s), scaled too.
+  // The scaled windows: the provider-A spacing is the configured default (1200 ms for the provider's 1 s), scaled too.
   const minIntervalMs = Math.round(config.alphaVantage.minIntervalMs / SCALE);
-  deps.budgets.get('alphaVantage', { perMinute: PER_MINUTE, perDay: PER_DAY, minIntervalMs, minuteMs: MINUTE_MS, dayMs: DAY_MS });
-  deps.budgets.get('yahoo', { perMinute: config.yahoo.callsPerMinute, perDay: 0, minIntervalMs: 0, minuteMs: MINUTE_MS, dayMs: DAY_MS });
+  const deps = await createDeps(config, logger, {
+    budgets: {
+      alphaVantage: { perMinute: PER_MINUTE, perDay: PER_DAY, minIntervalMs, minuteMs: MINUTE_MS, dayMs: DAY_MS },
+      yahoo: { perMinute: config.yahoo.callsPerMinute, perDay: 0, minIntervalMs: 0, minuteMs: MINUTE_MS, dayMs: DAY_MS },
+    },
+  });
   const app = await buildApp(config, { logger, deps });
   await app.listen({ port: 0, host: '127.0.0.1' });
   try {

@@ -83,6 +83,9 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
 
   const deps = options.deps ?? (await createDeps(config, logger));
   app.decorate('deps', deps);
+  // The broker's keep-alive runs while the app does (deps.close stops it).
+  deps.broker.start();
+  logger.info({ broker: deps.broker.kind, mode: config.mode }, 'broker endpoints ready');
   app.decorate('hotPath', hotPath);
   // Filled by the route plugins: what each stream topic is read from.
   app.decorate('liveTopics', new LiveTopics());

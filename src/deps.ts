@@ -1,25 +1,42 @@
-// The shared services every route plugin uses, built once from the validated configuration.
+// The composition root: every store, cache, budget, upstream client, service and the broker, built once
+// from the validated configuration. Routes receive what they use from here and build nothing themselves.
 // Without REDIS_URL the cache's second tier and the budget ledgers live in the embedded SQLite store
 // under STATE_DIR; with it, in Redis, shared by every replica (see src/store/).
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import type { BudgetLimits } from './budget/budget-guard.js';
+import type { Broker } from './broker/broker.js';
+import { NotConfiguredBroker } from './broker/not-configured-broker.js';
+import { type Pacer, RequestPacer } from './broker/request-pacer.js';
+import { SharedRequestPacer } from './broker/shared-request-pacer.js';
+import { type BudgetLimits, MAX_PACING_WAIT_MS } from './budget/budget-guard.js';
 import { type BudgetFactory, BudgetRegistry } from './budget/budget-registry.js';
 import { EmbeddedBudgetGuard } from './budget/embedded-budget-guard.js';
 import { MemoryBudgetGuard } from './budget/memory-budget-guard.js';
 import { RedisBudgetGuard } from './budget/redis-budget-guard.js';
-import { MAX_PACING_WAIT_MS } from './budget/budget-guard.js';
 import type { CacheStore } from './cache/cache-store.js';
 import { RedisFlightLock } from './cache/flight-lock.js';
 import { MemoryCacheStore } from './cache/memory-cache-store.js';
 import { RedisCacheStore } from './cache/redis-cache-store.js';
 import { SqliteCacheStore } from './cache/sqlite-cache-store.js';
 import { UpstreamCache } from './cache/upstream-cache.js';
-import { StateStore } from './store/state-store.js';
+import type { Config } from './config.js';
+import { ApiError } from './errors.js';
 import { SourceTally } from './quotes/data-source.js';
-import type { QuoteService } from './quotes/quote-service.js';
+import { QuoteService } from './quotes/quote-service.js';
+import { TechnicalService } from './quotes/technical-service.js';
+import { MarketOverview } from './routes/market/market-overview.js';
+import { StateStore } from './store/state-store.js';
 import { StateScopes } from './store/upstream-identity.js';
+import { ALPHA_VANTAGE, IBKR, MASSIVE, UPSTREAMS, type UpstreamId, YAHOO } from './upstream-ids.js';
+import { AlphaVantageClient, type AlphaVantageGetter } from './upstreams/alpha-vantage/alpha-vantage-client.js';
+import { HttpClient } from './upstreams/http-client.js';
+import { IbkrBroker, type IbkrBrokerOptions } from './upstreams/ibkr/ibkr-broker.js';
+import { ibkrPacerOptions } from './upstreams/ibkr/ibkr-gateway.js';
+import { cursorKeys } from './upstreams/massive/cursor-keys.js';
+import { CursorCodec } from './upstreams/massive/dividend-cursor.js';
+import { MassiveClient } from './upstreams/massive/massive-client.js';
+import { TastytradeBroker, type TastytradeBrokerOptions } from './upstreams/tastytrade/tastytrade-broker.js';
 import { UpstreamHealth } from './upstreams/upstream-health.js';
+import { YahooChartSource } from './upstreams/yahoo/yahoo-chart-source.js';
 
 export interface AppDeps {
   config: Config;
@@ -33,15 +50,38 @@ export interface AppDeps {
   scopes: StateScopes;
   /** Answers per endpoint and data source (X-Data-Source), for status and metrics. */
   sources: SourceTally;
-  /** Quotes with their fallback; set by the provider-A routes, used by every path that serves a quote. */
-  quotes?: QuoteService;
+  /** Provider A (Alpha Vantage); throws PROVIDER_NOT_CONFIGURED without a key. */
+  alphaVantage: AlphaVantageGetter;
+  /** Quotes from provider A, with Yahoo's chart as the fallback (QUOTE_FALLBACK). */
+  quotes: QuoteService;
+  /** Technical indicators from provider A, computed from Yahoo's bars as the fallback. */
+  technical: TechnicalService;
+  /** Provider B (Massive); throws PROVIDER_NOT_CONFIGURED without a key. */
+  massive: () => MassiveClient;
+  /** Signs and reads the dividends paging cursors. */
+  cursors: CursorCodec;
+  /** Undefined when OVERVIEW_SOURCE is `none`. */
+  overview: MarketOverview | undefined;
+  broker: Broker;
   close(): Promise<void>;
+}
+
+export interface BrokerOptions {
+  ibkr?: Partial<Omit<IbkrBrokerOptions, 'url' | 'tlsVerify' | 'logger'>>;
+  tastytrade?: Partial<Omit<TastytradeBrokerOptions, 'url' | 'clientSecret' | 'refreshToken' | 'logger'>>;
 }
 
 export interface CreateDepsOptions {
   /** Replica heartbeat period (Redis mode); tests shorten it. */
   heartbeatMs?: number;
+  /** Budget windows for benchmarks that scale time (their minute and day are shorter). */
+  budgets?: Partial<Record<UpstreamId, BudgetLimits>>;
+  /** Broker tuning for tests and benchmarks (keep-alive period, warm-up, pacing). */
+  broker?: BrokerOptions;
 }
+
+/** A cursor outlives every cached page that links to it: the page's fresh and stale windows, plus an hour to follow it. */
+const CURSOR_FOLLOW_MS = 3_600_000;
 
 export async function createDeps(config: Config, logger: Logger, options: CreateDepsOptions = {}): Promise<AppDeps> {
   // While a broker's circuit is open its callers hear "broker unavailable", as they would from the broker.
@@ -53,6 +93,96 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     logger,
     heartbeatMs: options.heartbeatMs,
   });
+  const closers: (() => Promise<void> | void)[] = [];
+  const { cache, closeL2 } = createCache(config, logger, health, store);
+  closers.push(closeL2);
+  const scopes = StateScopes.fromConfig(config);
+  const budgets = new BudgetRegistry(budgetFactory(store, scopes));
+  const limits = (id: UpstreamId, configured: BudgetLimits) => budgets.get(id, options.budgets?.[id] ?? configured);
+  const http = (id: UpstreamId, connections?: number) => {
+    const client = new HttpClient({ name: UPSTREAMS[id].label, timeoutMs: config.upstreamTimeoutMs, logger, connections });
+    closers.push(() => client.close());
+    return client;
+  };
+  const sources = new SourceTally();
+
+  const av = config.alphaVantage;
+  const avBudget = limits(ALPHA_VANTAGE, { perMinute: av.callsPerMinute, perDay: av.callsPerDay, minIntervalMs: av.minIntervalMs });
+  const avClient = av.apiKey === undefined ? undefined : new AlphaVantageClient({ url: av.url, apiKey: av.apiKey, http: http(ALPHA_VANTAGE), budget: avBudget });
+  const alphaVantage = configured(avClient, 'provider A is not configured: set ALPHA_VANTAGE_API_KEY');
+
+  // One Yahoo client and pool for the overview and both fallbacks, under one budget.
+  const yahooUsed = config.overview.source === 'yahoo' || config.yahoo.quoteFallback === 'yahoo';
+  const yahoo = yahooUsed
+    ? new YahooChartSource({
+        url: config.overview.url,
+        http: http(YAHOO, config.overview.concurrency),
+        budget: limits(YAHOO, { perMinute: config.yahoo.callsPerMinute, perDay: 0, minIntervalMs: 0 }),
+      })
+    : undefined;
+  const fallback = config.yahoo.quoteFallback === 'yahoo' ? yahoo : undefined;
+  const primaryScopes = { primary: scopes.of(ALPHA_VANTAGE), fallback: scopes.of(YAHOO) };
+  const { windows } = config.cache;
+  const quotes = new QuoteService({ cache, window: windows.QUOTE, scopes: primaryScopes, alphaVantage, limits: avBudget.limits, fallback, tally: sources });
+  const technical = new TechnicalService({
+    cache,
+    windows: { daily: windows.TECHNICAL_DAILY, intraday: windows.TECHNICAL_INTRADAY },
+    scopes: primaryScopes,
+    alphaVantage,
+    chart: fallback,
+    tally: sources,
+  });
+
+  const mv = config.massive;
+  const massiveBudget = limits(MASSIVE, { perMinute: mv.callsPerMinute, perDay: 0, minIntervalMs: 0 });
+  const massiveClient = mv.apiKey === undefined ? undefined : new MassiveClient({ url: mv.url, apiKey: mv.apiKey, http: http(MASSIVE), budget: massiveBudget });
+  const cursors = new CursorCodec({
+    keys: await cursorKeys(config.cursorSecret, store.redis, logger),
+    // Bound to the mode and Massive identity (URL and key): a cursor of another one is foreign here.
+    context: scopes.of(MASSIVE),
+    ttlMs: windows.DIVIDENDS.freshMs + windows.DIVIDENDS.staleMs + CURSOR_FOLLOW_MS,
+  });
+
+  const overview =
+    config.overview.source === 'yahoo' && yahoo !== undefined
+      ? new MarketOverview({ source: yahoo, scope: scopes.of(YAHOO), symbols: config.overview.symbols, concurrency: config.overview.concurrency, window: windows.OVERVIEW, cache, health, logger })
+      : undefined;
+
+  const broker = createBroker(config, logger, options.broker ?? {}, store, scopes);
+  closers.push(() => broker.close());
+
+  return {
+    config,
+    logger,
+    health,
+    cache,
+    budgets,
+    store,
+    scopes,
+    sources,
+    alphaVantage,
+    quotes,
+    technical,
+    massive: configured(massiveClient, 'provider B is not configured: set MASSIVE_API_KEY'),
+    cursors,
+    overview,
+    broker,
+    close: async () => {
+      for (const close of closers) await close();
+      await store.close();
+    },
+  };
+}
+
+/** A getter that answers PROVIDER_NOT_CONFIGURED while the client is absent, so routes stay registered. */
+function configured<T>(client: T | undefined, reason: string): () => T {
+  return () => {
+    if (client === undefined) throw new ApiError('PROVIDER_NOT_CONFIGURED', reason);
+    return client;
+  };
+}
+
+function createCache(config: Config, logger: Logger, health: UpstreamHealth, store: StateStore): { cache: UpstreamCache; closeL2: () => void } {
   const memory = new MemoryCacheStore({ maxEntries: config.cache.maxEntries, maxBytes: config.cache.maxBytes });
   let l2: CacheStore | undefined;
   let closeL2 = (): void => {};
@@ -74,22 +204,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     lockTtlMs,
     lockWaitMs: lockTtlMs,
   });
-  const scopes = StateScopes.fromConfig(config);
-  const budgets = new BudgetRegistry(budgetFactory(store, scopes));
-  return {
-    config,
-    logger,
-    health,
-    cache,
-    budgets,
-    store,
-    scopes,
-    sources: new SourceTally(),
-    close: async () => {
-      closeL2();
-      await store.close();
-    },
-  };
+  return { cache, closeL2 };
 }
 
 /** Ledgers are stored under the upstream's scope; the guard keeps its plain name for status and messages. */
@@ -105,6 +220,34 @@ function budgetFactory(store: StateStore, scopes: StateScopes): BudgetFactory {
     if (store.db !== undefined) return new EmbeddedBudgetGuard(name, limits, store.db, MAX_PACING_WAIT_MS, Date.now, scopes.of(name), legacy);
     return new MemoryBudgetGuard(name, limits);
   };
+}
+
+/** The broker BROKER names; its keep-alive starts with the app (app.ts) and stops with close(). */
+function createBroker(config: Config, logger: Logger, options: BrokerOptions, store: StateStore, scopes: StateScopes): Broker {
+  const { broker, upstreamTimeoutMs } = config;
+  switch (broker.kind) {
+    case 'none':
+      return new NotConfiguredBroker('none', 'No broker is configured (BROKER=none): set BROKER to ibkr or tastytrade.');
+    case 'ibkr': {
+      const gateway = { pacer: ibkrPacer(config, store, scopes), ...options.ibkr?.gateway };
+      return new IbkrBroker({ timeoutMs: upstreamTimeoutMs, ...options.ibkr, gateway, url: broker.ibkr.url, tlsVerify: broker.ibkr.tlsVerify, logger });
+    }
+    case 'tastytrade': {
+      const { url, clientSecret, refreshToken } = broker.tastytrade;
+      if (clientSecret === undefined || refreshToken === undefined) {
+        return new NotConfiguredBroker('tastytrade', 'Tastytrade is not configured: set TASTYTRADE_CLIENT_SECRET and TASTYTRADE_REFRESH_TOKEN.');
+      }
+      return new TastytradeBroker({ timeoutMs: upstreamTimeoutMs, ...options.tastytrade, url, clientSecret, refreshToken, logger });
+    }
+  }
+}
+
+/** One pacing per gateway: shared by every replica through Redis when there is one. */
+function ibkrPacer(config: Config, store: StateStore, scopes: StateScopes): Pacer {
+  const options = ibkrPacerOptions(config.broker.ibkr.requestsPerSecond);
+  const { redis, heartbeat } = store;
+  if (redis === undefined || heartbeat === undefined) return new RequestPacer(options);
+  return new SharedRequestPacer(options, redis, heartbeat, scopes.of(IBKR));
 }
 
 declare module 'fastify' {

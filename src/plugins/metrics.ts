@@ -8,7 +8,7 @@ import type {} from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
-import { upstreamIdOf, upstreamOfRoute } from '../routes/system/upstream-catalog.js';
+import { areaOf, areaOfRoute } from '../upstream-ids.js';
 import { within } from '../routes/system/within.js';
 import { FastHistogram, type HistogramSeries } from './fast-histogram.js';
 import { authorised, MetricsListener, notFound } from './metrics-access.js';
@@ -104,7 +104,7 @@ export class ServiceMetrics {
     if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
     let children = byStatus.get(status);
     if (children === undefined) {
-      children = { duration: this.duration.createSeries({ method, route, status: String(status) }), upstream: upstreamOfRoute(route) };
+      children = { duration: this.duration.createSeries({ method, route, status: String(status) }), upstream: areaOfRoute(route) };
       byStatus.set(status, children);
       this.allChildren.push(children);
     }
@@ -113,7 +113,7 @@ export class ServiceMetrics {
 
   observeUpstreamCall: UpstreamCallObserver = (upstream, ms, error) => {
     const code = error === undefined ? 'ok' : String((error as { code?: unknown }).code ?? 'error');
-    this.upstreamDuration.labels(upstreamIdOf(upstream), code).observe(ms / 1000);
+    this.upstreamDuration.labels(areaOf(upstream), code).observe(ms / 1000);
   };
 
   private countOutcome(upstream: string, outcome: CacheOutcome): void {
@@ -209,7 +209,7 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
     registers,
     collect() {
       for (const [name, state] of Object.entries(deps.health.all())) {
-        this.inc({ upstream: upstreamIdOf(name) }, deltaCounter(seenUpstream, `calls:${name}`, state.calls));
+        this.inc({ upstream: areaOf(name) }, deltaCounter(seenUpstream, `calls:${name}`, state.calls));
       }
     },
   });
@@ -220,7 +220,7 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
     registers,
     collect() {
       for (const [name, state] of Object.entries(deps.health.all())) {
-        this.inc({ upstream: upstreamIdOf(name) }, deltaCounter(seenUpstream, `errors:${name}`, state.errors));
+        this.inc({ upstream: areaOf(name) }, deltaCounter(seenUpstream, `errors:${name}`, state.errors));
       }
     },
   });
@@ -232,7 +232,7 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
     collect() {
       for (const [name, state] of Object.entries(deps.health.all())) {
         for (const [reason, count] of Object.entries(state.unreadable)) {
-          this.inc({ upstream: upstreamIdOf(name), reason }, deltaCounter(seenUpstream, `unreadable:${name}:${reason}`, count));
+          this.inc({ upstream: areaOf(name), reason }, deltaCounter(seenUpstream, `unreadable:${name}:${reason}`, count));
         }
       }
     },
@@ -244,7 +244,7 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
     registers,
     collect() {
       for (const [name, state] of Object.entries(deps.health.all())) {
-        if (state.lastSuccessAt !== null) this.set({ upstream: upstreamIdOf(name) }, Date.parse(state.lastSuccessAt) / 1000);
+        if (state.lastSuccessAt !== null) this.set({ upstream: areaOf(name) }, Date.parse(state.lastSuccessAt) / 1000);
       }
     },
   });
@@ -261,7 +261,7 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
           if (snapshot === null) continue;
           for (const window of ['minute', 'day'] as const) {
             const value = pick(snapshot, window);
-            if (value !== null) this.set({ upstream: upstreamIdOf(upstream), window }, value);
+            if (value !== null) this.set({ upstream: areaOf(upstream), window }, value);
           }
         }
       },

@@ -14,10 +14,11 @@ import type { BudgetLimits } from '../budget/budget-guard.js';
 import { type CacheEntry, type CacheResult, type CacheStatus, type CacheWindow, isFresh, isServable } from '../cache/cache-store.js';
 import type { UpstreamCache } from '../cache/upstream-cache.js';
 import { ApiError, type ErrorCode } from '../errors.js';
-import type { AlphaVantageClient } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import type { AlphaVantageGetter } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
 import type { GlobalQuoteBody } from '../upstreams/alpha-vantage/parse-global-quote.js';
 import { chartQuote, QUOTE_CHART } from '../upstreams/yahoo/parse-chart-quote.js';
-import { YAHOO, type YahooChartSource } from '../upstreams/yahoo/yahoo-chart-source.js';
+import type { YahooChartSource } from '../upstreams/yahoo/yahoo-chart-source.js';
+import { ALPHA_VANTAGE, YAHOO } from '../upstream-ids.js';
 import { yahooSymbol } from '../upstreams/yahoo/yahoo-symbols.js';
 import { BudgetPlanner } from './budget-planner.js';
 import { type DataSource, FALLBACK, PRIMARY, type SourceTally } from './data-source.js';
@@ -32,8 +33,7 @@ export interface QuoteServiceOptions {
   window: CacheWindow;
   /** Key prefixes of provider A's and Yahoo's stored values (their state scopes). */
   scopes: { primary: string; fallback: string };
-  /** The upstream name provider A's calls are tracked under (health, circuit). */
-  primaryName: string;
+  alphaVantage: AlphaVantageGetter;
   /** Provider A's budget, which the planner sizes the hot set from. */
   limits: BudgetLimits;
   /** Undefined when QUOTE_FALLBACK is `none`. */
@@ -49,9 +49,6 @@ export function mayFallBack(error: unknown): boolean {
   return error instanceof ApiError && FALLBACK_CODES.has(error.code);
 }
 
-/** Provider A's client; throws PROVIDER_NOT_CONFIGURED without a key. */
-export type ClientGetter = () => AlphaVantageClient;
-
 interface Source {
   source: DataSource;
   key: string;
@@ -66,24 +63,19 @@ export class QuoteService {
     this.planner = new BudgetPlanner(options.limits, options.window.freshMs);
   }
 
-  /** The fallback's chart source (undefined when QUOTE_FALLBACK is `none`), which technical answers share. */
-  get chart(): YahooChartSource | undefined {
-    return this.options.fallback;
-  }
-
   /** The quote for `symbol` (upper case), and where it came from. */
-  async get(symbol: string, client: ClientGetter, options: { revalidate?: boolean } = {}): Promise<SourcedResult<GlobalQuoteBody>> {
+  async get(symbol: string, options: { revalidate?: boolean } = {}): Promise<SourcedResult<GlobalQuoteBody>> {
     this.planner.note(symbol);
-    const primary = this.primary(symbol, client);
+    const primary = this.primary(symbol);
     const cached = await this.options.cache.peek<GlobalQuoteBody>(primary.key);
     const now = Date.now();
-    if (cached !== undefined && isFresh(cached, now)) return this.answer(this.refreshed(symbol, client, cached), 'HIT', PRIMARY);
+    if (cached !== undefined && isFresh(cached, now)) return this.answer(this.refreshed(symbol, cached), 'HIT', PRIMARY);
     const fallback = this.fallback(symbol);
-    if (fallback === undefined) return this.primaryOnly(symbol, client, cached, options.revalidate === true);
+    if (fallback === undefined) return this.primaryOnly(symbol, cached, options.revalidate === true);
 
     const other = await this.options.cache.peek<GlobalQuoteBody>(fallback.key);
     if (other !== undefined && isFresh(other, now) && (cached === undefined || other.storedAt > cached.storedAt)) {
-      this.refreshed(symbol, client, cached);
+      this.refreshed(symbol, cached);
       return this.answer(other, 'HIT', FALLBACK);
     }
     const order = this.planner.isHot(symbol) ? [primary, fallback] : [fallback, primary];
@@ -108,22 +100,22 @@ export class QuoteService {
   }
 
   /** Called when the hot path answers a fresh provider-A value by itself: demand, and the early refresh. */
-  servedHot(symbol: string, entry: CacheEntry, client: ClientGetter): void {
+  servedHot(symbol: string, entry: CacheEntry): void {
     this.planner.note(symbol);
-    this.refreshed(symbol, client, entry as CacheEntry<GlobalQuoteBody>);
+    this.refreshed(symbol, entry as CacheEntry<GlobalQuoteBody>);
     this.options.tally.count('quote', PRIMARY);
   }
 
   /** Without a fallback: provider A's value as today, with the planner choosing which keys to refresh. */
-  private async primaryOnly(symbol: string, client: ClientGetter, cached: CacheEntry<GlobalQuoteBody> | undefined, revalidate: boolean): Promise<SourcedResult<GlobalQuoteBody>> {
+  private async primaryOnly(symbol: string, cached: CacheEntry<GlobalQuoteBody> | undefined, revalidate: boolean): Promise<SourcedResult<GlobalQuoteBody>> {
     const servable = cached !== undefined && isServable(cached, Date.now());
-    if (servable && !(revalidate && this.planner.isHot(symbol))) return this.answer(this.refreshed(symbol, client, cached), 'STALE', PRIMARY);
+    if (servable && !(revalidate && this.planner.isHot(symbol))) return this.answer(this.refreshed(symbol, cached), 'STALE', PRIMARY);
     if (!servable && !this.planner.mayLoad(symbol)) {
       this.planner.noteRefusal(symbol);
       throw new ApiError('QUOTA_EXHAUSTED', 'provider A\'s calls are kept for symbols more in demand; try again later', { retryAfterSeconds: this.planner.minuteMs / 1000 });
     }
     try {
-      const entry = await this.load(this.primary(symbol, client));
+      const entry = await this.load(this.primary(symbol));
       this.planner.noteLoaded(symbol);
       return this.answer(entry, 'MISS', PRIMARY);
     } catch (error) {
@@ -135,10 +127,10 @@ export class QuoteService {
   }
 
   /** Starts a background provider-A refresh when the planner spends a call on this key now. */
-  private refreshed<T extends CacheEntry<GlobalQuoteBody> | undefined>(symbol: string, client: ClientGetter, cached: T): T {
+  private refreshed<T extends CacheEntry<GlobalQuoteBody> | undefined>(symbol: string, cached: T): T {
     const due = cached === undefined ? this.planner.isHot(symbol) : this.planner.mayRefresh(symbol, cached);
-    if (due && configured(client)) {
-      const primary = this.primary(symbol, client);
+    if (due && configured(this.options.alphaVantage)) {
+      const primary = this.primary(symbol);
       this.options.cache.refreshLater(primary.key, this.options.window, primary.load, { upstream: primary.upstream });
     }
     return cached;
@@ -154,9 +146,9 @@ export class QuoteService {
     return { result: { entry, status }, source };
   }
 
-  private primary(symbol: string, client: ClientGetter): Source {
-    const { scopes, primaryName } = this.options;
-    return { source: PRIMARY, key: `${scopes.primary}:quote:${symbol}`, upstream: primaryName, load: () => client().globalQuote(symbol) };
+  private primary(symbol: string): Source {
+    const { scopes, alphaVantage } = this.options;
+    return { source: PRIMARY, key: `${scopes.primary}:quote:${symbol}`, upstream: ALPHA_VANTAGE, load: () => alphaVantage().globalQuote(symbol) };
   }
 
   private fallback(symbol: string): Source | undefined {
@@ -173,7 +165,7 @@ export class QuoteService {
 }
 
 /** Live mode without a key: nothing to refresh from (a caller hears why when it asks provider A itself). */
-function configured(client: ClientGetter): boolean {
+function configured(client: AlphaVantageGetter): boolean {
   try {
     client();
     return true;

@@ -9,7 +9,7 @@ import { errorResponses } from './schemas.js';
 import { StreamClient } from '../stream/stream-client.js';
 import { type FeedFactory, StreamHub } from '../stream/stream-hub.js';
 import { MAX_QUOTE_SYMBOLS, parseTopics, type Topic } from '../stream/stream-topics.js';
-import { ALPHA_VANTAGE } from './provider-a/index.js';
+import { ALPHA_VANTAGE } from '../upstream-ids.js';
 import { TopicPoller } from '../stream/topic-poller.js';
 import { TopicRelay } from '../stream/topic-relay.js';
 

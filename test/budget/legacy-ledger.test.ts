@@ -66,7 +66,7 @@ for (const [store, oldVersion] of [['embedded', embedded], ['redis', redis]] as 
   test(`${store}: a live guard counts the calls recorded under the bare provider name within the day window`, async (t) => {
     const old = oldVersion(t);
     const open = async (env: Record<string, string>) => {
-      const deps = await createDeps(loadConfig({ LOG_LEVEL: 'silent', ...old.env, ...env }), pino({ level: 'silent' }));
+      const deps = await createDeps(loadConfig({ LOG_LEVEL: 'silent', ...old.env, ...env }), pino({ level: 'silent' }), { budgets: { alphaVantage: LIMITS } });
       t.after(() => deps.close());
       return deps.budgets.get(LEGACY, LIMITS);
     };

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import CachePolicy from 'http-cache-semantics';
 import type { CacheEntry } from '../../src/cache/cache-store.js';
-import { ALPHA_VANTAGE } from '../../src/routes/provider-a/index.js';
+import { ALPHA_VANTAGE } from '../../src/upstream-ids.js';
 import { startApp, type TestResponse } from '../helpers/app.js';
 
 const QUOTE = '/api/provider-a/quote';

@@ -10,6 +10,7 @@ import type { CacheResult, CacheWindow } from '../../cache/cache-store.js';
 import { isFresh, isServable, makeEntry } from '../../cache/cache-store.js';
 import type { UpstreamCache } from '../../cache/upstream-cache.js';
 import { ApiError } from '../../errors.js';
+import type { AreaId } from '../../upstream-ids.js';
 import type { OverviewSource } from '../../upstreams/overview-source.js';
 import type { UpstreamHealth } from '../../upstreams/upstream-health.js';
 import { mapLimit } from './concurrency-limit.js';
@@ -36,8 +37,8 @@ export interface MarketOverviewOptions {
 
 type Outcome = { ok: true; entry: OverviewEntry } | { ok: false; error: unknown };
 
-/** The name the aggregate is tracked under in health and status, apart from the per-instrument calls. */
-export const OVERVIEW_UPSTREAM = 'market-overview';
+/** The aggregate is tracked under its area's name in health and status, beside the per-instrument calls. */
+export const OVERVIEW_UPSTREAM: AreaId = 'overview';
 
 export class MarketOverview {
   private readonly key: string;

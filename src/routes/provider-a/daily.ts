@@ -4,9 +4,10 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OUTPUT_SIZES, SERIES_FUNCTIONS, SERIES_INTERVALS, type SeriesQuery, seriesKey, takesOutputSize } from '../../upstreams/alpha-vantage/time-series.js';
+import { ALPHA_VANTAGE } from '../../upstream-ids.js';
 import { errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
-import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
+import type { ProviderADeps } from './search.js';
 
 const SERIES_KEYS = [
   ...SERIES_FUNCTIONS.filter((fn) => fn !== 'TIME_SERIES_INTRADAY').map((fn) => seriesKey(fn)),
@@ -33,8 +34,8 @@ const Querystring = Type.Object({
 });
 
 /** Answers a TIME_SERIES_* function through the cache; `query.symbol` is upper case. */
-export async function serveSeries(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, client: ClientGetter, query: SeriesQuery): Promise<FastifyReply> {
-  const { SERIES_DAILY, SERIES_INTRADAY } = app.deps.config.cache.windows;
+export async function serveSeries(deps: ProviderADeps, request: FastifyRequest, reply: FastifyReply, query: SeriesQuery): Promise<FastifyReply> {
+  const { SERIES_DAILY, SERIES_INTRADAY } = deps.config.cache.windows;
   const intraday = query.fn === 'TIME_SERIES_INTRADAY';
   const canonical: SeriesQuery = {
     fn: query.fn,
@@ -47,12 +48,12 @@ export async function serveSeries(app: FastifyInstance, request: FastifyRequest,
   };
   const { fn, symbol, outputsize, interval, month, extendedHours, adjusted } = canonical;
   const flags = `${extendedHours ?? '-'}:${adjusted ?? '-'}`;
-  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:series:${fn}:${symbol}:${outputsize ?? '-'}:${interval ?? '-'}:${month ?? '-'}:${flags}`;
-  const load = () => client().timeSeries(canonical);
-  return sendCached(request, reply, await app.deps.cache.fetch(key, intraday ? SERIES_INTRADAY : SERIES_DAILY, load, { upstream: ALPHA_VANTAGE }));
+  const key = `${deps.scopes.of(ALPHA_VANTAGE)}:series:${fn}:${symbol}:${outputsize ?? '-'}:${interval ?? '-'}:${month ?? '-'}:${flags}`;
+  const load = () => deps.alphaVantage().timeSeries(canonical);
+  return sendCached(request, reply, await deps.cache.fetch(key, intraday ? SERIES_INTRADAY : SERIES_DAILY, load, { upstream: ALPHA_VANTAGE }));
 }
 
-export function dailyRoute(app: FastifyInstance, client: ClientGetter): void {
+export function dailyRoute(app: FastifyInstance, deps: ProviderADeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/daily',
     {
@@ -72,7 +73,7 @@ export function dailyRoute(app: FastifyInstance, client: ClientGetter): void {
     },
     async (request, reply) => {
       const { symbol, outputsize } = request.query as Static<typeof Querystring>;
-      return serveSeries(app, request, reply, client, { fn: 'TIME_SERIES_DAILY', symbol: symbol.toUpperCase(), outputsize });
+      return serveSeries(deps, request, reply, { fn: 'TIME_SERIES_DAILY', symbol: symbol.toUpperCase(), outputsize });
     },
   );
 }

@@ -21,11 +21,11 @@ import {
   takesOutputSize,
 } from '../../upstreams/alpha-vantage/time-series.js';
 import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
+import type { AppDeps } from '../../deps.js';
 import { serveSeries } from './daily.js';
 import { serveQuote } from './quote.js';
 import { KeywordsParam, serveSearch } from './search.js';
 import { serveTechnical } from './technical.js';
-import type { ClientGetter } from './index.js';
 
 /** What /query answers; anything else is a 400 naming these, with no upstream call. */
 export const ALPHA_VANTAGE_FUNCTIONS = ['GLOBAL_QUOTE', 'SYMBOL_SEARCH', ...SERIES_FUNCTIONS, ...INDICATORS] as const;
@@ -68,7 +68,7 @@ const QueryResponse = Type.Object(
   },
 );
 
-export function queryRoute(app: FastifyInstance, client: ClientGetter): void {
+export function queryRoute(app: FastifyInstance, deps: Pick<AppDeps, 'config' | 'scopes' | 'cache' | 'alphaVantage' | 'quotes' | 'technical'>): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/query',
     {
@@ -91,12 +91,12 @@ export function queryRoute(app: FastifyInstance, client: ClientGetter): void {
       const query = request.query as Query;
       readDatatype(query.datatype);
       const fn = query.function;
-      if (fn === 'GLOBAL_QUOTE') return serveQuote(app, request, reply, client, required(query.symbol, 'symbol', fn).toUpperCase());
-      if (fn === 'SYMBOL_SEARCH') return serveSearch(app, request, reply, client, required(query.keywords, 'keywords', fn));
-      if (isSeriesFunction(fn)) return serveSeries(app, request, reply, client, seriesQuery(fn, query));
+      if (fn === 'GLOBAL_QUOTE') return serveQuote(deps, request, reply, required(query.symbol, 'symbol', fn).toUpperCase());
+      if (fn === 'SYMBOL_SEARCH') return serveSearch(deps, request, reply, required(query.keywords, 'keywords', fn));
+      if (isSeriesFunction(fn)) return serveSeries(deps, request, reply, seriesQuery(fn, query));
       const symbol = required(query.symbol, 'symbol', fn).toUpperCase();
       const interval = readEnum(query.interval, 'interval', INTERVALS) ?? 'daily';
-      return serveTechnical(app, request, reply, client, { symbol, indicator: fn, interval, ...readIndicatorOptions(fn, interval, query) });
+      return serveTechnical(deps, request, reply, { symbol, indicator: fn, interval, ...readIndicatorOptions(fn, interval, query) });
     },
   );
 }

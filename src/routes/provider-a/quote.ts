@@ -3,12 +3,11 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CacheEntry } from '../../cache/cache-store.js';
+import type { AppDeps } from '../../deps.js';
 import { PRIMARY } from '../../quotes/data-source.js';
-import type { QuoteService, SourcedResult } from '../../quotes/quote-service.js';
-import { type GlobalQuoteBody, QUOTE_FIELDS } from '../../upstreams/alpha-vantage/parse-global-quote.js';
+import { QUOTE_FIELDS } from '../../upstreams/alpha-vantage/parse-global-quote.js';
 import { errorResponses, NOT_MODIFIED, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
-import type { ClientGetter } from './index.js';
 
 const FIELD_PATTERNS: Record<string, string> = {
   '05. price': '^-?\\d+\\.\\d{4}$',
@@ -25,34 +24,21 @@ export const QuoteResponse = Type.Object({ 'Global Quote': GlobalQuote }, { addi
 
 const Querystring = Type.Object({ symbol: SymbolParam });
 
-
 /**
- * GLOBAL_QUOTE for `symbol` (upper case) through the quote service (provider A, else the fallback; see
- * src/quotes/quote-service.ts): what /quote, /query and the `quote` stream topic serve (`revalidate` for
- * the stream's poller, which wants a new value rather than the stale one again).
+ * Answers GLOBAL_QUOTE for `symbol` (upper case) through the quote service (provider A, else the fallback;
+ * see src/quotes/quote-service.ts); shared by /quote and /query. `X-Data-Source` says who produced it.
  */
-export function loadQuote(app: FastifyInstance, client: ClientGetter, symbol: string, options: { revalidate?: boolean } = {}): Promise<SourcedResult<GlobalQuoteBody>> {
-  return (app.deps.quotes as QuoteService).get(symbol, client, options);
-}
-
-/** Answers GLOBAL_QUOTE for `symbol` (upper case); shared by /quote and /query. `X-Data-Source` says who produced it. */
-export async function serveQuote(
-  app: FastifyInstance,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  client: ClientGetter,
-  symbol: string,
-): Promise<FastifyReply> {
-  const quotes = app.deps.quotes as QuoteService;
-  const { result, source } = await loadQuote(app, client, symbol);
+export async function serveQuote({ quotes }: Pick<AppDeps, 'quotes'>, request: FastifyRequest, reply: FastifyReply, symbol: string): Promise<FastifyReply> {
+  const { result, source } = await quotes.get(symbol);
   reply.header('x-data-source', source);
   // The hot path replays provider-A answers only: a fallback answer must give way to provider A's next one.
-  const onHotAnswer = source === PRIMARY ? (entry: CacheEntry) => quotes.servedHot(symbol, entry, client) : undefined;
+  const onHotAnswer = source === PRIMARY ? (entry: CacheEntry) => quotes.servedHot(symbol, entry) : undefined;
   return sendCached(request, reply, result, onHotAnswer === undefined ? { hot: false } : { onHotAnswer });
 }
 
-export function quoteRoute(app: FastifyInstance, client: ClientGetter): void {
-  app.liveTopics.provide('quote', async (symbol, { revalidate }) => (await loadQuote(app, client, symbol, { revalidate })).result);
+export function quoteRoute(app: FastifyInstance, deps: Pick<AppDeps, 'quotes'>): void {
+  // The stream's poller revalidates: it wants a new value rather than the stale one again.
+  app.liveTopics.provide('quote', async (symbol, { revalidate }) => (await deps.quotes.get(symbol, { revalidate })).result);
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/quote',
     {
@@ -68,7 +54,7 @@ export function quoteRoute(app: FastifyInstance, client: ClientGetter): void {
     },
     async (request, reply) => {
       const symbol = (request.query as Static<typeof Querystring>).symbol.toUpperCase();
-      return serveQuote(app, request, reply, client, symbol);
+      return serveQuote(deps, request, reply, symbol);
     },
   );
 }

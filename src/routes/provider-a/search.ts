@@ -5,7 +5,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MATCH_FIELDS } from '../../upstreams/alpha-vantage/parse-symbol-search.js';
 import { errorResponses, NOT_MODIFIED } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
-import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
+import type { AppDeps } from '../../deps.js';
+import { ALPHA_VANTAGE } from '../../upstream-ids.js';
 
 /** Letters (any script), digits, spaces and the punctuation company names and tickers use. */
 const KEYWORDS_PATTERN = "^[\\p{L}\\p{N} .,&'^=/()-]{1,64}$";
@@ -28,15 +29,16 @@ export const SearchResponse = Type.Object(
 const Querystring = Type.Object({ keywords: KeywordsParam });
 
 /** Answers SYMBOL_SEARCH through the cache (a day fresh by default); shared by /search and /query. */
-export async function serveSearch(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, client: ClientGetter, keywords: string): Promise<FastifyReply> {
-  const window = app.deps.config.cache.windows.SEARCH;
+export type ProviderADeps = Pick<AppDeps, 'config' | 'scopes' | 'cache' | 'alphaVantage'>;
+
+export async function serveSearch(deps: ProviderADeps, request: FastifyRequest, reply: FastifyReply, keywords: string): Promise<FastifyReply> {
   const text = keywords.trim();
-  const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:search:${text.toLowerCase()}`;
-  const result = await app.deps.cache.fetch(key, window, () => client().symbolSearch(text), { upstream: ALPHA_VANTAGE });
+  const key = `${deps.scopes.of(ALPHA_VANTAGE)}:search:${text.toLowerCase()}`;
+  const result = await deps.cache.fetch(key, deps.config.cache.windows.SEARCH, () => deps.alphaVantage().symbolSearch(text), { upstream: ALPHA_VANTAGE });
   return sendCached(request, reply, result);
 }
 
-export function searchRoute(app: FastifyInstance, client: ClientGetter): void {
+export function searchRoute(app: FastifyInstance, deps: ProviderADeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/search',
     {
@@ -50,6 +52,6 @@ export function searchRoute(app: FastifyInstance, client: ClientGetter): void {
         response: { 200: SearchResponse, ...NOT_MODIFIED, ...errorResponses(400, 429, 502, 503, 504) },
       },
     },
-    async (request, reply) => serveSearch(app, request, reply, client, (request.query as Static<typeof Querystring>).keywords),
+    async (request, reply) => serveSearch(deps, request, reply, (request.query as Static<typeof Querystring>).keywords),
   );
 }

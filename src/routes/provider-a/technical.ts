@@ -1,20 +1,16 @@
 // GET /api/provider-a/technical?symbol=IBM&indicator=RSI&interval=daily[&time_period=14][&series_type=close][&fastperiod=…]
 // Parameters an indicator does not take are ignored and never forwarded, as Alpha Vantage ignores them.
-// When provider A cannot answer, the indicator is computed from Yahoo chart bars (yahoo-technical.ts).
+// When provider A cannot answer, the indicator is computed from Yahoo chart bars (quotes/technical-service.ts).
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TechnicalQuery } from '../../upstreams/alpha-vantage/alpha-vantage-client.js';
 import { readIndicatorOptions } from '../../upstreams/alpha-vantage/indicator-options.js';
-import { INDICATOR_PARAM_NAMES, INDICATORS, indicatorSpec, INTERVALS, INTRADAY_INTERVALS, sectionKey, SERIES_TYPES } from '../../upstreams/alpha-vantage/indicators.js';
+import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS, sectionKey, SERIES_TYPES } from '../../upstreams/alpha-vantage/indicators.js';
 import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
-import { FALLBACK, PRIMARY } from '../../quotes/data-source.js';
-import { mayFallBack } from '../../quotes/quote-service.js';
-import type { CacheResult, CacheWindow } from '../../cache/cache-store.js';
-import { yahooTechnicalLoader } from '../../upstreams/yahoo/yahoo-technical.js';
-import { YAHOO } from '../../upstreams/yahoo/yahoo-chart-source.js';
-import { ALPHA_VANTAGE, type ClientGetter } from './index.js';
+import type { AppDeps } from '../../deps.js';
+import { PRIMARY } from '../../quotes/data-source.js';
 
 const optional = (description: string) => Type.Optional(Type.String({ maxLength: 32, description }));
 
@@ -58,76 +54,15 @@ function normaliseCase(query: Record<string, unknown>): void {
   if (typeof query.interval === 'string') query.interval = query.interval.toLowerCase();
 }
 
-/**
- * Answers a technical indicator through the cache; shared by /technical and /query. `query.symbol` is upper
- * case; parameters the indicator does not take are dropped and the ones it takes get their defaults.
- */
-export async function serveTechnical(
-  app: FastifyInstance,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  client: ClientGetter,
-  query: TechnicalQuery,
-): Promise<FastifyReply> {
-  const { TECHNICAL_DAILY, TECHNICAL_INTRADAY } = app.deps.config.cache.windows;
-  const { symbol, indicator, interval } = query;
-  const spec = indicatorSpec(indicator);
-  const timePeriod = spec?.timePeriod === null ? undefined : (query.timePeriod ?? spec?.timePeriod ?? undefined);
-  const seriesType = spec?.seriesType ? (query.seriesType ?? 'close') : undefined;
-  const { extra, month } = query;
-  const keyOf = (upstream: string) => `${app.deps.scopes.of(upstream)}:tech:${indicator}:${symbol}:${interval}:${timePeriod ?? '-'}:${seriesType ?? '-'}${optionsKey(indicator, extra, month)}`;
-  const key = keyOf(ALPHA_VANTAGE);
-  const window = INTRADAY_INTERVALS.has(interval) ? TECHNICAL_INTRADAY : TECHNICAL_DAILY;
-  const call: TechnicalQuery = { symbol, indicator, interval, timePeriod, seriesType, extra, month };
-  const load = () => client().technical(call);
-  let result: CacheResult<unknown>;
-  try {
-    result = await app.deps.cache.fetch(key, window, load, { upstream: ALPHA_VANTAGE });
-  } catch (error) {
-    return serveFromYahoo(app, request, reply, call, { key: keyOf(YAHOO), window }, error);
-  }
-  app.deps.sources.count('technical', PRIMARY);
-  reply.header('x-data-source', PRIMARY);
-  return sendCached(request, reply, result);
-}
-
-/**
- * Provider A could not answer (the quote fallback's conditions): the indicator computed from Yahoo's bars,
- * under Yahoo's scope so the sources never mix in the cache. Yahoo unable too: provider A's error.
- */
-async function serveFromYahoo(
-  app: FastifyInstance,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  call: TechnicalQuery,
-  cached: { key: string; window: CacheWindow },
-  primaryError: unknown,
-): Promise<FastifyReply> {
-  const chart = app.deps.quotes?.chart;
-  const load = chart !== undefined && mayFallBack(primaryError) ? yahooTechnicalLoader(chart, call) : undefined;
-  if (load === undefined) throw primaryError;
-  let result: CacheResult<unknown>;
-  try {
-    result = await app.deps.cache.fetch(cached.key, cached.window, load, { upstream: YAHOO });
-  } catch {
-    throw primaryError;
-  }
-  app.deps.sources.count('technical', FALLBACK);
-  reply.header('x-data-source', FALLBACK);
+/** Answers a technical indicator (`query.symbol` upper case) through the technical service; shared by /technical and /query. */
+export async function serveTechnical({ technical }: Pick<AppDeps, 'technical'>, request: FastifyRequest, reply: FastifyReply, query: TechnicalQuery): Promise<FastifyReply> {
+  const { result, source } = await technical.get(query);
+  reply.header('x-data-source', source);
   // As for quotes, the hot path replays provider-A answers only.
-  return sendCached(request, reply, result, { hot: false });
+  return sendCached(request, reply, result, source === PRIMARY ? {} : { hot: false });
 }
 
-/** Extra parameters that differ from their defaults, and the month: calls with defaults share one key. */
-function optionsKey(indicator: string, extra: TechnicalQuery['extra'], month: string | undefined): string {
-  const defaults = indicatorSpec(indicator)?.extra ?? {};
-  const changed = Object.entries(extra ?? {}).filter(([name, value]) => defaults[name] !== value);
-  const parts = changed.map(([name, value]) => `${name}=${value}`);
-  if (month !== undefined) parts.push(`month=${month}`);
-  return parts.length === 0 ? '' : `:${parts.join(',')}`;
-}
-
-export function technicalRoute(app: FastifyInstance, client: ClientGetter): void {
+export function technicalRoute(app: FastifyInstance, deps: Pick<AppDeps, 'technical'>): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/technical',
     {
@@ -145,7 +80,7 @@ export function technicalRoute(app: FastifyInstance, client: ClientGetter): void
       const query = request.query as Query;
       const { indicator, interval } = query;
       const options = readIndicatorOptions(indicator, interval, query);
-      return serveTechnical(app, request, reply, client, { symbol: query.symbol.toUpperCase(), indicator, interval, ...options });
+      return serveTechnical(deps, request, reply, { symbol: query.symbol.toUpperCase(), indicator, interval, ...options });
     },
   );
 }

@@ -9,7 +9,8 @@ import { ApiError } from '../../errors.js';
 import { type CursorCodec, CURSOR_PATTERN, type CursorState } from '../../upstreams/massive/dividend-cursor.js';
 import { errorResponses, NOT_MODIFIED, SymbolParam } from '../schemas.js';
 import { sendCached } from '../send-cached.js';
-import { MASSIVE, type MassiveClientGetter } from './index.js';
+import type { AppDeps } from '../../deps.js';
+import { MASSIVE } from '../../upstream-ids.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
@@ -71,9 +72,10 @@ export function nextLink(path: string, state: CursorState, cursors: CursorCodec)
   return `${path}?${params.toString()}`;
 }
 
-export function dividendsRoute(app: FastifyInstance, client: MassiveClientGetter, cursors: CursorCodec): void {
-  const window = app.deps.config.cache.windows.DIVIDENDS;
-  const scope = app.deps.scopes.of(MASSIVE);
+export function dividendsRoute(app: FastifyInstance, deps: Pick<AppDeps, 'config' | 'scopes' | 'cache' | 'massive' | 'cursors'>): void {
+  const { cache, cursors } = deps;
+  const window = deps.config.cache.windows.DIVIDENDS;
+  const scope = deps.scopes.of(MASSIVE);
   const path = `${app.prefix}/dividends`;
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/dividends',
@@ -93,14 +95,14 @@ export function dividendsRoute(app: FastifyInstance, client: MassiveClientGetter
     async (request, reply) => {
       // A bad cursor is the caller's mistake: refused before the provider is even looked at.
       const page = resolvePage(request.query as Query, cursors);
-      const massive = client();
+      const massive = deps.massive();
       const key = `${scope}:div:${page.symbol ?? '*'}:${page.limit}:${page.cursor ?? '-'}`;
       const load = async (): Promise<Body> => {
         const upstream = await massive.dividends({ ticker: page.symbol ?? undefined, limit: page.limit, cursor: page.cursor ?? undefined });
         const next = upstream.nextCursor === null ? null : nextLink(path, { symbol: page.symbol, limit: page.limit, upstream: upstream.nextCursor }, cursors);
         return { results: upstream.results, count: upstream.results.length, next };
       };
-      return sendCached(request, reply, await app.deps.cache.fetch(key, window, load, { upstream: MASSIVE }));
+      return sendCached(request, reply, await cache.fetch(key, window, load, { upstream: MASSIVE }));
     },
   );
 }

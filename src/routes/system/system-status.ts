@@ -6,7 +6,7 @@ import type { OutcomeCounts } from '../../plugins/metrics.js';
 import type { CircuitSnapshot } from '../../upstreams/circuit-breaker.js';
 import type { UpstreamState } from '../../upstreams/upstream-health.js';
 import type { StoreStatus, SystemStatus, UpstreamStatus } from './status-schema.js';
-import { UPSTREAMS, upstreamIdOf } from './upstream-catalog.js';
+import { AREAS, areaOf } from '../../upstream-ids.js';
 import { within } from './within.js';
 
 export interface StatusSources {
@@ -42,11 +42,14 @@ export async function buildSystemStatus(sources: StatusSources): Promise<SystemS
 
 function listUpstreams(deps: AppDeps, budgets: Map<string, BudgetSnapshot>, outcomes: ReadonlyMap<string, OutcomeCounts>): UpstreamStatus[] {
   const health = new Map<string, UpstreamState>();
-  for (const [name, state] of Object.entries(deps.health.all())) health.set(upstreamIdOf(name), state);
+  for (const [name, state] of Object.entries(deps.health.all())) {
+    const id = areaOf(name);
+    health.set(id, merged(health.get(id), state));
+  }
   const circuits = circuitsById(deps);
-  const known = UPSTREAMS.map((u) => ({ id: u.id, label: labelOf(u.id, u.label, deps), configured: u.configured(deps.config) }));
-  const knownIds = new Set(known.map((u) => u.id));
-  // Records under names no catalogue entry claims still appear, so a new area never goes unseen.
+  const known = AREAS.map((a) => ({ id: a.id, label: labelOf(a.id, a.label, deps), configured: a.configured(deps.config) }));
+  const knownIds = new Set<string>(known.map((u) => u.id));
+  // Records under names no area claims still appear, so a new source never goes unseen.
   const extra = [...new Set([...health.keys(), ...budgets.keys()])]
     .filter((id) => !knownIds.has(id))
     .map((id) => ({ id, label: id, configured: true }));
@@ -69,13 +72,29 @@ function listUpstreams(deps: AppDeps, budgets: Map<string, BudgetSnapshot>, outc
   });
 }
 
+/** An area's records (an adapter's and its aggregate's, or a source serving two areas) read as one. */
+function merged(a: UpstreamState | undefined, b: UpstreamState): UpstreamState {
+  if (a === undefined) return b;
+  const later = <T extends { at: string } | null>(x: T, y: T): T => (x === null || (y !== null && y.at > x.at) ? y : x);
+  const unreadable = { ...a.unreadable };
+  for (const [reason, n] of Object.entries(b.unreadable)) unreadable[reason] = (unreadable[reason] ?? 0) + n;
+  return {
+    calls: a.calls + b.calls,
+    errors: a.errors + b.errors,
+    lastSuccessAt: a.lastSuccessAt === null || (b.lastSuccessAt !== null && b.lastSuccessAt > a.lastSuccessAt) ? b.lastSuccessAt : a.lastSuccessAt,
+    lastError: later(a.lastError, b.lastError),
+    unreadable,
+    lastUnreadable: later(a.lastUnreadable, b.lastUnreadable),
+  };
+}
+
 const CIRCUIT_RANK = { closed: 0, half_open: 1, open: 2 } as const;
 
 /** Several records may share one id (an adapter and its aggregate): the least healthy circuit speaks. */
 function circuitsById(deps: AppDeps): Map<string, CircuitSnapshot> {
   const out = new Map<string, CircuitSnapshot>();
   for (const [name, circuit] of Object.entries(deps.health.circuits())) {
-    const id = upstreamIdOf(name);
+    const id = areaOf(name);
     const seen = out.get(id);
     if (seen === undefined || CIRCUIT_RANK[circuit.state] > CIRCUIT_RANK[seen.state]) out.set(id, circuit);
   }
@@ -126,7 +145,7 @@ function round(ratio: number): number {
 
 async function readBudgets(deps: AppDeps): Promise<Map<string, BudgetSnapshot>> {
   const entries = await Promise.all(
-    [...deps.budgets.all()].map(async ([name, guard]) => [upstreamIdOf(name), await within(guard.snapshot(), undefined)] as const),
+    [...deps.budgets.all()].map(async ([name, guard]) => [areaOf(name), await within(guard.snapshot(), undefined)] as const),
   );
   const out = new Map<string, BudgetSnapshot>();
   for (const [id, snapshot] of entries) if (snapshot !== undefined && !out.has(id)) out.set(id, snapshot);

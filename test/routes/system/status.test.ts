@@ -117,7 +117,9 @@ test('an upstream name no catalogue entry claims still gets its own row', async 
 });
 
 test('a spent budget makes the status degraded with the time it returns', async (t) => {
-  const deps = await createDeps(testConfig(t, { ALPHA_VANTAGE_API_KEY: 'k-123456' }), pino({ level: 'silent' }));
+  const deps = await createDeps(testConfig(t, { ALPHA_VANTAGE_API_KEY: 'k-123456' }), pino({ level: 'silent' }), {
+    budgets: { alphaVantage: { perMinute: 1, perDay: 10, minIntervalMs: 0 } },
+  });
   t.after(() => deps.close());
   const guard = deps.budgets.get('alphaVantage', { perMinute: 1, perDay: 10, minIntervalMs: 0 });
   await guard.acquire();
