@@ -1,8 +1,8 @@
 // The Massive adapter: builds every URL itself from MASSIVE_URL (a page is fetched by its cursor value,
 // never by the upstream's next_url), sends the key as a bearer header so it never sits in a URL, spends
 // the budget before each call, and backs off when the upstream says 429. A server that ignores the header
-// (401 "API Key was not provided") gets the key as `apiKey` instead, from then on; the HTTP client logs
-// paths only, so the key still never reaches a log line.
+// ("API Key was not provided", recorded with a 400, documented with a 401) gets the key as `apiKey`
+// instead, from then on; the HTTP client logs paths only, so the key still never reaches a log line.
 import { UpstreamRefusalError } from '../../errors.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
 import type { HttpClient } from '../http-client.js';

@@ -1,7 +1,8 @@
 // Massive (formerly Polygon.io) /v3/reference/dividends: every answer is classified here, from the status
 // and the body, without I/O, so each recorded body can be tested. Messages name the cause, never the key,
-// the upstream address or its next_url.
-import { ApiError } from '../../errors.js';
+// the upstream address or its next_url. An answer that does not read as the wire format says throws
+// UnreadableAnswerError with a stable reason, so a change of format is counted per reason.
+import { ApiError, UnreadableAnswerError } from '../../errors.js';
 import { retryAfterMs } from '../retry-after.js';
 
 export interface DividendRecord {
@@ -57,10 +58,12 @@ export function classifyDividendsResponse(res: MassiveResponse, options: ParseOp
       retryAfterMs: retryAfterMs(res.headers['retry-after'], DEFAULT_BACKOFF_MS, options.now),
     };
   }
+  // Key and plan problems are told by the body, whatever the status: a missing key came back as a 400
+  // (recorded, polygon-io/issues#219), where the documentation says 401.
+  const problem = res.status === 200 ? undefined : accountProblem(res.json);
+  if (problem !== undefined) return error(problem);
   if (res.status === 401) return error(unauthorisedMessage(res.json));
-  if (res.status === 403) {
-    return error('Massive refused the call: the plan of the configured key does not include dividend data (upgrade the plan)');
-  }
+  if (res.status === 403) return error(NOT_ENTITLED);
   if (res.status === 404) return error('Massive answered 404 for the dividends endpoint; check MASSIVE_URL');
   if (res.status === 400 && options.cursor) {
     return { kind: 'error', error: new ApiError('INVALID_PARAMETER', 'cursor is not valid or has expired: start again from the first page') };
@@ -73,19 +76,24 @@ export function classifyDividendsResponse(res: MassiveResponse, options: ParseOp
   }
 }
 
-/** A 200 body: `{ results, status, request_id, next_url? }`. Throws UPSTREAM_ERROR for anything else. */
+/**
+ * A 200 body: `{ results, status, request_id, next_url? }`; `id` and `currency` of a record may be absent
+ * (recorded pages of 2022 carry neither), and a full page may come without next_url. Throws
+ * UnreadableAnswerError for anything else.
+ */
 export function parseDividendsBody(json: unknown, ticker?: string): DividendsPage {
-  if (!isObject(json)) throw unexpected('a body that is not a JSON object');
+  if (json === undefined) throw unexpected('not-json', 'a body that is not JSON');
+  if (!isObject(json)) throw unexpected('dividends-body', 'a body that is not a JSON object');
   const status = json.status;
   if (typeof status === 'string' && !['OK', 'DELAYED'].includes(status.toUpperCase())) {
-    throw unexpected(`status ${JSON.stringify(status.slice(0, 40))}`);
+    throw unexpected('dividends-status', `status ${JSON.stringify(status.slice(0, 40))}`);
   }
   const raw = json.results ?? [];
-  if (!Array.isArray(raw)) throw unexpected('"results" that is not a list');
+  if (!Array.isArray(raw)) throw unexpected('dividends-results', '"results" that is not a list');
   const results = raw.map((item, i) => parseRecord(item, i));
   if (ticker !== undefined) {
     const other = results.find((r) => r.ticker !== ticker);
-    if (other !== undefined) throw unexpected(`dividends of ${other.ticker.slice(0, 20)} when asked for ${ticker}`);
+    if (other !== undefined) throw unexpected('dividend-ticker', `dividends of ${other.ticker.slice(0, 20)} when asked for ${ticker}`);
   }
   return { results, nextCursor: cursorOf(json.next_url) };
 }
@@ -120,7 +128,7 @@ function parseRecord(item: unknown, index: number): DividendRecord {
 /** The `cursor` value of `next_url`, read from the raw query so a `+` in base64 stays a `+`. */
 export function cursorOf(nextUrl: unknown): string | null {
   if (nextUrl === undefined || nextUrl === null || nextUrl === '') return null;
-  if (typeof nextUrl !== 'string') throw unexpected('a next_url that is not text');
+  if (typeof nextUrl !== 'string') throw unexpected('next-url', 'a next_url that is not text');
   const query = nextUrl.includes('?') ? nextUrl.slice(nextUrl.indexOf('?') + 1) : '';
   for (const pair of query.split('&')) {
     const eq = pair.indexOf('=');
@@ -134,12 +142,32 @@ export function cursorOf(nextUrl: unknown): string | null {
     if (UPSTREAM_CURSOR.test(value)) return value;
     break;
   }
-  throw unexpected('a next_url without a usable cursor');
+  throw unexpected('next-url', 'a next_url without a usable cursor');
 }
 
-/** A 401 saying no key arrived at all (as opposed to a wrong key): the key was sent in a way this server ignores. */
+/**
+ * An answer saying no key arrived at all (as opposed to a wrong key): the key was sent in a way this server
+ * ignores. Told by the body, whatever the status (recorded as a 400; documented as a 401).
+ */
 export function saysKeyNotProvided(res: MassiveResponse): boolean {
-  return res.status === 401 && /not provided|missing/i.test(errorText(res.json));
+  return res.status !== 200 && isErrorBody(res.json) && KEY_NOT_PROVIDED.test(errorText(res.json));
+}
+
+const KEY_NOT_PROVIDED = /not provided|missing/i;
+const NOT_ENTITLED = 'Massive refused the call: the plan of the configured key does not include dividend data (upgrade the plan)';
+
+/** `{"status": "ERROR" | "NOT_AUTHORIZED", "error" | "message": "..."}`, the envelope of every Massive error. */
+function isErrorBody(json: unknown): json is Record<string, unknown> {
+  return isObject(json) && typeof json.status === 'string' && json.status.toUpperCase() !== 'OK' && (typeof json.error === 'string' || typeof json.message === 'string');
+}
+
+/** What an error body says of the key or the plan, if it is about them. */
+function accountProblem(json: unknown): string | undefined {
+  if (!isErrorBody(json)) return undefined;
+  if (String(json.status).toUpperCase() === 'NOT_AUTHORIZED') return NOT_ENTITLED;
+  const text = errorText(json);
+  if (!/api ?key/i.test(text)) return undefined;
+  return unauthorisedMessage(json);
 }
 
 function errorText(json: unknown): string {
@@ -148,7 +176,7 @@ function errorText(json: unknown): string {
 
 function unauthorisedMessage(json: unknown): string {
   const text = errorText(json);
-  if (/not provided|missing/i.test(text)) return 'Massive refused the call: no API key was sent (set MASSIVE_API_KEY)';
+  if (KEY_NOT_PROVIDED.test(text)) return 'Massive refused the call: no API key was sent (set MASSIVE_API_KEY)';
   return 'Massive refused the call: the configured API key is unknown or revoked (check MASSIVE_API_KEY)';
 }
 
@@ -168,10 +196,10 @@ function error(message: string): ClassifiedDividends {
   return { kind: 'error', error: new ApiError('UPSTREAM_ERROR', message) };
 }
 
-function unexpected(what: string): ApiError {
-  return new ApiError('UPSTREAM_ERROR', `Massive sent ${what}`);
+function unexpected(drift: string, what: string): UnreadableAnswerError {
+  return new UnreadableAnswerError(drift, `Massive sent ${what}`);
 }
 
-function badRecord(index: number, what: string): ApiError {
-  return new ApiError('UPSTREAM_ERROR', `Massive sent a dividend record (#${index + 1}) that ${what}`);
+function badRecord(index: number, what: string): UnreadableAnswerError {
+  return new UnreadableAnswerError('dividend-record', `Massive sent a dividend record (#${index + 1}) that ${what}`);
 }

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError } from '../../../src/errors.js';
-import { classifyDividendsResponse, cursorOf, type MassiveResponse } from '../../../src/upstreams/massive/parse-dividends.js';
+import { ApiError, driftOf } from '../../../src/errors.js';
+import { classifyDividendsResponse, cursorOf, type MassiveResponse, saysKeyNotProvided } from '../../../src/upstreams/massive/parse-dividends.js';
 import { fixture, fixtureText } from '../../helpers/fixtures.js';
+import { recording } from '../../helpers/recorded.js';
 
 function res(status: number, name: string, headers: Record<string, string> = {}): MassiveResponse {
   const text = fixtureText('massive', name);
@@ -60,14 +61,32 @@ describe('classifyDividendsResponse', () => {
     const error = errorOf(res(200, 'dividends-other-ticker.json'), 'AAPL');
     assert.equal(error.code, 'UPSTREAM_ERROR');
     assert.match(error.message, /MSFT when asked for AAPL/);
+    assert.equal(driftOf(error), 'dividend-ticker');
   });
 
   it('refuses a record without an ex-dividend date', () => {
-    assert.match(errorOf(res(200, 'dividends-bad-record.json')).message, /record \(#1\) that has no valid ex_dividend_date/);
+    const error = errorOf(res(200, 'dividends-bad-record.json'));
+    assert.match(error.message, /record \(#1\) that has no valid ex_dividend_date/);
+    assert.equal(driftOf(error), 'dividend-record');
   });
 
   it('refuses a next_url without a usable cursor', () => {
-    assert.match(errorOf(res(200, 'dividends-next-url-without-cursor.json')).message, /next_url without a usable cursor/);
+    const error = errorOf(res(200, 'dividends-next-url-without-cursor.json'));
+    assert.match(error.message, /next_url without a usable cursor/);
+    assert.equal(driftOf(error), 'next-url');
+  });
+
+  it('counts every unreadable 200 as drift, by reason; key, plan and HTTP failures are not drift', () => {
+    const drifts = [
+      [res(200, 'html-502.txt'), 'not-json'],
+      [{ status: 200, headers: {}, json: [] }, 'dividends-body'],
+      [res(200, 'error-200-status-error.json'), 'dividends-status'],
+      [{ status: 200, headers: {}, json: { status: 'OK', results: {} } }, 'dividends-results'],
+    ] as const;
+    for (const [response, reason] of drifts) assert.equal(driftOf(errorOf(response)), reason, reason);
+    for (const [status, name] of [[401, 'error-401-unknown-key.json'], [403, 'error-403-not-entitled.json'], [502, 'html-502.txt']] as const) {
+      assert.equal(driftOf(errorOf(res(status, name))), undefined, name);
+    }
   });
 
   it('names a bad key (401) without the key, and a missing key differently', () => {
@@ -98,8 +117,8 @@ describe('classifyDividendsResponse', () => {
 
   it('turns HTML, a 5xx, an unexpected 404 and a 200 error body into UPSTREAM_ERROR', () => {
     assert.match(errorOf(res(502, 'html-502.txt')).message, /HTTP 502/);
-    assert.match(errorOf(res(200, 'html-502.txt')).message, /not a JSON object/);
-    assert.match(errorOf(res(404, 'error-401-unknown-key.json')).message, /check MASSIVE_URL/);
+    assert.match(errorOf(res(200, 'html-502.txt')).message, /not JSON/);
+    assert.match(errorOf({ status: 404, headers: {}, json: { status: 'NOT_FOUND', request_id: 'x', message: 'Not Found' } }).message, /check MASSIVE_URL/);
     assert.match(errorOf(res(200, 'error-200-status-error.json')).message, /status "ERROR"/);
   });
 
@@ -128,5 +147,32 @@ describe('cursorOf', () => {
       assert.throws(() => cursorOf(bad), ApiError, bad);
     }
     assert.throws(() => cursorOf(42), ApiError);
+  });
+});
+
+describe('recorded key and plan refusals', () => {
+  const recorded = (name: string): MassiveResponse => {
+    const r = recording('massive', name);
+    return { status: r.status, headers: {}, json: r.json };
+  };
+
+  it('"API Key was not provided" came back as a 400: told by the body, whatever the status', () => {
+    const res = recorded('error-api-key-not-provided');
+    assert.equal(res.status, 400);
+    assert.equal(saysKeyNotProvided(res), true, 'the client then sends the key as apiKey');
+    assert.match(errorOf(res).message, /no API key was sent/);
+    const onCursor = classifyDividendsResponse(res, { cursor: true });
+    assert.equal(onCursor.kind === 'error' && onCursor.error.code, 'UPSTREAM_ERROR', 'a key problem, not a bad cursor of the caller');
+    assert.equal(saysKeyNotProvided({ ...res, status: 401 }), true);
+    assert.equal(saysKeyNotProvided({ status: 400, headers: {}, json: { status: 'ERROR', request_id: 'x', error: 'limit must be a positive integer' } }), false);
+  });
+
+  it('the real NOT_AUTHORIZED message (longer, ending with a pricing URL) names the plan without the URL', () => {
+    const res = recorded('not-authorized-plan-timeframe-403');
+    const message = errorOf(res).message;
+    assert.match(message, /plan .* does not include dividend data/);
+    const url = /https?:\/\/\S+/.exec(String((res.json as { message: string }).message))?.[0];
+    assert.ok(url !== undefined && !message.includes(url));
+    assert.match(errorOf({ ...res, status: 400 }).message, /plan/, 'by the body, whatever the status');
   });
 });
