@@ -1,12 +1,15 @@
 // Both brokers report health the same way: run their own cheap check, time it, derive the flags.
 import type { BrokerHealth, BrokerStatus } from './broker.js';
 
-export async function timedHealth(
-  broker: BrokerHealth['broker'],
-  check: () => Promise<{ status: BrokerStatus; message: string }>,
-): Promise<BrokerHealth> {
+export interface HealthCheck {
+  status: BrokerStatus;
+  message: string;
+  unreadable?: BrokerHealth['unreadable'];
+}
+
+export async function timedHealth(broker: BrokerHealth['broker'], check: () => Promise<HealthCheck>): Promise<BrokerHealth> {
   const started = performance.now();
-  const { status, message } = await check();
+  const { status, message, unreadable } = await check();
   return {
     broker,
     status,
@@ -15,5 +18,6 @@ export async function timedHealth(
     checkedAt: new Date().toISOString(),
     latencyMs: Math.round(performance.now() - started),
     message,
+    ...(unreadable === undefined ? {} : { unreadable }),
   };
 }

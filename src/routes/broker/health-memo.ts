@@ -1,5 +1,6 @@
 // The health check is live but cheap: one check per window (~1.5 s) whatever the traffic, concurrent
-// callers sharing the one in flight. Each check is recorded in UpstreamHealth for /api/system/status.
+// callers sharing the one in flight. Each check is recorded in UpstreamHealth for /api/system/status, an
+// answer the check could not read as drift too (the check never throws, so no track() sees it).
 import type { Broker, BrokerHealth } from '../../broker/broker.js';
 import { type CacheEntry, makeEntry } from '../../cache/cache-store.js';
 import { ApiError } from '../../errors.js';
@@ -25,7 +26,8 @@ export class HealthMemo {
   }
 
   private async check(): Promise<CacheEntry<BrokerHealth>> {
-    const health = await this.broker.health();
+    const { unreadable, ...health } = await this.broker.health();
+    if (unreadable !== undefined) this.upstreams.recordDrift(this.broker.kind, unreadable.reason, unreadable.message);
     if (health.status === 'connected') this.upstreams.recordSuccess(this.broker.kind);
     else if (health.status !== 'not_configured') this.upstreams.recordError(this.broker.kind, new ApiError('BROKER_UNAVAILABLE', health.message));
     this.entry = makeEntry(health, HEALTH_WINDOW);

@@ -7,7 +7,8 @@ export type GatewayAnswer =
   | { kind: 'logged_out' }
   | { kind: 'no_session' }
   | { kind: 'rate_limited'; retryAfterSeconds: number | undefined }
-  | { kind: 'error'; status: number; message: string };
+  /** `drift`: the answer was not in the gateway's format (a reason for UnreadableAnswerError). */
+  | { kind: 'error'; status: number; message: string; drift?: string };
 
 const NO_SESSION = /init session first|not authenticated|no session|session (is )?(expired|invalid)/i;
 
@@ -19,7 +20,7 @@ export function classifyGatewayAnswer(status: number, headers: Record<string, st
   // "No symbol found" is an answer (the contract search found nothing), whatever status carries it.
   if (error !== undefined && /no symbol found/i.test(error)) return { kind: 'ok', json };
   if (status >= 200 && status < 300) {
-    if (json === undefined) return { kind: 'error', status, message: 'the IBKR gateway sent a body that is not JSON' };
+    if (json === undefined) return { kind: 'error', status, message: 'the IBKR gateway sent a body that is not JSON', drift: 'not-json' };
     return { kind: 'ok', json };
   }
   if (status === 411) return { kind: 'error', status, message: 'the IBKR gateway refused a request without a JSON body' };

@@ -5,8 +5,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { ApiError } from '../../errors.js';
-import { type Broker, type BrokerAccount, type BrokerHealth, type BrokerPosition, type BrokerQuotes, type BrokerStatus, emptyQuote } from '../../broker/broker.js';
+import { ApiError, driftOf } from '../../errors.js';
+import { type Broker, type BrokerAccount, type BrokerHealth, type BrokerPosition, type BrokerQuotes, emptyQuote } from '../../broker/broker.js';
 import { HttpClient } from '../http-client.js';
 import { IbkrGateway, type IbkrGatewayOptions } from './ibkr-gateway.js';
 import { parseIserverAccounts, parsePortfolioAccounts } from './parse-accounts.js';
@@ -14,7 +14,7 @@ import { IBKR_PAGE_SIZE, parsePositionsPage } from './parse-positions.js';
 import { parseSecdefSearch, pickListing } from './parse-secdef.js';
 import { parseAuthStatus, parseTickle } from './parse-session.js';
 import { parseSnapshot, SNAPSHOT_FIELDS, type SnapshotRow, snapshotToQuote } from './parse-snapshot.js';
-import { timedHealth } from '../../broker/timed-health.js';
+import { type HealthCheck, timedHealth } from '../../broker/timed-health.js';
 
 export interface IbkrBrokerOptions {
   url: string;
@@ -98,7 +98,10 @@ export class IbkrBroker implements Broker {
         await this.gateway.recover(status?.established ? 'not_authenticated' : 'no_session');
       }
     } catch (error) {
-      this.logger.debug({ upstream: 'ibkr', code: (error as { code?: string }).code }, 'IBKR keep-alive failed');
+      // Nothing records the keep-alive's calls; an answer it cannot read is worth a warning at least.
+      const drift = driftOf(error);
+      if (drift !== undefined) this.logger.warn({ upstream: 'ibkr', drift }, 'IBKR keep-alive answer unreadable');
+      else this.logger.debug({ upstream: 'ibkr', code: (error as { code?: string }).code }, 'IBKR keep-alive failed');
     } finally {
       this.tickling = false;
     }
@@ -108,7 +111,7 @@ export class IbkrBroker implements Broker {
     return timedHealth('ibkr', () => this.checkSession());
   }
 
-  private async checkSession(): Promise<{ status: BrokerStatus; message: string }> {
+  private async checkSession(): Promise<HealthCheck> {
     const login = `log in at ${this.gateway.origin}`;
     try {
       const answer = await this.gateway.send('/iserver/auth/status');
@@ -117,7 +120,10 @@ export class IbkrBroker implements Broker {
         if (await this.gateway.recover('not_authenticated')) return { status: 'connected', message: 'Connected to IBKR; the session was re-authenticated.' };
         return { status: 'unauthenticated', message: `The IBKR gateway is running but nobody is logged in: ${login}.` };
       }
-      if (answer.kind === 'error') return { status: 'disconnected', message: `The IBKR gateway answered with an error (HTTP ${answer.status}); restart it if this persists.` };
+      if (answer.kind === 'error') {
+        const message = `The IBKR gateway answered with an error (HTTP ${answer.status}); restart it if this persists.`;
+        return { status: 'disconnected', message, ...(answer.drift === undefined ? {} : { unreadable: { reason: answer.drift, message: answer.message } }) };
+      }
       const auth = answer.kind === 'ok' ? parseAuthStatus(answer.json) : undefined;
       if (auth?.authenticated) {
         if (!auth.connected) return { status: 'disconnected', message: "The IBKR gateway is logged in but has lost its connection to IBKR's servers; it reconnects by itself, or restart it." };
@@ -133,7 +139,8 @@ export class IbkrBroker implements Broker {
       if (/not running|not reachable/.test(apiError.message)) {
         return { status: 'disconnected', message: `Nothing answers at ${this.gateway.origin}: start the IBKR Client Portal Gateway, then ${login}.` };
       }
-      return { status: 'disconnected', message: `${capitalise(apiError.message)}.` };
+      const drift = driftOf(error);
+      return { status: 'disconnected', message: `${capitalise(apiError.message)}.`, ...(drift === undefined ? {} : { unreadable: { reason: drift, message: apiError.message } }) };
     }
   }
 

@@ -3,7 +3,7 @@
 // attempt, shared by every caller that notices it, before the caller hears "not authenticated".
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { ApiError } from '../../errors.js';
+import { ApiError, UnreadableAnswerError } from '../../errors.js';
 import { type Pacer, RequestPacer, type RequestPacerOptions } from '../../broker/request-pacer.js';
 import { type HttpClient, UpstreamTransportError } from '../http-client.js';
 import { classifyGatewayAnswer, type GatewayAnswer } from './classify-response.js';
@@ -106,6 +106,7 @@ export class IbkrGateway {
     }
     if (answer.kind === 'ok') return parse(answer.json);
     if (answer.kind === 'logged_out' || answer.kind === 'no_session') throw notAuthenticated(answer.kind);
+    if (answer.kind === 'error' && answer.drift !== undefined) throw new UnreadableAnswerError(answer.drift, answer.message);
     if (answer.kind === 'error' && options.callerInput && answer.status >= 400 && answer.status < 500) {
       throw new ApiError('SYMBOL_NOT_FOUND', `the IBKR gateway refused the symbol (HTTP ${answer.status})`);
     }

@@ -1,11 +1,11 @@
 // /portfolio/accounts (the accounts the session may read) and /iserver/accounts (the brokerage
 // session's accounts, which must be read before market data snapshots).
-import { ApiError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../errors.js';
 import type { BrokerAccount } from '../../broker/broker.js';
 import { toText } from '../../broker/numbers.js';
 
 export function parsePortfolioAccounts(json: unknown): BrokerAccount[] {
-  if (!Array.isArray(json)) throw new ApiError('UPSTREAM_ERROR', 'the IBKR gateway sent an account list that is not an array');
+  if (!Array.isArray(json)) throw new UnreadableAnswerError('accounts', 'the IBKR gateway sent an account list that is not an array');
   const accounts: BrokerAccount[] = [];
   for (const item of json) {
     if (item === null || typeof item !== 'object') continue;
@@ -30,7 +30,7 @@ export interface IserverAccounts {
 
 export function parseIserverAccounts(json: unknown): IserverAccounts {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new ApiError('UPSTREAM_ERROR', 'the IBKR gateway sent a brokerage account list that is not an object');
+    throw new UnreadableAnswerError('brokerage-accounts', 'the IBKR gateway sent a brokerage account list that is not an object');
   }
   const body = json as Record<string, unknown>;
   const accounts = Array.isArray(body.accounts) ? body.accounts.map(toText).filter((a): a is string => a !== null) : [];

@@ -1,5 +1,5 @@
 // GET /portfolio/{accountId}/positions/{pageId}: pages of up to 100; an empty array ends the list.
-import { ApiError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../errors.js';
 import type { AssetClass, BrokerPosition } from '../../broker/broker.js';
 import { toNumber, toText } from '../../broker/numbers.js';
 import { canonicalStockSymbol } from '../../broker/symbols.js';
@@ -29,7 +29,7 @@ export function ibkrAssetClass(raw: unknown): AssetClass {
 export function parsePositionsPage(json: unknown, accountId: string): BrokerPosition[] {
   // Some gateway builds answer an exhausted page with {} instead of [].
   if (json !== null && typeof json === 'object' && !Array.isArray(json) && Object.keys(json).length === 0) return [];
-  if (!Array.isArray(json)) throw new ApiError('UPSTREAM_ERROR', 'the IBKR gateway sent a positions page that is not an array');
+  if (!Array.isArray(json)) throw new UnreadableAnswerError('positions', 'the IBKR gateway sent a positions page that is not an array');
   const positions: BrokerPosition[] = [];
   for (const item of json) {
     if (item === null || typeof item !== 'object') continue;

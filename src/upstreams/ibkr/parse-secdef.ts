@@ -1,6 +1,6 @@
 // GET /iserver/secdef/search?symbol=X: every listing whose symbol or name matches, several per company
 // (home market, foreign lines, derivatives). The conid arrives as a string here and a number elsewhere.
-import { ApiError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../errors.js';
 import { toNumber, toText } from '../../broker/numbers.js';
 import { errorText } from './classify-response.js';
 
@@ -21,7 +21,7 @@ export function parseSecdefSearch(json: unknown): SecdefListing[] {
   if (!Array.isArray(json)) {
     const error = errorText(json);
     if (error !== undefined && NOT_FOUND.test(error)) return [];
-    throw new ApiError('UPSTREAM_ERROR', 'the IBKR gateway sent a contract search answer that is not a list');
+    throw new UnreadableAnswerError('secdef', 'the IBKR gateway sent a contract search answer that is not a list');
   }
   const listings: SecdefListing[] = [];
   for (const item of json) {

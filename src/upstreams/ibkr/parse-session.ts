@@ -1,10 +1,16 @@
 // The gateway's own view of its session: /iserver/auth/status and the authStatus inside /tickle.
-import { ApiError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../errors.js';
 import { toText } from '../../broker/numbers.js';
 
 export interface AuthStatus {
   /** A brokerage session exists and is authenticated. */
   authenticated: boolean;
+  /**
+   * A brokerage session exists (authenticated or not): re-authentication can restore it, where without one
+   * a new session must be started. `established` when the gateway says so; captured answers of 2022 and
+   * 2023 carry no such key, and then a session exists while the gateway is authenticated or still connected
+   * to IBKR's servers (the recorded answer without a session has `connected: false`).
+   */
   established: boolean;
   /** The gateway is connected to IBKR's servers. */
   connected: boolean;
@@ -18,10 +24,12 @@ function asObject(json: unknown): Record<string, unknown> | undefined {
 }
 
 function readAuth(body: Record<string, unknown>): AuthStatus {
+  const authenticated = body.authenticated === true;
+  const connected = body.connected === true;
   return {
-    authenticated: body.authenticated === true,
-    established: body.established === true,
-    connected: body.connected === true,
+    authenticated,
+    established: typeof body.established === 'boolean' ? body.established : authenticated || connected,
+    connected,
     competing: body.competing === true,
     message: toText(body.message) ?? toText(body.fail) ?? '',
   };
@@ -31,7 +39,7 @@ function readAuth(body: Record<string, unknown>): AuthStatus {
 export function parseAuthStatus(json: unknown): AuthStatus {
   const body = asObject(json);
   if (body === undefined || typeof body.authenticated !== 'boolean') {
-    throw new ApiError('UPSTREAM_ERROR', 'the IBKR gateway sent an auth status without "authenticated"');
+    throw new UnreadableAnswerError('auth-status', 'the IBKR gateway sent an auth status without "authenticated"');
   }
   return readAuth(body);
 }
@@ -39,7 +47,7 @@ export function parseAuthStatus(json: unknown): AuthStatus {
 /** POST /tickle: the brokerage session's state, or null when the answer carries none (no brokerage session yet). */
 export function parseTickle(json: unknown): AuthStatus | null {
   const body = asObject(json);
-  if (body === undefined) throw new ApiError('UPSTREAM_ERROR', 'the IBKR gateway sent a tickle answer that is not an object');
+  if (body === undefined) throw new UnreadableAnswerError('tickle', 'the IBKR gateway sent a tickle answer that is not an object');
   const authStatus = asObject(asObject(body.iserver)?.authStatus);
   return authStatus === undefined ? null : readAuth(authStatus);
 }

@@ -1,7 +1,7 @@
 // GET /iserver/marketdata/snapshot: one row per conid, fields keyed by numeric code, every value a
 // string ("1,300", "50.2M", "C168.42"). The first call for a conid starts a subscription and returns the
 // row without any field: `hasData` tells the caller to ask again.
-import { ApiError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../errors.js';
 import { type BrokerQuote } from '../../broker/broker.js';
 import { changeFrom, toNumber, toText } from '../../broker/numbers.js';
 
@@ -73,7 +73,7 @@ export function parsePrice(raw: unknown): { value: number | null; flag: PriceFla
 }
 
 export function parseSnapshot(json: unknown): SnapshotRow[] {
-  if (!Array.isArray(json)) throw new ApiError('UPSTREAM_ERROR', 'the IBKR gateway sent a snapshot that is not a list');
+  if (!Array.isArray(json)) throw new UnreadableAnswerError('snapshot', 'the IBKR gateway sent a snapshot that is not a list');
   const rows: SnapshotRow[] = [];
   for (const item of json) {
     if (item === null || typeof item !== 'object') continue;

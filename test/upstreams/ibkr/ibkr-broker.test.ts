@@ -3,7 +3,9 @@ import { once } from 'node:events';
 import { type TestContext, test } from 'node:test';
 import pino from 'pino';
 import { type IbkrSimulator, createIbkrSimulator } from '../../../src/sandbox/ibkr/ibkr-simulator.js';
+import { SimulatedUpstream } from '../../../src/sandbox/simulated-upstream.js';
 import { IbkrBroker, type IbkrBrokerOptions } from '../../../src/upstreams/ibkr/ibkr-broker.js';
+import { recording } from '../../helpers/recorded.js';
 
 async function setup(t: TestContext, options: Partial<IbkrBrokerOptions> = {}): Promise<{ sim: IbkrSimulator; broker: IbkrBroker }> {
   const sim = await createIbkrSimulator();
@@ -93,4 +95,49 @@ test('the warm-up is bounded, and a conid that never fills is not warmed up agai
   assert.equal(sim.gatewayCount('/iserver/marketdata/snapshot'), 4, 'first call plus three bounded retries');
   await broker.quotes(['IBM']);
   assert.equal(sim.gatewayCount('/iserver/marketdata/snapshot'), 5, 'no second warm-up within the minute');
+});
+
+/** A gateway answering the auth status with `status` until a recovery call, then with the recorded authenticated one. */
+async function recordedGateway(t: TestContext, status: unknown): Promise<{ broker: IbkrBroker; recoveries: string[] }> {
+  const recoveries: string[] = [];
+  const authenticated = recording('ibkr', 'auth-status-authenticated-2023').json;
+  const gateway = new SimulatedUpstream({
+    name: 'recorded-ibkr',
+    handler: (req) => {
+      const path = req.url.pathname.replace('/v1/api', '');
+      if (path === '/iserver/auth/ssodh/init' || path === '/iserver/reauthenticate') {
+        recoveries.push(path);
+        return { status: 200, body: {} };
+      }
+      if (path === '/iserver/auth/status') return { status: 200, body: recoveries.length === 0 ? status : authenticated };
+      return { status: 404, body: {} };
+    },
+  });
+  await gateway.listen();
+  t.after(() => gateway.close());
+  const broker = new IbkrBroker({ url: `${gateway.origin}/v1/api`, tlsVerify: true, timeoutMs: 5_000, logger: pino({ level: 'silent' }), tickleIntervalMs: 0, gateway: { recoveryPollMs: 1 } });
+  t.after(() => broker.close());
+  return { broker, recoveries };
+}
+
+test('recorded status without a session (not connected, no "established"): a new brokerage session is started', async (t) => {
+  const { broker, recoveries } = await recordedGateway(t, recording('ibkr', 'auth-status-not-authenticated').json);
+  const health = await broker.health();
+  assert.equal(health.status, 'connected', health.message);
+  assert.deepEqual(recoveries, ['/iserver/auth/ssodh/init']);
+});
+
+test('a session that lost its authentication but is still connected (no "established", as real gateways send) is re-authenticated', async (t) => {
+  const raw = recording('ibkr', 'auth-status-authenticated-2023').json as Record<string, unknown>;
+  const { broker, recoveries } = await recordedGateway(t, { ...raw, authenticated: false });
+  const health = await broker.health();
+  assert.equal(health.status, 'connected', health.message);
+  assert.deepEqual(recoveries, ['/iserver/reauthenticate']);
+});
+
+test('an auth status the check cannot read is reported as drift with the health, not as a failure of the check', async (t) => {
+  const { broker } = await recordedGateway(t, { session: 'changed' });
+  const health = await broker.health();
+  assert.equal(health.status, 'disconnected');
+  assert.equal(health.unreadable?.reason, 'auth-status');
 });
