@@ -8,7 +8,7 @@ export const TASTYTRADE_CURRENCY = 'USD';
 
 export function parseAccounts(json: unknown): BrokerAccount[] {
   const accounts: BrokerAccount[] = [];
-  for (const item of parseItems(json)) {
+  for (const item of parseItems(json, 'accounts')) {
     const account = (item.account ?? item) as Record<string, unknown>;
     if (account === null || typeof account !== 'object') continue;
     const accountId = toText(account['account-number']);

@@ -12,7 +12,7 @@ export interface MarketDataItem {
 
 export function parseMarketData(json: unknown): MarketDataItem[] {
   const items: MarketDataItem[] = [];
-  for (const row of parseItems(json)) {
+  for (const row of parseItems(json, 'market-data')) {
     const symbol = toText(row.symbol);
     if (symbol === null) continue;
     const last = toNumber(row.last);

@@ -25,7 +25,7 @@ export function tastytradeAssetClass(raw: unknown): AssetClass {
 
 export function parsePositions(json: unknown, accountId: string): BrokerPosition[] {
   const positions: BrokerPosition[] = [];
-  for (const row of parseItems(json)) {
+  for (const row of parseItems(json, 'positions')) {
     const raw = toText(row.symbol);
     const size = toNumber(row.quantity);
     if (raw === null || size === null) continue;

@@ -2,8 +2,8 @@
 // from /market-data/by-type, and a health check that costs one cheap call (plus a token refresh at most
 // every 15 minutes).
 import type { Logger } from 'pino';
-import { ApiError } from '../../errors.js';
-import { type Broker, type BrokerAccount, type BrokerHealth, type BrokerPosition, type BrokerQuotes, type BrokerStatus } from '../../broker/broker.js';
+import { ApiError, driftOf } from '../../errors.js';
+import { type Broker, type BrokerAccount, type BrokerHealth, type BrokerPosition, type BrokerQuotes } from '../../broker/broker.js';
 import { HttpClient } from '../http-client.js';
 import { parseAccounts } from './parse-accounts.js';
 import { parseMarketData } from './parse-market-data.js';
@@ -11,7 +11,7 @@ import { parsePositions } from './parse-positions.js';
 import { marketDataQuery, toMarketDataRequest } from './symbols.js';
 import { TastytradeClient } from './tastytrade-client.js';
 import { TokenRefusedError } from './token-manager.js';
-import { timedHealth } from '../../broker/timed-health.js';
+import { type HealthCheck, timedHealth } from '../../broker/timed-health.js';
 
 export interface TastytradeBrokerOptions {
   url: string;
@@ -50,7 +50,7 @@ export class TastytradeBroker implements Broker {
     return timedHealth('tastytrade', () => this.check());
   }
 
-  private async check(): Promise<{ status: BrokerStatus; message: string }> {
+  private async check(): Promise<HealthCheck> {
     try {
       const accounts = await this.accounts();
       return { status: 'connected', message: `Connected to Tastytrade (${accounts.length} open account${accounts.length === 1 ? '' : 's'}).` };
@@ -60,7 +60,8 @@ export class TastytradeBroker implements Broker {
       if (/refused a freshly issued/.test(apiError.message)) return { status: 'unauthenticated', message: `${apiError.message}; check the OAuth application's scopes.` };
       if (/not reachable|closed the connection/.test(apiError.message)) return { status: 'disconnected', message: `Nothing answers at ${this.origin}: check the network or TASTYTRADE_URL.` };
       if (apiError.code === 'UPSTREAM_TIMEOUT') return { status: 'disconnected', message: `Tastytrade at ${this.origin} did not answer in time.` };
-      return { status: 'disconnected', message: `${apiError.message}.` };
+      const drift = driftOf(error);
+      return { status: 'disconnected', message: `${apiError.message}.`, ...(drift === undefined ? {} : { unreadable: { reason: drift, message: apiError.message } }) };
     }
   }
 

@@ -2,10 +2,10 @@
 // manager, one refresh and one retry after a 401, and a back-off with jitter after a 429 (which comes
 // without headers).
 import type { Logger } from 'pino';
-import { ApiError } from '../../errors.js';
+import { ApiError, UnreadableAnswerError } from '../../errors.js';
 import { RequestPacer } from '../../broker/request-pacer.js';
 import type { HttpClient } from '../http-client.js';
-import { parseError } from './parse-envelope.js';
+import { errorLabel, parseError } from './parse-envelope.js';
 import { TokenManager } from './token-manager.js';
 import { transportError } from './transport-error.js';
 
@@ -50,12 +50,13 @@ export class TastytradeClient {
     }
     this.pacer.succeeded();
     if (res.status >= 200 && res.status < 300) {
-      if (res.json === undefined) throw new ApiError('UPSTREAM_ERROR', 'Tastytrade sent a body that is not JSON');
+      if (res.json === undefined) throw new UnreadableAnswerError('not-json', 'Tastytrade sent a body that is not JSON');
       return parse(res.json);
     }
-    const code = parseError(res.json).code;
-    if (res.status === 403) throw new ApiError('UPSTREAM_ERROR', `Tastytrade does not permit this request for the account${code === null ? '' : ` (${code})`}`);
-    throw new ApiError('UPSTREAM_ERROR', `Tastytrade answered HTTP ${res.status}${code === null ? '' : ` (${code})`}`);
+    const label = errorLabel(parseError(res.json));
+    const code = label === '' ? '' : ` (${label})`;
+    if (res.status === 403) throw new ApiError('UPSTREAM_ERROR', `Tastytrade does not permit this request for the account${code}`);
+    throw new ApiError('UPSTREAM_ERROR', `Tastytrade answered HTTP ${res.status}${code}`);
   }
 
   private async send(target: string, token: string) {

@@ -4,7 +4,7 @@
 import { ApiError } from '../../errors.js';
 import type { HttpClient } from '../http-client.js';
 import { transportError } from './transport-error.js';
-import { parseError } from './parse-envelope.js';
+import { errorLabel, parseError } from './parse-envelope.js';
 import { parseToken } from './parse-token.js';
 
 export interface TokenManagerOptions {
@@ -101,7 +101,7 @@ export class TokenManager {
     }
     if (res.status === 429) throw new ApiError('BROKER_UNAVAILABLE', 'Tastytrade is limiting token requests; retry shortly', { retryAfterSeconds: 30 });
     if (res.status === 400 || res.status === 401 || res.status === 403) {
-      const error = new TokenRefusedError(parseError(res.json).code);
+      const error = new TokenRefusedError(errorLabel(parseError(res.json)) || null);
       this.refused = { at: this.now(), error };
       this.held = undefined;
       throw error;

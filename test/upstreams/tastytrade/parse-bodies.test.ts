@@ -1,36 +1,41 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from '../../../src/errors.js';
 import { parseAccounts } from '../../../src/upstreams/tastytrade/parse-accounts.js';
-import { parseError, parseItems } from '../../../src/upstreams/tastytrade/parse-envelope.js';
+import { errorLabel, parseError, parseItems } from '../../../src/upstreams/tastytrade/parse-envelope.js';
 import { parseMarketData } from '../../../src/upstreams/tastytrade/parse-market-data.js';
 import { parsePositions } from '../../../src/upstreams/tastytrade/parse-positions.js';
 import { parseToken } from '../../../src/upstreams/tastytrade/parse-token.js';
 import { marketDataQuery, toMarketDataRequest } from '../../../src/upstreams/tastytrade/symbols.js';
 import { fixture } from '../../helpers/fixtures.js';
+import { recording } from '../../helpers/recorded.js';
 
 test('token answer: top level, lifetime from expires_in, Bearer only', () => {
   assert.deepEqual(parseToken(fixture('tastytrade', 'token.json')), { value: 'eyJhbGciOiJFZERTQSIsInR5cCI6ImF0K2p3dCJ9.sample.sig', lifetimeMs: 900_000 });
   assert.equal(parseToken({ access_token: 'a', expires_in: '60' }).lifetimeMs, 60_000);
   assert.equal(parseToken({ access_token: 'a' }).lifetimeMs, 900_000);
-  assert.throws(() => parseToken(fixture('tastytrade', 'token-invalid-grant.json')), ApiError);
-  assert.throws(() => parseToken({ access_token: 'a', token_type: 'MAC' }), ApiError);
+  assert.throws(() => parseToken(fixture('tastytrade', 'token-invalid-grant.json')), { name: 'UnreadableAnswerError', drift: 'token' });
+  assert.throws(() => parseToken({ access_token: 'a', token_type: 'MAC' }), { name: 'UnreadableAnswerError', drift: 'token' });
 });
 
 test('error bodies: OAuth error_code, {error:{code}}, nested errors, numeric codes; messages are not kept', () => {
-  assert.deepEqual(parseError(fixture('tastytrade', 'token-invalid-grant.json')), { code: 'invalid_grant' });
-  assert.deepEqual(parseError(fixture('tastytrade', 'error-not-permitted.json')), { code: 'not_permitted' });
-  assert.deepEqual(parseError(fixture('tastytrade', 'error-nested.json')), { code: 'validation_error' });
-  assert.deepEqual(parseError({ error: { errors: [{ code: 'invalid_symbol' }] } }), { code: 'invalid_symbol' });
-  assert.deepEqual(parseError(fixture('tastytrade', 'error-numeric-code.json')), { code: '401' });
-  assert.deepEqual(parseError(fixture('tastytrade', 'error-token-invalid.json')), { code: 'token_invalid' });
-  assert.deepEqual(parseError('<html>'), { code: null });
+  assert.deepEqual(parseError(fixture('tastytrade', 'token-invalid-grant.json')), { code: 'invalid_grant', specific: null });
+  assert.deepEqual(parseError(fixture('tastytrade', 'error-not-permitted.json')), { code: 'not_permitted', specific: null });
+  const nested = fixture('tastytrade', 'error-nested.json');
+  assert.deepEqual(parseError(nested), { code: 'validation_error', specific: nested.error.errors[0].code });
+  assert.deepEqual(parseError({ error: { errors: [{ code: 'invalid_symbol' }] } }), { code: 'invalid_symbol', specific: null });
+  assert.deepEqual(parseError(fixture('tastytrade', 'error-numeric-code.json')), { code: '401', specific: null });
+  assert.deepEqual(parseError(fixture('tastytrade', 'error-token-invalid.json')), { code: 'token_invalid', specific: null });
+  assert.deepEqual(parseError('<html>'), { code: null, specific: null });
+  assert.equal(errorLabel({ code: 'preflight_check_failure', specific: 'gtc_market_orders_not_supported' }), 'preflight_check_failure: gtc_market_orders_not_supported');
+  assert.equal(errorLabel({ code: 'not_permitted', specific: null }), 'not_permitted');
+  assert.equal(errorLabel({ code: null, specific: null }), '');
 });
 
-test('envelope: data.items required', () => {
-  assert.equal(parseItems(fixture('tastytrade', 'accounts.json')).length, 3);
-  assert.throws(() => parseItems({ items: [] }), ApiError);
-  assert.throws(() => parseItems({ data: {} }), ApiError);
+test('envelope: data.items required; a missing one is drift, named by the list', () => {
+  assert.equal(parseItems(fixture('tastytrade', 'accounts.json'), 'accounts').length, 3);
+  assert.throws(() => parseItems({ items: [] }, 'accounts'), { name: 'UnreadableAnswerError', drift: 'envelope' });
+  assert.throws(() => parseItems({ data: {} }, 'positions'), { name: 'UnreadableAnswerError', drift: 'positions' });
+  assert.throws(() => parseMarketData({ data: { items: null } }), { name: 'UnreadableAnswerError', drift: 'market-data' });
 });
 
 test('accounts: closed ones dropped, nickname or type as name, USD', () => {
@@ -69,4 +74,13 @@ test('our symbols map to instrument types and back', () => {
   assert.equal(request.ours.get('BTC/USD'), 'BTC-USD');
   assert.equal(request.ours.get('SPX'), '^GSPC');
   assert.equal(marketDataQuery(request.byType), 'equity=AAPL,BRK%2FB,SPY&index=VIX,SPX&cryptocurrency=BTC%2FUSD');
+});
+
+test('recorded nested refusal: the specific code inside is surfaced beside the outer one', () => {
+  const raw = recording('tastytrade', 'error-preflight-check-failure-nested').json as { error: { code: string; errors: { code: string }[] } };
+  const parsed = parseError(raw);
+  assert.deepEqual(parsed, { code: raw.error.code, specific: raw.error.errors[0]?.code });
+  assert.equal(errorLabel(parsed), `${raw.error.code}: ${raw.error.errors[0]?.code}`);
+  const plain = recording('tastytrade', 'error-not-permitted').json as { error: { code: string } };
+  assert.equal(errorLabel(parseError(plain)), plain.error.code);
 });
