@@ -27,6 +27,20 @@ export const ROWS: Record<Interval, number> = {
 export const US_EASTERN = 'US/Eastern';
 
 /**
+ * Indicators whose `Time Zone` reads the bare zone name ("US/Eastern"): the moving averages. Recorded
+ * answers show SMA, EMA and MACD so; the rest of the family is taken to be alike. Every other indicator
+ * writes it "US/Eastern Time": recorded BBANDS and STOCH (2020), and outside the corpus OBV (2018) and RSI
+ * (2024) as pasted by users; the suffixed spelling is the one a careless client would trip on, so it is
+ * the default.
+ */
+const BARE_ZONE: ReadonlySet<string> = new Set(['SMA', 'EMA', 'WMA', 'DEMA', 'TEMA', 'TRIMA', 'KAMA', 'T3', 'MACD']);
+
+/** `Meta Data`'s time zone for `fn` in `zone` (Alpha Vantage's own zone name). */
+export function zoneLabel(fn: string, zone: string): string {
+  return BARE_ZONE.has(fn) ? zone : `${zone} Time`;
+}
+
+/**
  * Bars computed before the first served row, so seeded averages (EMA, Wilder) have settled. Weekly and
  * monthly bars are fewer, so they get a shorter (still ample) run-in.
  */
@@ -39,7 +53,7 @@ export function warmup(params: IndicatorParams): number {
 export interface BodyOptions {
   /** Rows to serve at most (default: ROWS for the interval). */
   rows?: number;
-  /** `Meta Data`'s time zone: the zone the row keys are in. */
+  /** The zone the row keys are in, by Alpha Vantage's name for it (`US/Eastern`); zoneLabel spells it per indicator. */
   timeZone?: string;
 }
 
@@ -59,14 +73,16 @@ export function technicalBody(fn: string, symbol: string, bars: readonly KeyedBa
     served += 1;
   }
   const lastKey = newest?.key ?? bars[bars.length - 1]?.key ?? '';
+  // Recorded intraday SMA: "3: Last Refreshed" carries seconds ("2017-12-20 14:00:00"), its row keys do not.
   const lastRefreshed = INTRADAY_INTERVALS.has(params.interval) ? `${lastKey}:00` : lastKey;
-  return { 'Meta Data': metaData(fn, spec, symbol, lastRefreshed, params, options.timeZone ?? US_EASTERN), [sectionKey(fn)]: section };
+  return { 'Meta Data': metaData(fn, spec, symbol, lastRefreshed, params, zoneLabel(fn, options.timeZone ?? US_EASTERN)), [sectionKey(fn)]: section };
 }
 
 /**
  * Keys follow Alpha Vantage's layout: `5: Time Period` when the indicator takes one, then its extra
  * parameters as one numbered group (`5.1`, `5.2`… or a single `6: …`), then the series type, then the
- * time zone, each group taking the next number.
+ * time zone, each group taking the next number (recorded: MACD 5.1-5.3 then 6: Series Type, 7: Time Zone;
+ * BBANDS 5: Time Period, 6.1-6.3, 7: Series Type, 8: Time Zone; STOCH 5.1-5.5 then 6: Time Zone).
  */
 function metaData(fn: string, spec: IndicatorSpec, symbol: string, lastRefreshed: string, params: IndicatorParams, timeZone: string): Record<string, string | number> {
   const meta: Record<string, string | number> = {

@@ -40,6 +40,8 @@ export interface AlphaVantageSimulatorOptions {
 
 /** The documented per-day figure, used in the per-minute notice when the daily cap is off. */
 const DOCUMENTED_DAILY = 500;
+/** Today's free key's daily figure, which the burst notice names even when the daily cap is off. */
+const FREE_KEY_DAILY = 25;
 
 export function createAlphaVantageSimulator(options: AlphaVantageSimulatorOptions): SimulatedUpstream {
   const validKeys = new Set(options.validKeys);
@@ -85,7 +87,7 @@ function limitBody(verdict: Exclude<LimitVerdict, 'ok'>, limits: CallLimits['opt
     case 'minute':
       return perMinuteNote(limits.perMinute, limits.perDay > 0 ? limits.perDay : DOCUMENTED_DAILY);
     case 'burst':
-      return burstInformation(limits.perSecond);
+      return burstInformation(limits.perSecond, limits.perDay > 0 ? limits.perDay : FREE_KEY_DAILY);
   }
 }
 

@@ -28,10 +28,15 @@ export function dailyCapInformation(perDay: number): { Information: string } {
   };
 }
 
-export function burstInformation(perSecond: number): { Information: string } {
+/**
+ * The burst refusal as it is quoted word for word in the wild (2025-2026; no citable capture of the whole
+ * body, see the corpus's SOURCES.md): it names the second *and* the day *and* premium endpoints, so a
+ * client cannot tell from it which limit it hit. UPSTREAMS.md's shorter text is a truncation of it.
+ */
+export function burstInformation(perSecond: number, perDay: number): { Information: string } {
   const rate = perSecond === 1 ? '1 request per second' : `${perSecond} requests per second`;
   return {
-    Information: `Thank you for using Alpha Vantage! Please consider spreading out your free API requests more sparingly (${rate}). You may subscribe to any of the premium plans at ${PREMIUM} to lift the free key rate limit`,
+    Information: `Thank you for using Alpha Vantage! Please consider spreading out your free API requests more sparingly (${rate}). You may subscribe to any of the premium plans at ${PREMIUM} to lift the free key rate limit (${perDay} requests per day), raise the per-second burst limit, and instantly unlock all premium endpoints`,
   };
 }
 

@@ -44,12 +44,14 @@ const SPECS: Record<string, IndicatorSpec> = {
   MIDPOINT: price('MidPoint over period (MIDPOINT)'),
   MACD: {
     ...price('Moving Average Convergence/Divergence (MACD)', null),
-    valueKeys: ['MACD_Hist', 'MACD', 'MACD_Signal'],
+    // Row value order as recorded (IBM daily, 2021; a 2020 GOOGL monthly answer had MACD_Signal first).
+    valueKeys: ['MACD', 'MACD_Signal', 'MACD_Hist'],
     extra: { fastperiod: '12', slowperiod: '26', signalperiod: '9' },
   },
   BBANDS: {
     ...price('Bollinger Bands (BBANDS)', 20),
-    valueKeys: ['Real Lower Band', 'Real Upper Band', 'Real Middle Band'],
+    // Row value order as recorded (IBM weekly, 2020).
+    valueKeys: ['Real Upper Band', 'Real Lower Band', 'Real Middle Band'],
     extra: { nbdevup: '2', nbdevdn: '2', matype: '0' },
   },
   HT_TRENDLINE: price('Hilbert Transform - Instantaneous Trendline', null),
@@ -65,6 +67,7 @@ const SPECS: Record<string, IndicatorSpec> = {
   NATR: hlc('Normalized Average True Range (NATR)'),
   STOCH: {
     ...hlc('Stochastic (STOCH)', null),
+    // Row value order as recorded (IBM daily, 2020).
     valueKeys: ['SlowD', 'SlowK'],
     extra: { fastkperiod: '5', slowkperiod: '3', slowdperiod: '3', slowkmatype: '0', slowdmatype: '0' },
   },

@@ -50,7 +50,8 @@ test('with provider A spent, RSI comes from Yahoo\'s daily bars: Alpha Vantage\'
     '4: Interval': 'daily',
     '5: Time Period': 10,
     '6: Series Type': 'close',
-    '7: Time Zone': 'US/Eastern',
+    // RSI spells its zone "US/Eastern Time", as Alpha Vantage does for all but the moving averages (technical-body.ts).
+    '7: Time Zone': 'US/Eastern Time',
   });
   // Newest first. The newest bar moves with the price between the two reads; the others are history.
   series.forEach(([key, value], k) => {
