@@ -1,27 +1,17 @@
-// Reads and validates the environment once. The variable names are the public contract (README, .env.example).
+// Reads and validates the environment once, against the schema of every variable (config-schema.ts):
+// types, ranges, enums and defaults there; URLs, lists and rules that tie variables together here. An
+// invalid start names every problem, one line each, and never echoes a secret.
 import { existsSync } from 'node:fs';
+import { envSchema } from 'env-schema';
+import type { Static } from '@sinclair/typebox';
+import { CACHE_WINDOWS, type CacheWindowName, CREDENTIALS, EnvSchema, SECRET, VARIABLES } from './config-schema.js';
 
-export const CACHE_WINDOWS = {
-  QUOTE: { fresh: 60, stale: 86_400 },
-  TECHNICAL_DAILY: { fresh: 3_600, stale: 86_400 },
-  TECHNICAL_INTRADAY: { fresh: 60, stale: 3_600 },
-  SEARCH: { fresh: 86_400, stale: 604_800 },
-  SERIES_DAILY: { fresh: 3_600, stale: 86_400 },
-  SERIES_INTRADAY: { fresh: 60, stale: 3_600 },
-  OVERVIEW: { fresh: 60, stale: 3_600 },
-  DIVIDENDS: { fresh: 43_200, stale: 604_800 },
-  BROKER_QUOTES: { fresh: 1, stale: 10 },
-  BROKER_ACCOUNTS: { fresh: 60, stale: 600 },
-  BROKER_POSITIONS: { fresh: 5, stale: 60 },
-} as const;
+export { CACHE_WINDOWS, type CacheWindowName, DEFAULT_OVERVIEW_SYMBOLS } from './config-schema.js';
 
-export type CacheWindowName = keyof typeof CACHE_WINDOWS;
 export interface CacheWindow {
   freshMs: number;
   staleMs: number;
 }
-
-export const DEFAULT_OVERVIEW_SYMBOLS = ['^GSPC', '^DJI', '^IXIC', '^RUT', '^VIX', 'GC=F', 'SI=F', 'CL=F', 'BTC-USD', 'ETH-USD'];
 
 export type DataMode = 'sandbox' | 'live';
 export const OVERVIEW_SOURCE_NAMES = ['yahoo', 'none'] as const;
@@ -80,198 +70,144 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+type Vars = Static<typeof EnvSchema>;
 
-/** Collects every problem instead of stopping at the first, so one start shows them all. */
-class EnvReader {
-  readonly problems: string[] = [];
-  constructor(private readonly env: Env) {}
-
-  raw(name: string): string | undefined {
-    const value = this.env[name]?.trim();
-    return value === '' ? undefined : value;
-  }
-
-  string(name: string, fallback: string): string {
-    return this.raw(name) ?? fallback;
-  }
-
-  int(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    const n = Number(value);
-    if (!/^-?\d+$/.test(value) || n < min || n > max) {
-      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
-      return fallback;
-    }
-    return n;
-  }
-
-  bool(name: string, fallback: boolean): boolean {
-    const value = this.raw(name)?.toLowerCase();
-    if (value === undefined) return fallback;
-    if (['1', 'true', 'yes', 'on'].includes(value)) return true;
-    if (['0', 'false', 'no', 'off'].includes(value)) return false;
-    this.problems.push(`${name} must be true or false (got "${value}")`);
-    return fallback;
-  }
-
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    if ((allowed as readonly string[]).includes(value)) return value as T;
-    this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
-    return fallback;
-  }
-
-  url(name: string, fallback: string, protocols = ['http:', 'https:']): string {
-    const value = this.raw(name) ?? fallback;
-    try {
-      const parsed = new URL(value);
-      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
-      return value.replace(/\/+$/, '');
-    } catch {
-      this.problems.push(`${name} must be a ${protocols.join(' or ')} URL (got "${value}")`);
-      return fallback;
-    }
-  }
-
-  list(name: string, fallback: string[]): string[] {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    return value.split(',').map((s) => s.trim()).filter(Boolean);
-  }
-}
-
-function readTrustProxy(r: EnvReader): boolean | number | string {
-  const value = r.raw('TRUST_PROXY');
-  if (value === undefined || value === 'false') return false;
-  if (value === 'true') return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
-}
-
-function readCacheWindows(r: EnvReader): Record<CacheWindowName, CacheWindow> {
-  const windows = {} as Record<CacheWindowName, CacheWindow>;
-  for (const [name, d] of Object.entries(CACHE_WINDOWS) as [CacheWindowName, { fresh: number; stale: number }][]) {
-    windows[name] = {
-      freshMs: r.int(`CACHE_${name}_FRESH_SECONDS`, d.fresh, 0, 31_536_000) * 1000,
-      staleMs: r.int(`CACHE_${name}_STALE_SECONDS`, d.stale, 0, 31_536_000) * 1000,
-    };
-  }
-  return windows;
-}
-
-/** 9464: the port Prometheus' registry of exporter ports gives to the OpenTelemetry/Node.js exporters. */
-function readMetrics(r: EnvReader): Config['metrics'] {
-  const off = r.raw('METRICS_PORT')?.toLowerCase() === 'off';
-  const token = r.raw('METRICS_TOKEN');
-  if (token !== undefined && token.length < 16) r.problems.push('METRICS_TOKEN must be at least 16 characters');
-  const portExplicit = r.raw('METRICS_PORT') !== undefined;
-  return { port: off ? undefined : r.int('METRICS_PORT', 9464, 0, 65_535), host: r.string('METRICS_HOST', '127.0.0.1'), token, portExplicit };
-}
-
-/** 32 characters of random text carry at least 128 bits even as hex. */
-const MIN_CURSOR_SECRET_LENGTH = 32;
 const SYMBOL_PATTERN = /^[A-Za-z0-9.^=\-/]{1,20}$/;
+const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
 
 export function loadConfig(env: Env = process.env): Config {
-  const r = new EnvReader(env);
-  const credentials = ['ALPHA_VANTAGE_API_KEY', 'MASSIVE_API_KEY', 'TASTYTRADE_CLIENT_SECRET', 'TASTYTRADE_REFRESH_TOKEN'];
-  const defaultMode: DataMode = credentials.some((name) => r.raw(name) !== undefined) ? 'live' : 'sandbox';
+  const given = givenValues(env);
+  const v = validated(given);
+  const problems: string[] = [];
+  const url = (name: keyof Vars & string, protocols = ['http:', 'https:']): string => {
+    const value = String(v[name]);
+    try {
+      if (!protocols.includes(new URL(value).protocol)) throw new Error('protocol');
+      return value.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name} must be a ${protocols.join(' or ')} URL${isSecret(name) ? '' : ` (got "${value}")`}`);
+      return value;
+    }
+  };
+  const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 
-  const certFile = r.raw('TLS_CERT_FILE');
-  const keyFile = r.raw('TLS_KEY_FILE');
-  if ((certFile === undefined) !== (keyFile === undefined)) {
-    r.problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
-  }
+  const certFile = v.TLS_CERT_FILE;
+  const keyFile = v.TLS_KEY_FILE;
+  if ((certFile === undefined) !== (keyFile === undefined)) problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   for (const [name, file] of [['TLS_CERT_FILE', certFile], ['TLS_KEY_FILE', keyFile]] as const) {
-    if (file !== undefined && !existsSync(file)) r.problems.push(`${name} points to a missing file (${file})`);
+    if (file !== undefined && !existsSync(file)) problems.push(`${name} points to a missing file (${file})`);
   }
-
-  const corsList = r.list('CORS_ORIGINS', ['*']);
-  const overviewSymbols = r.list('OVERVIEW_SYMBOLS', DEFAULT_OVERVIEW_SYMBOLS);
+  const corsList = list(v.CORS_ORIGINS);
+  const overviewSymbols = list(v.OVERVIEW_SYMBOLS);
   const badSymbols = overviewSymbols.filter((s) => !SYMBOL_PATTERN.test(s));
-  if (badSymbols.length > 0) r.problems.push(`OVERVIEW_SYMBOLS holds invalid symbols: ${badSymbols.join(', ')}`);
+  if (badSymbols.length > 0) problems.push(`OVERVIEW_SYMBOLS holds invalid symbols: ${badSymbols.join(', ')}`);
+  if (v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
+  if (v.REDIS_URL !== undefined) url('REDIS_URL', ['redis:', 'rediss:']);
+
+  const windows = {} as Record<CacheWindowName, CacheWindow>;
+  for (const name of Object.keys(CACHE_WINDOWS) as CacheWindowName[]) {
+    const seconds = (edge: 'FRESH' | 'STALE') => (v as Record<string, unknown>)[`CACHE_${name}_${edge}_SECONDS`] as number;
+    windows[name] = { freshMs: seconds('FRESH') * 1000, staleMs: seconds('STALE') * 1000 };
+  }
 
   const config: Config = {
-    port: r.int('PORT', 3000, 0, 65_535),
-    host: r.string('HOST', '127.0.0.1'),
+    port: v.PORT,
+    host: v.HOST,
     tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
     corsOrigins: corsList.includes('*') ? '*' : corsList,
-    mode: r.oneOf('DATA_MODE', ['sandbox', 'live'] as const, defaultMode),
-    logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-    logFormat: r.oneOf('LOG_FORMAT', ['json', 'pretty'] as const, process.stdout.isTTY ? 'pretty' : 'json'),
-    trustProxy: readTrustProxy(r),
-    rateLimitPerMinute: r.int('RATE_LIMIT_PER_MINUTE', 600, 0),
-    upstreamTimeoutMs: r.int('UPSTREAM_TIMEOUT_MS', 8_000, 100, 120_000),
-    server: {
-      headersTimeoutMs: r.int('HEADERS_TIMEOUT_MS', 10_000, 100, 120_000),
-      requestTimeoutMs: r.int('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
-      keepAliveTimeoutMs: r.int('KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 600_000),
-    },
+    mode: v.DATA_MODE ?? (CREDENTIALS.some((name) => given[name] !== undefined) ? 'live' : 'sandbox'),
+    logLevel: v.LOG_LEVEL,
+    logFormat: v.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
+    trustProxy: trustProxy(v.TRUST_PROXY),
+    rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
+    upstreamTimeoutMs: v.UPSTREAM_TIMEOUT_MS,
+    server: { headersTimeoutMs: v.HEADERS_TIMEOUT_MS, requestTimeoutMs: v.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS },
     alphaVantage: {
-      url: r.url('ALPHA_VANTAGE_URL', 'https://www.alphavantage.co/query'),
-      apiKey: r.raw('ALPHA_VANTAGE_API_KEY'),
-      callsPerMinute: r.int('ALPHA_VANTAGE_CALLS_PER_MINUTE', 5, 0),
-      callsPerDay: r.int('ALPHA_VANTAGE_CALLS_PER_DAY', 500, 0),
-      // 1 call/s is the provider's rule; 200 ms of slack absorbs arrival jitter (a cold connection vs a reused one).
-      minIntervalMs: r.int('ALPHA_VANTAGE_MIN_INTERVAL_MS', 1_200, 0, 60_000),
+      url: url('ALPHA_VANTAGE_URL'),
+      apiKey: v.ALPHA_VANTAGE_API_KEY,
+      callsPerMinute: v.ALPHA_VANTAGE_CALLS_PER_MINUTE,
+      callsPerDay: v.ALPHA_VANTAGE_CALLS_PER_DAY,
+      minIntervalMs: v.ALPHA_VANTAGE_MIN_INTERVAL_MS,
     },
-    massive: {
-      url: r.url('MASSIVE_URL', 'https://api.massive.com'),
-      apiKey: r.raw('MASSIVE_API_KEY'),
-      callsPerMinute: r.int('MASSIVE_CALLS_PER_MINUTE', 5, 0),
-    },
-    overview: {
-      source: r.oneOf('OVERVIEW_SOURCE', OVERVIEW_SOURCE_NAMES, 'yahoo'),
-      url: r.url('YAHOO_URL', 'https://query1.finance.yahoo.com'),
-      symbols: overviewSymbols,
-      concurrency: r.int('OVERVIEW_CONCURRENCY', 4, 1, 32),
-    },
+    massive: { url: url('MASSIVE_URL'), apiKey: v.MASSIVE_API_KEY, callsPerMinute: v.MASSIVE_CALLS_PER_MINUTE },
+    overview: { source: v.OVERVIEW_SOURCE, url: url('YAHOO_URL'), symbols: overviewSymbols, concurrency: v.OVERVIEW_CONCURRENCY },
     yahoo: {
       // Yahoo publishes no limit and throttles heavy users (unverified reports: a burst limit and about
       // 2,000 calls an hour). The cache keeps the sustained rate at one call per symbol per fresh window;
       // 60 a minute lets a dashboard's first burst of cold symbols through.
-      callsPerMinute: r.int('YAHOO_CALLS_PER_MINUTE', 60, 0),
-      quoteFallback: r.oneOf('QUOTE_FALLBACK', QUOTE_FALLBACKS, r.raw('OVERVIEW_SOURCE') === 'none' ? 'none' : 'yahoo'),
+      callsPerMinute: v.YAHOO_CALLS_PER_MINUTE,
+      quoteFallback: v.QUOTE_FALLBACK ?? (v.OVERVIEW_SOURCE === 'none' ? 'none' : 'yahoo'),
     },
     broker: {
-      kind: r.oneOf('BROKER', ['ibkr', 'tastytrade', 'none'] as const, 'ibkr'),
-      ibkr: {
-        url: r.url('IBKR_GATEWAY_URL', 'https://localhost:5000/v1/api'),
-        tlsVerify: r.bool('IBKR_TLS_VERIFY', false),
-        // The gateway allows 10 in any second and sends violators to a penalty box: 10 is no margin at all.
-        requestsPerSecond: r.int('IBKR_REQUESTS_PER_SECOND', 8, 1, 9),
-      },
-      tastytrade: {
-        url: r.url('TASTYTRADE_URL', 'https://api.tastyworks.com'),
-        clientSecret: r.raw('TASTYTRADE_CLIENT_SECRET'),
-        refreshToken: r.raw('TASTYTRADE_REFRESH_TOKEN'),
-      },
+      kind: v.BROKER,
+      ibkr: { url: url('IBKR_GATEWAY_URL'), tlsVerify: TRUTHY.has(v.IBKR_TLS_VERIFY), requestsPerSecond: v.IBKR_REQUESTS_PER_SECOND },
+      tastytrade: { url: url('TASTYTRADE_URL'), clientSecret: v.TASTYTRADE_CLIENT_SECRET, refreshToken: v.TASTYTRADE_REFRESH_TOKEN },
     },
-    redis: { url: r.raw('REDIS_URL'), keyPrefix: r.string('REDIS_KEY_PREFIX', 'mdp:') },
-    metrics: readMetrics(r),
-    cursorSecret: r.raw('CURSOR_SECRET'),
-    stateDir: r.string('STATE_DIR', './data'),
-    cache: {
-      maxEntries: r.int('CACHE_MAX_ENTRIES', 10_000, 10),
-      maxBytes: r.int('CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024),
-      windows: readCacheWindows(r),
+    redis: { url: v.REDIS_URL, keyPrefix: v.REDIS_KEY_PREFIX },
+    metrics: {
+      port: v.METRICS_PORT === 'off' ? undefined : v.METRICS_PORT,
+      host: v.METRICS_HOST,
+      token: v.METRICS_TOKEN,
+      // A taken port fails the start only when it was chosen (server.ts); the default one is skipped.
+      portExplicit: given.METRICS_PORT !== undefined,
     },
-    stream: {
-      // Below the idle-socket timeout, so a quiet stream is never cut by the server itself.
-      heartbeatSeconds: r.int('STREAM_HEARTBEAT_SECONDS', 15, 1, 60),
-      maxConnections: r.int('STREAM_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
-      maxPerClient: r.int('STREAM_MAX_PER_CLIENT', 20, 0, 1_000_000),
-    },
+    cursorSecret: v.CURSOR_SECRET,
+    stateDir: v.STATE_DIR,
+    cache: { maxEntries: v.CACHE_MAX_ENTRIES, maxBytes: v.CACHE_MAX_BYTES, windows },
+    stream: { heartbeatSeconds: v.STREAM_HEARTBEAT_SECONDS, maxConnections: v.STREAM_MAX_CONNECTIONS, maxPerClient: v.STREAM_MAX_PER_CLIENT },
   };
-
-  if (config.cursorSecret !== undefined && config.cursorSecret.length < MIN_CURSOR_SECRET_LENGTH) {
-    r.problems.push(`CURSOR_SECRET must be at least ${MIN_CURSOR_SECRET_LENGTH} characters (got ${config.cursorSecret.length})`);
-  }
-  if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) r.problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
-  const redisUrl = config.redis.url;
-  if (redisUrl !== undefined) r.url('REDIS_URL', redisUrl, ['redis:', 'rediss:']);
-  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** The service's own variables as given: trimmed, and an empty one counts as unset. */
+function givenValues(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of VARIABLES) {
+    const value = env[name]?.trim();
+    if (value !== undefined && value !== '') out[name] = name === 'METRICS_PORT' ? value.toLowerCase() : value;
+  }
+  return out;
+}
+
+/** Typed and defaulted by the schema, or every problem at once, one line per variable. */
+function validated(given: Record<string, string>): Vars {
+  try {
+    // env-schema sets additionalProperties on the schema it is given: a copy, so the shared one stays as written.
+    return envSchema<Vars>({ schema: structuredClone(EnvSchema), data: { ...given }, env: false, ajv: { customOptions: (ajv) => ajv.addKeyword(SECRET) } });
+  } catch (error) {
+    const failed = new Set(((error as { errors?: { instancePath: string }[] }).errors ?? []).map((e) => e.instancePath.slice(1).split('/')[0] as string));
+    if (failed.size === 0) throw error;
+    throw new ConfigError([...failed].map((name) => problem(name, given[name])));
+  }
+}
+
+/** What `name` must be, in words, from its schema; a secret's value is never repeated. */
+function problem(name: string, value: string | undefined): string {
+  const schema = (EnvSchema.properties as Record<string, Record<string, unknown>>)[name] ?? {};
+  const got = isSecret(name) || value === undefined ? '' : ` (got "${value}")`;
+  return `${name} must be ${expected(schema)}${got}`;
+}
+
+function expected(schema: Record<string, unknown>): string {
+  if (Array.isArray(schema.enum)) return `one of ${schema.enum.join(', ')}`;
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.map((s) => expected(s as Record<string, unknown>)).join(', or ');
+  if (schema.const !== undefined) return String(schema.const);
+  if (typeof schema.minLength === 'number') return `at least ${schema.minLength} characters`;
+  if (schema.type === 'integer') {
+    const { minimum, maximum } = schema as { minimum: number; maximum: number };
+    return maximum >= Number.MAX_SAFE_INTEGER ? `a whole number of at least ${minimum}` : `a whole number from ${minimum} to ${maximum}`;
+  }
+  return `a ${String(schema.type)}`;
+}
+
+function isSecret(name: string): boolean {
+  return (EnvSchema.properties as Record<string, Record<string, unknown>>)[name]?.[SECRET] === true;
+}
+
+function trustProxy(value: string): boolean | number | string {
+  if (value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
 }

@@ -1,0 +1,102 @@
+// Every environment variable the service reads, with its type, range, default and meaning: the one
+// source that config.ts validates against (env-schema, TypeBox) and that the README's configuration table
+// and .env.example are checked against (test/config-schema.test.ts). Defaults that depend on other
+// variables (DATA_MODE, LOG_FORMAT, QUOTE_FALLBACK) are worked out in config.ts and say so here.
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/** Schema annotation: never echo the value in a message (keys, tokens, a Redis URL with a password). */
+export const SECRET = 'x-secret';
+
+const int = (fallback: number, minimum: number, maximum: number, description: string) => Type.Integer({ default: fallback, minimum, maximum, description });
+const count = (fallback: number, description: string) => int(fallback, 0, Number.MAX_SAFE_INTEGER, description);
+const text = (fallback: string, description: string) => Type.String({ default: fallback, description });
+const optional = (description: string, options: Record<string, unknown> = {}) => Type.Optional(Type.String({ description, ...options }));
+const secret = (description: string) => optional(description, { [SECRET]: true });
+const oneOf = <T extends string>(values: readonly T[], description: string, fallback?: T) =>
+  (fallback === undefined ? Type.Optional(Type.Unsafe<T>({ type: 'string', enum: [...values], description })) : Type.Unsafe<T>({ type: 'string', enum: [...values], default: fallback, description }));
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const BOOLEAN_WORDS = ['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off'] as const;
+
+export const CACHE_WINDOWS = {
+  QUOTE: { fresh: 60, stale: 86_400 },
+  TECHNICAL_DAILY: { fresh: 3_600, stale: 86_400 },
+  TECHNICAL_INTRADAY: { fresh: 60, stale: 3_600 },
+  SEARCH: { fresh: 86_400, stale: 604_800 },
+  SERIES_DAILY: { fresh: 3_600, stale: 86_400 },
+  SERIES_INTRADAY: { fresh: 60, stale: 3_600 },
+  OVERVIEW: { fresh: 60, stale: 3_600 },
+  DIVIDENDS: { fresh: 43_200, stale: 604_800 },
+  BROKER_QUOTES: { fresh: 1, stale: 10 },
+  BROKER_ACCOUNTS: { fresh: 60, stale: 600 },
+  BROKER_POSITIONS: { fresh: 5, stale: 60 },
+} as const;
+export type CacheWindowName = keyof typeof CACHE_WINDOWS;
+
+const YEAR_SECONDS = 31_536_000;
+const cacheWindowVariables: Record<string, TSchema> = Object.fromEntries(
+  Object.entries(CACHE_WINDOWS).flatMap(([name, { fresh, stale }]) => [
+    [`CACHE_${name}_FRESH_SECONDS`, int(fresh, 0, YEAR_SECONDS, `How long a ${name} answer is fresh.`)],
+    [`CACHE_${name}_STALE_SECONDS`, int(stale, 0, YEAR_SECONDS, `How long after that a ${name} answer may still be served stale.`)],
+  ]),
+);
+
+export const DEFAULT_OVERVIEW_SYMBOLS = ['^GSPC', '^DJI', '^IXIC', '^RUT', '^VIX', 'GC=F', 'SI=F', 'CL=F', 'BTC-USD', 'ETH-USD'];
+
+export const EnvSchema = Type.Object({
+  PORT: int(3000, 0, 65_535, 'Listen port.'),
+  HOST: text('127.0.0.1', 'Listen address.'),
+  TLS_CERT_FILE: optional('With TLS_KEY_FILE: serve HTTPS.'),
+  TLS_KEY_FILE: optional('With TLS_CERT_FILE: serve HTTPS.'),
+  CORS_ORIGINS: text('*', 'Comma list of allowed origins (strict when set).'),
+  DATA_MODE: oneOf(['sandbox', 'live'] as const, 'Default: live when any credential is set, else sandbox.'),
+  LOG_LEVEL: oneOf(LOG_LEVELS, 'Log level.', 'info'),
+  LOG_FORMAT: oneOf(['json', 'pretty'] as const, 'Default: pretty on a terminal, json otherwise.'),
+  TRUST_PROXY: text('false', 'Honour X-Forwarded-For only from these proxies: true, a hop count, or a comma list of addresses/CIDRs.'),
+  RATE_LIMIT_PER_MINUTE: count(600, 'Requests per client address per minute (0 = off).'),
+  UPSTREAM_TIMEOUT_MS: int(8_000, 100, 120_000, 'Deadline of one upstream call.'),
+  HEADERS_TIMEOUT_MS: int(10_000, 100, 120_000, 'A client must send its headers within this.'),
+  REQUEST_TIMEOUT_MS: int(30_000, 100, 600_000, 'A client must send its whole request within this.'),
+  KEEP_ALIVE_TIMEOUT_MS: int(72_000, 100, 600_000, 'Idle keep-alive connections close after this.'),
+  ALPHA_VANTAGE_API_KEY: secret('Provider A key.'),
+  ALPHA_VANTAGE_URL: text('https://www.alphavantage.co/query', 'Provider A endpoint.'),
+  ALPHA_VANTAGE_CALLS_PER_MINUTE: count(5, 'Provider A calls per minute (0 = no cap).'),
+  ALPHA_VANTAGE_CALLS_PER_DAY: count(500, 'Provider A calls per rolling 24 hours (0 = no cap).'),
+  ALPHA_VANTAGE_MIN_INTERVAL_MS: int(1_200, 0, 60_000, 'Minimum spacing of provider A calls (the provider allows 1 a second; the slack absorbs jitter).'),
+  MASSIVE_API_KEY: secret('Provider B key.'),
+  MASSIVE_URL: text('https://api.massive.com', 'Provider B endpoint.'),
+  MASSIVE_CALLS_PER_MINUTE: count(5, 'Provider B calls per minute (0 = no cap).'),
+  OVERVIEW_SOURCE: oneOf(['yahoo', 'none'] as const, 'Market overview source; none switches it off.', 'yahoo'),
+  YAHOO_URL: text('https://query1.finance.yahoo.com', "Yahoo's chart API."),
+  OVERVIEW_SYMBOLS: text(DEFAULT_OVERVIEW_SYMBOLS.join(','), 'Comma list of overview instruments.'),
+  OVERVIEW_CONCURRENCY: int(4, 1, 32, 'Overview instruments fetched at once.'),
+  YAHOO_CALLS_PER_MINUTE: count(60, 'Budget of all Yahoo calls (0 = no cap).'),
+  QUOTE_FALLBACK: oneOf(['yahoo', 'none'] as const, "Quotes and indicators provider A cannot answer come from Yahoo's chart API (default yahoo; none when OVERVIEW_SOURCE=none)."),
+  BROKER: oneOf(['ibkr', 'tastytrade', 'none'] as const, 'The broker behind /api/broker.', 'ibkr'),
+  IBKR_GATEWAY_URL: text('https://localhost:5000/v1/api', 'IBKR Client Portal Gateway.'),
+  IBKR_TLS_VERIFY: oneOf(BOOLEAN_WORDS, "Verify the gateway's certificate (it is self-signed).", 'false'),
+  IBKR_REQUESTS_PER_SECOND: int(8, 1, 9, 'Our pacing of the IBKR gateway, a margin under its 10 a second.'),
+  TASTYTRADE_URL: text('https://api.tastyworks.com', 'Tastytrade Open API.'),
+  TASTYTRADE_CLIENT_SECRET: secret('Tastytrade OAuth client secret.'),
+  TASTYTRADE_REFRESH_TOKEN: secret('Tastytrade OAuth refresh token.'),
+  REDIS_URL: secret('Shared cache, budgets, locks and limits across replicas.'),
+  REDIS_KEY_PREFIX: text('mdp:', 'Prefix of every Redis key.'),
+  METRICS_PORT: Type.Union([Type.Literal('off'), Type.Integer({ minimum: 0, maximum: 65_535 })], {
+    default: 9464,
+    description: 'The /metrics listener (off: none; 0: any free port).',
+  }),
+  METRICS_HOST: text('127.0.0.1', 'The /metrics listener address.'),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: '/metrics on the public port too, to Authorization: Bearer <token>.', [SECRET]: true })),
+  CURSOR_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HMAC key of the dividends paging cursors.', [SECRET]: true })),
+  STATE_DIR: text('./data', 'Embedded persistence (budget ledger, last good values).'),
+  CACHE_MAX_ENTRIES: int(10_000, 10, Number.MAX_SAFE_INTEGER, 'Entries of the in-process cache.'),
+  CACHE_MAX_BYTES: int(67_108_864, 1_024, Number.MAX_SAFE_INTEGER, 'Bytes of the in-process cache.'),
+  ...cacheWindowVariables,
+  STREAM_HEARTBEAT_SECONDS: int(15, 1, 60, 'Comment heartbeat on /api/stream.'),
+  STREAM_MAX_CONNECTIONS: int(10_000, 1, 1_000_000, 'Open streams per server.'),
+  STREAM_MAX_PER_CLIENT: int(20, 0, 1_000_000, 'Open streams per client address (0 = no limit).'),
+});
+
+/** The names in EnvSchema; the credentials among them decide the default DATA_MODE. */
+export const VARIABLES: readonly string[] = Object.keys(EnvSchema.properties);
+export const CREDENTIALS = ['ALPHA_VANTAGE_API_KEY', 'MASSIVE_API_KEY', 'TASTYTRADE_CLIENT_SECRET', 'TASTYTRADE_REFRESH_TOKEN'] as const;
