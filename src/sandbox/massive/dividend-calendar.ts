@@ -2,8 +2,8 @@
 // fixed cadence (yearly to monthly) on a day derived from its ticker, raises its dividend once a year,
 // and now and then declares a special one. Dates follow the US pattern: declared two to five weeks ahead,
 // record date one business day after the ex-date, paid one to four weeks later. Only declared dividends
-// are listed, so a few appear with ex-dates in the future, as on the real service.
-import { createHash } from 'node:crypto';
+// are listed, so a few appear with ex-dates in the future, as on the real service. Records carry no `id`:
+// no recorded answer has one (test/fixtures/recorded/massive/).
 import { unit } from '../price-model.js';
 
 export interface DividendPayer {
@@ -22,7 +22,6 @@ export interface SimDividend {
   dividend_type: 'CD' | 'SC';
   ex_dividend_date: string;
   frequency: number;
-  id: string;
   pay_date: string;
   record_date: string;
   ticker: string;
@@ -80,7 +79,6 @@ function dividendOn(payer: DividendPayer, exDate: number, type: 'CD' | 'SC', thi
     dividend_type: type,
     ex_dividend_date: ex,
     frequency: type === 'SC' ? 0 : payer.frequency,
-    id: `E${createHash('sha256').update(seed).digest('hex')}`,
     pay_date: isoDate(payDate),
     record_date: isoDate(recordDate),
     ticker: payer.ticker,

@@ -1,6 +1,7 @@
 // A simulated Massive (formerly Polygon.io) server: GET /v3/reference/dividends with the real query
-// parameters, paging by `next_url` whose `cursor` encodes the rest of the query (as the real one does),
-// the key as `apiKey` or `Authorization: Bearer`, and the real 401 / 403 / 429 / 404 bodies.
+// parameters, paging by `next_url` whose `cursor` encodes the rest of the query (as the real one does, in
+// unpadded base64url), the key as `apiKey` or `Authorization: Bearer`, and the real error bodies: a missing
+// key is a 400, as recorded (test/fixtures/recorded/massive/), an unknown one a 401, then 403, 429, 404.
 import { randomBytes } from 'node:crypto';
 import { type SimRequest, type SimResponse, SimulatedUpstream } from '../simulated-upstream.js';
 import { dividendCalendar, type DividendPayer, type SimDividend } from './dividend-calendar.js';
@@ -23,6 +24,8 @@ export interface MassiveSimulatorOptions {
 }
 
 export const DIVIDENDS_PATH = '/v3/reference/dividends';
+/** The real wording ends with the pricing page, as a recorded 403 of another endpoint does. */
+const NOT_ENTITLED = 'You are not entitled to this data. Please upgrade your plan at https://polygon.io/pricing';
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 1000;
 const DATE_FIELDS = ['ex_dividend_date', 'pay_date', 'record_date', 'declaration_date'] as const;
@@ -70,7 +73,7 @@ export class MassiveSimulator extends SimulatedUpstream {
   private answer(req: SimRequest): SimResponse {
     if (req.url.pathname !== DIVIDENDS_PATH) return { status: 404, body: { status: 'NOT_FOUND', request_id: requestId(), message: 'Not Found' } };
     const key = req.url.searchParams.get('apiKey') ?? (this.acceptBearer ? bearer(req.headers.authorization) : undefined);
-    if (key === undefined) return { status: 401, body: { status: 'ERROR', request_id: requestId(), error: 'API Key was not provided' } };
+    if (key === undefined) return { status: 400, body: { status: 'ERROR', request_id: requestId(), error: 'API Key was not provided' } };
     if (!this.validKeys.has(key) && !this.unentitledKeys.has(key)) {
       return { status: 401, body: { status: 'ERROR', request_id: requestId(), error: 'Unknown API Key' } };
     }
@@ -82,7 +85,7 @@ export class MassiveSimulator extends SimulatedUpstream {
       };
     }
     if (this.unentitledKeys.has(key)) {
-      return { status: 403, body: { status: 'NOT_AUTHORIZED', request_id: requestId(), message: 'You are not entitled to this data. Please upgrade your plan.' } };
+      return { status: 403, body: { status: 'NOT_AUTHORIZED', request_id: requestId(), message: NOT_ENTITLED } };
     }
     const query = queryOf(req.url.searchParams);
     if (typeof query === 'string') return badRequest(query);
@@ -107,9 +110,9 @@ export class MassiveSimulator extends SimulatedUpstream {
     if (offset + size < sorted.length) {
       const next = new URLSearchParams(query);
       next.set('offset', String(offset + size));
-      // Standard base64 on purpose: `+`, `/` and `=` must survive the round trip through next_url.
-      const cursor = Buffer.from(next.toString(), 'utf8').toString('base64');
-      body.next_url = `http://${req.headers.host ?? '127.0.0.1'}${DIVIDENDS_PATH}?cursor=${encodeURIComponent(cursor)}`;
+      // Unpadded base64url, as the real next_url carries it: nothing in it needs escaping.
+      const cursor = Buffer.from(next.toString(), 'utf8').toString('base64url');
+      body.next_url = `http://${req.headers.host ?? '127.0.0.1'}${DIVIDENDS_PATH}?cursor=${cursor}`;
     }
     return { status: 200, body };
   }
@@ -137,7 +140,7 @@ function queryOf(params: URLSearchParams): URLSearchParams | string {
     for (const [name, value] of params) if (CARRIED.test(name)) query.set(name, value);
     return query;
   }
-  const decoded = Buffer.from(cursor, 'base64').toString('utf8');
+  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
   const query = new URLSearchParams(decoded);
   if (!/^\d+$/.test(query.get('offset') ?? '')) return 'the cursor is invalid';
   return query;
