@@ -43,6 +43,13 @@ export function sessionOpen(session: Session, time: number): number {
   return (time - start) / HOUR_MS >= 23 ? start + 23 * HOUR_MS : start - HOUR_MS;
 }
 
+/** End of the trading session that opens at `open` (crypto's day ends a minute before midnight, as Yahoo's does). */
+export function sessionClose(session: Session, open: number): number {
+  if (session === 'always') return open + DAY_MS - MINUTE_MS;
+  if (session === 'us-equity') return open + 6.5 * HOUR_MS;
+  return open + 23 * HOUR_MS;
+}
+
 /** The weekday a session belongs to (futures sessions open the evening before). */
 export function isTradingDay(session: Session, sessionStart: number): boolean {
   if (session === 'always') return true;

@@ -86,6 +86,62 @@ describe('Yahoo chart simulator', () => {
     assert.equal(bot.status, 429);
   });
 
+  it('answers dated charts (period1/period2): range "", bars inside the window, chartPreviousClose the close before it', async (t) => {
+    const sim = await start(t, OPEN);
+    // Monday 2024-05-06 00:00 UTC to Wednesday 2024-05-08 00:00 UTC: two US sessions (Monday, Tuesday).
+    const [from, to] = [Date.UTC(2024, 4, 6) / 1000, Date.UTC(2024, 4, 8) / 1000];
+    const res = await chart(sim, 'MSFT', `interval=1d&period1=${from}&period2=${to}`);
+    assert.equal(res.status, 200);
+    const { meta, timestamp, indicators } = res.json.chart.result[0];
+    assert.equal(meta.range, '');
+    assert.deepEqual(timestamp, [Date.UTC(2024, 4, 6, 14, 30) / 1000, Date.UTC(2024, 4, 7, 14, 30) / 1000]);
+    assert.equal(meta.chartPreviousClose, round(previousClose('MSFT', from * 1000), 2));
+    assert.equal(meta.regularMarketTime, OPEN / 1000, 'meta describes today, not the window');
+    // A daily chart carries adjusted closes (no splits or dividends in the price model: the closes).
+    assert.deepEqual(indicators.adjclose, [{ adjclose: indicators.quote[0].close }]);
+    assert.equal(meta.previousClose, undefined);
+    assert.equal(meta.scale, undefined);
+    // The window's last bar is history: not moved to today's price.
+    assert.notEqual(indicators.quote[0].close.at(-1), meta.regularMarketPrice);
+    const parsed = classifyChartResponse({ status: 200, headers: {}, json: res.json }, 'MSFT', '');
+    assert.equal(parsed.kind === 'error' && parsed.error.message, 'Yahoo sent no previous close for MSFT', 'a dated chart offers no previous close');
+  });
+
+  it('a window without sessions has no timestamp and empty quote/adjclose objects; intraday history stops at Yahoo\'s limits', async (t) => {
+    const sim = await start(t, OPEN);
+    const [sat, sun] = [Date.UTC(2024, 4, 11) / 1000, Date.UTC(2024, 4, 12) / 1000];
+    const daily = (await chart(sim, 'MSFT', `interval=1d&period1=${sat}&period2=${sun}`)).json.chart.result[0];
+    assert.equal('timestamp' in daily, false);
+    assert.deepEqual(daily.indicators, { quote: [{}], adjclose: [{}] });
+    const minute = (await chart(sim, 'MSFT', `interval=1m&period1=${sat}&period2=${sun}`)).json.chart.result[0];
+    assert.deepEqual(minute.indicators, { quote: [{}] });
+    assert.equal(minute.meta.tradingPeriods, undefined, 'no bars, no trading periods');
+    assert.equal(minute.meta.scale, 3);
+    const old = await chart(sim, 'MSFT', `interval=1m&period1=${sat - 40 * 86_400}&period2=${sun - 40 * 86_400}`);
+    assert.equal(old.status, 422);
+    assert.match(old.json.chart.error.description, /within the last 30 days/);
+    assert.equal((await chart(sim, 'MSFT', `interval=1m&period1=${sat - 9 * 86_400}&period2=${sun}`)).status, 422, 'more than 7 days of 1m');
+    assert.equal((await chart(sim, 'MSFT', 'interval=1d&period1=yesterday')).status, 400);
+  });
+
+  it('intraday charts with bars carry tradingPeriods, one list per session day; every chart its current trading period', async (t) => {
+    const sim = await start(t, OPEN);
+    const { meta, timestamp } = (await chart(sim, '^GSPC', 'range=5d&interval=15m')).json.chart.result[0];
+    const days = new Set(timestamp.map((s: number) => new Date(s * 1000).toISOString().slice(0, 10)));
+    assert.equal(meta.tradingPeriods.length, days.size);
+    for (const [p] of meta.tradingPeriods) assert.equal(p.end - p.start, 6.5 * 3600);
+    const { regular } = meta.currentTradingPeriod;
+    assert.deepEqual([regular.start, regular.end], [Date.UTC(2024, 4, 15, 14, 30) / 1000, Date.UTC(2024, 4, 15, 21) / 1000]);
+  });
+
+  it('refuses as Yahoo\'s edge does: 429 in plain text', async (t) => {
+    const sim = await start(t, OPEN);
+    const bot = await chart(sim, '^GSPC', 'range=1d&interval=1d', { 'user-agent': 'undici' });
+    assert.equal(bot.status, 429);
+    assert.equal(bot.text, 'Edge: Too Many Requests');
+    assert.match(String(bot.headers['content-type']), /^text\/plain/);
+  });
+
   it('fails one symbol on demand and counts requests per symbol path', async (t) => {
     const sim = await start(t, OPEN);
     sim.failSymbol('gc=f', 500);
