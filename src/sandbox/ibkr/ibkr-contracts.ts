@@ -54,16 +54,19 @@ export function contractBySymbol(symbol: string): SimContract | undefined {
   return index ?? bySymbol.get(findInstrument(upper)?.symbol ?? upper);
 }
 
-/** The body of GET /iserver/secdef/search for a symbol: the foreign line first, then the US one. */
+/**
+ * The body of GET /iserver/secdef/search for a symbol: the foreign line first, then the US one. The keys of
+ * IBKR's documented examples (no fop/opt/war beside the sections).
+ */
 export function secdefListings(symbol: string): Record<string, unknown>[] {
   const c = contractBySymbol(symbol);
   if (c === undefined) return [];
   if (c.secType === 'IND') {
-    return [{ conid: String(c.conid), companyHeader: `${c.name} - ${c.exchange}`, companyName: c.name, symbol: c.symbol, description: c.exchange, restricted: null, fop: null, opt: null, war: null, sections: [{ secType: 'IND', exchange: 'CBOE;' }, { secType: 'OPT', months: 'JUN26;JUL26;AUG26', exchange: 'SMART;CBOE' }] }];
+    return [{ conid: String(c.conid), companyHeader: `${c.name} - ${c.exchange}`, companyName: c.name, symbol: c.symbol, description: c.exchange, restricted: null, sections: [{ secType: 'IND', exchange: 'CBOE;' }, { secType: 'OPT', months: 'JUN26;JUL26;AUG26', exchange: 'SMART;CBOE' }] }];
   }
   const foreign = 1 + (hash(`mexi:${c.symbol}`) % 700_000_000);
   return [
-    { conid: String(foreign), companyHeader: `${c.name} - MEXI`, companyName: c.name, symbol: c.symbol, description: 'MEXI', restricted: null, fop: null, opt: null, war: null, sections: [{ secType: 'STK' }] },
+    { conid: String(foreign), companyHeader: `${c.name} - MEXI`, companyName: c.name, symbol: c.symbol, description: 'MEXI', restricted: null, sections: [{ secType: 'STK' }] },
     {
       conid: String(c.conid),
       companyHeader: `${c.name} - ${c.exchange}`,
@@ -71,9 +74,6 @@ export function secdefListings(symbol: string): Record<string, unknown>[] {
       symbol: c.symbol,
       description: c.exchange,
       restricted: null,
-      fop: null,
-      opt: '20260619;20260717;20260821',
-      war: null,
       sections: [{ secType: 'STK' }, { secType: 'OPT', months: 'JUN26;JUL26;AUG26', exchange: 'SMART;AMEX;CBOE' }, { secType: 'WAR', months: 'JUN26', exchange: 'FWB' }],
     },
   ];

@@ -1,37 +1,41 @@
 // A plausible paper portfolio for the simulated gateway: stocks and ETFs from the universe, then option
-// lines once an account holds more positions than there are instruments. Deterministic per account.
+// lines once an account holds more positions than there are instruments. Deterministic per account. Rows
+// are written as a recorded paper account's are (test/fixtures/recorded/ibkr/): type "DEMO", no alias,
+// a stock's multiplier 0 and its strike the string "0", an ETF's type "ETF" beside assetClass "STK".
 import { priceAt, round, unit } from '../price-model.js';
 import { UNIVERSE } from '../universe.js';
 import { contractBySymbol } from './ibkr-contracts.js';
 
 export interface SimAccount {
   id: string;
-  alias: string | null;
+  /** The account holder's name as IBKR titles the account; empty for none. */
+  title: string;
+  /** "DEMO" for a paper account, as recorded. */
   type: string;
   positions: number;
 }
 
 export const DEFAULT_ACCOUNTS: readonly SimAccount[] = [
-  { id: 'DU1234567', alias: 'Paper trading', type: 'INDIVIDUAL', positions: 14 },
-  { id: 'DU7654321', alias: null, type: 'IRA', positions: 3 },
+  { id: 'DU1234567', title: 'Paper trading', type: 'DEMO', positions: 14 },
+  { id: 'DU7654321', title: '', type: 'DEMO', positions: 3 },
 ];
 
 export function accountBody(a: SimAccount): Record<string, unknown> {
   return {
     id: a.id,
-    PrepaidCrypto_Z: false,
-    PrepaidCrypto_P: false,
+    'PrepaidCrypto-Z': false,
+    'PrepaidCrypto-P': false,
     brokerageAccess: true,
     accountId: a.id,
     accountVan: a.id,
-    accountTitle: a.alias === null ? '' : `${a.alias} account`,
-    displayName: a.id,
-    accountAlias: a.alias,
+    accountTitle: a.title,
+    displayName: a.title === '' ? a.id : a.title,
+    accountAlias: null,
     accountStatus: 1_700_000_000_000,
     currency: 'USD',
     type: a.type,
-    tradingType: 'PMRGN',
-    businessType: 'IB_PROSERVE',
+    tradingType: 'STKNOPT',
+    businessType: 'INDEPENDENT',
     ibEntity: 'IBLLC-US',
     faclient: false,
     clearingStatus: 'O',
@@ -56,7 +60,7 @@ export function positionBody(account: string, i: number, now: number): Record<st
   if (!isOption) {
     const quantity = (1 + Math.floor(unit(`qty:${seed}`) * 300)) * (short ? -1 : 1);
     const avg = round(spot * (0.75 + unit(`avg:${seed}`) * 0.4), 8);
-    return positionRow(account, contract.conid, contract.symbol, contract.symbol, 'STK', quantity, spot, avg, 1);
+    return positionRow(account, contract.conid, contract.symbol, contract.symbol, 'STK', instrument.kind === 'etf' ? 'ETF' : 'COMMON', quantity, spot, avg, 0, 0);
   }
   const strike = Math.round(spot * (0.9 + unit(`k:${seed}`) * 0.2));
   const month = MONTHS[(i / UNIVERSE.length) % 12 | 0];
@@ -64,11 +68,25 @@ export function positionBody(account: string, i: number, now: number): Record<st
   const premium = round(Math.max(0.05, Math.abs(spot - strike) * 0.4 + spot * 0.02), 4);
   const quantity = (1 + Math.floor(unit(`qty:${seed}`) * 10)) * (short ? -1 : 1);
   const desc = `${contract.symbol} ${month}26 ${strike} ${right} [${contract.symbol} 26${month}${strike}${right} 100]`;
-  return positionRow(account, 500_000_000 + (i % 100_000_000), desc, contract.symbol, 'OPT', quantity, premium, round(premium * (0.7 + unit(`avg:${seed}`) * 0.6), 6), 100);
+  return positionRow(account, 500_000_000 + (i % 100_000_000), desc, contract.symbol, 'OPT', 'COMMON', quantity, premium, round(premium * (0.7 + unit(`avg:${seed}`) * 0.6), 6), 100, strike);
 }
 
-function positionRow(account: string, conid: number, desc: string, ticker: string, assetClass: string, quantity: number, price: number, avgPrice: number, multiplier: number): Record<string, unknown> {
-  const mktValue = round(quantity * price * multiplier, 2);
+function positionRow(
+  account: string,
+  conid: number,
+  desc: string,
+  ticker: string,
+  assetClass: string,
+  type: string,
+  quantity: number,
+  price: number,
+  avgPrice: number,
+  multiplier: number,
+  strike: number,
+): Record<string, unknown> {
+  // IBKR writes 0 as the multiplier of a share (recorded): the value is the position times the price.
+  const scale = multiplier === 0 ? 1 : multiplier;
+  const mktValue = round(quantity * price * scale, 2);
   return {
     acctId: account,
     conid,
@@ -77,15 +95,15 @@ function positionRow(account: string, conid: number, desc: string, ticker: strin
     mktPrice: price,
     mktValue,
     currency: 'USD',
-    avgCost: round(avgPrice * multiplier, 8),
+    avgCost: round(avgPrice * scale, 8),
     avgPrice,
     realizedPnl: 0.0,
-    unrealizedPnl: round(mktValue - quantity * avgPrice * multiplier, 2),
+    unrealizedPnl: round(mktValue - quantity * avgPrice * scale, 2),
     exchs: null,
     expiry: null,
     putOrCall: null,
-    multiplier: multiplier === 1 ? null : multiplier,
-    strike: 0.0,
+    multiplier,
+    strike: String(strike),
     exerciseStyle: null,
     conExchMap: [],
     assetClass,
@@ -102,7 +120,7 @@ function positionRow(account: string, conid: number, desc: string, ticker: strin
     sector: null,
     sectorGroup: null,
     ticker,
-    type: 'COMMON',
+    type,
     hasOptions: true,
     fullName: desc,
     isUS: true,

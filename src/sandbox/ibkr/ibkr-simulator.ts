@@ -4,7 +4,10 @@
 // fields, sends values as strings with thousands separators and suffixes, and enforces the pacing
 // exactly as the gateway documents it, at arrival: an 11th request within any 1000 ms is a 429 (and,
 // optionally, a penalty box of 429s), /portfolio/accounts once per 5 s. Optional seeded jitter delays
-// each request on its way in, so arrivals bunch up the way a real network bunches them.
+// each request on its way in, so arrivals bunch up the way a real network bunches them. Bodies have the
+// keys and types of recorded gateway answers (test/fixtures/recorded/ibkr/): no "established" in an auth
+// status, four keys in one without a session, and a snapshot without `fields` answers the fields the
+// conid was subscribed with.
 import { randomBytes } from 'node:crypto';
 import { previousClose, priceAt, round, unit } from '../price-model.js';
 import { type SimRequest, type SimResponse, SimulatedUpstream } from '../simulated-upstream.js';
@@ -34,6 +37,12 @@ export const IBKR_BASE_PATH = '/v1/api';
 const PAGE_SIZE = 100;
 const INIT_SESSION_FIRST = { status: 400, body: { error: 'Init session first', statusCode: 400 } } as const;
 const LOGGED_OUT: SimResponse = { status: 401, body: '' };
+const MAC_ADDRESS = '06:05:9B:DE:2D:8B';
+const SERVER_INFO = { serverName: 'JifN13002', serverVersion: 'Build 10.44.1d, Mar 3, 2026 1:55:32 PM' };
+/** What a snapshot subscribed without `fields` carries. */
+const DEFAULT_FIELDS = ['31', '84', '86'];
+/** Market data availability (6509): in every populated row, asked for or not, as recorded. */
+const FIELD_AVAILABILITY = '6509';
 /** The gateway's rule: at most 10 requests in any rolling 1000 ms, counted at arrival. */
 const PACING_PER_WINDOW = 10;
 const PACING_WINDOW_MS = 1_000;
@@ -47,7 +56,8 @@ export class IbkrSimulator extends SimulatedUpstream {
   /** Symbols the contract search refuses with a 400 rather than "No symbol found". */
   readonly refusedSymbols = new Set<string>();
   private readonly now: () => number;
-  private subscribed = new Set<number>();
+  /** Subscribed conids, each with the fields it was first asked for. */
+  private subscribed = new Map<number, string[]>();
   private brokerageAccountsRead = false;
   private portfolioAccountsRead = false;
   private lastPortfolioAccountsAt = -Infinity;
@@ -103,7 +113,7 @@ export class IbkrSimulator extends SimulatedUpstream {
   }
 
   private resetBrokerageSession(): void {
-    this.subscribed = new Set();
+    this.subscribed = new Map();
     this.brokerageAccountsRead = false;
     this.portfolioAccountsRead = false;
   }
@@ -162,29 +172,31 @@ export class IbkrSimulator extends SimulatedUpstream {
     return false;
   }
 
+  /** As captured in 2023: no "established"; without a brokerage session only four keys, not connected. */
   private authStatus(): Record<string, unknown> {
-    const on = this.session === 'connected';
+    if (this.session !== 'connected') return { authenticated: false, competing: false, connected: false, MAC: MAC_ADDRESS };
     return {
-      authenticated: on,
-      established: on,
+      MAC: MAC_ADDRESS,
+      authenticated: true,
       competing: false,
       connected: true,
-      message: '',
-      MAC: '06:05:9B:DE:2D:8B',
-      serverInfo: { serverName: 'JifN13002', serverVersion: 'Build 10.44.1d, Mar 3, 2026 1:55:32 PM' },
       fail: '',
+      hardware_info: `3e1f6a2b|${MAC_ADDRESS}`,
+      message: '',
+      serverInfo: SERVER_INFO,
     };
   }
 
   private tickle(): Record<string, unknown> {
-    const on = this.session === 'connected';
+    // The recorded tickle's authStatus is the auth status without its "fail".
+    const { fail: _, ...authStatus } = this.authStatus();
     return {
+      collission: false,
+      hmds: { error: 'no bridge' },
+      iserver: { authStatus },
       session: this.sessionId,
       ssoExpires: 460_311,
-      collission: false,
       userId: 123_456_789,
-      hmds: { error: 'no bridge' },
-      iserver: { authStatus: { authenticated: on, competing: false, connected: true, established: on, message: '', MAC: '06:05:9B:DE:2D:8B' } },
     };
   }
 
@@ -196,13 +208,13 @@ export class IbkrSimulator extends SimulatedUpstream {
       body: {
         accounts: ids,
         acctProps: Object.fromEntries(ids.map((id) => [id, { hasChildAccounts: false, supportsCashQty: true, supportsFractions: true }])),
-        aliases: Object.fromEntries(this.accounts.map((a) => [a.id, a.alias ?? a.id])),
+        aliases: Object.fromEntries(this.accounts.map((a) => [a.id, a.id])),
         allowFeatures: { showGFIS: true, allowCrypto: false, allowTypeAhead: true },
         chartPeriods: { STK: ['*'] },
         groups: [],
         profiles: [],
         selectedAccount: ids[0] ?? '',
-        serverInfo: { serverName: 'JifN13002', serverVersion: 'Build 10.44.1d, Mar 3, 2026 1:55:32 PM' },
+        serverInfo: SERVER_INFO,
         sessionId: this.sessionId.slice(0, 8),
         isFT: false,
         isPaper: true,
@@ -222,19 +234,21 @@ export class IbkrSimulator extends SimulatedUpstream {
   private snapshot(req: SimRequest): SimResponse {
     const conids = (req.url.searchParams.get('conids') ?? '').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
     if (conids.length === 0) return { status: 400, body: { error: 'conids required', statusCode: 400 } };
-    const fields = (req.url.searchParams.get('fields') ?? '31,84,86').split(',');
+    const asked = req.url.searchParams.get('fields')?.split(',');
     return {
       status: 200,
       body: conids.map((conid) => {
         const row: Record<string, unknown> = { conid, conidEx: String(conid) };
         const contract = contractByConid(conid);
+        const subscription = this.subscribed.get(conid);
         // No data before /iserver/accounts, and none on a conid's first call: that call only subscribes.
-        if (contract === undefined || !this.brokerageAccountsRead || !this.subscribed.has(conid) || this.withoutMarketData.has(contract.priceSymbol)) {
-          if (contract !== undefined && this.brokerageAccountsRead) this.subscribed.add(conid);
+        if (contract === undefined || !this.brokerageAccountsRead || subscription === undefined || this.withoutMarketData.has(contract.priceSymbol)) {
+          if (contract !== undefined && this.brokerageAccountsRead && subscription === undefined) this.subscribed.set(conid, asked ?? DEFAULT_FIELDS);
           return row;
         }
         const values = quoteFields(contract.priceSymbol, contract.symbol, this.now());
-        for (const field of fields) if (values[field] !== undefined) row[field] = values[field];
+        // Only fields asked for come back (a call without `fields` gets the subscription's), and the availability always.
+        for (const field of [...(asked ?? subscription), FIELD_AVAILABILITY]) if (values[field] !== undefined) row[field] = values[field];
         row._updated = this.now();
         row['6119'] = 'q0';
         row.server_id = 'q0';
@@ -282,6 +296,7 @@ export function quoteFields(priceSymbol: string, symbol: string, now: number): R
     '86': (last + spread / 2).toFixed(2),
     '87': volume >= 1_000_000 ? `${(volume / 1_000_000).toFixed(1)}M` : volume >= 1_000 ? `${(volume / 1_000).toFixed(1)}K` : String(volume),
     '88': withCommas(100 * (1 + Math.floor(unit(`bs:${priceSymbol}:${now}`) * 30))),
+    '7059': String(100 * (1 + Math.floor(unit(`ls:${priceSymbol}:${now}`) * 5))),
     '7295': priceAt(priceSymbol, now - ((now % 86_400_000) - 14.5 * 3_600_000)).toFixed(2),
     '7741': prior.toFixed(2),
     '6509': 'RpB',

@@ -10,9 +10,10 @@ test('sandbox: a plausible paper account, accounts read from /portfolio/accounts
   const res = await get('/api/broker/accounts');
   assert.equal(res.status, 200);
   assertMatches(AccountsResponse, res.body);
+  // Paper accounts are of type "DEMO", as a recorded one is.
   assert.deepEqual(res.body.accounts, [
-    { accountId: 'DU1234567', name: 'Paper trading', type: 'INDIVIDUAL', currency: 'USD' },
-    { accountId: 'DU7654321', name: 'DU7654321', type: 'IRA', currency: 'USD' },
+    { accountId: 'DU1234567', name: 'Paper trading', type: 'DEMO', currency: 'USD' },
+    { accountId: 'DU7654321', name: 'DU7654321', type: 'DEMO', currency: 'USD' },
   ]);
   assert.equal(res.headers['x-cache'], 'MISS');
   assert.equal((await get('/api/broker/accounts')).headers['x-cache'], 'HIT');
