@@ -1,5 +1,6 @@
 // One pino logger for the service. Secrets are removed twice: by field path, and by value from every
 // finished line, so a key can never reach a log even through an unexpected error message.
+import { tracingChannel } from 'node:diagnostics_channel';
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
@@ -83,6 +84,9 @@ export interface RequestLine {
   ip: string | undefined;
 }
 
+/** pino's tracing channel around its serialisation (docs/diagnostics.md): APM agents subscribe to it. */
+const asJsonChannel = tracingChannel('pino_asJson');
+
 /**
  * Writes the request lines. They have a fixed shape, so they are put together here in the exact bytes
  * pino would write (its level prefix, time, bindings and message key are read through pino.symbols,
@@ -91,6 +95,10 @@ export interface RequestLine {
  * included (in-process, 300,000 lines with varied URLs and ids). The secret scrub (the root's
  * streamWrite hook) still runs on every line. No redaction by path is needed: a request line holds only
  * the flat fields above, none an object that could carry a credential.
+ *
+ * Whatever hooks into pino's own path sees every request line too: while the logger has a mixin, a log
+ * formatter or a logMethod hook (what OpenTelemetry's and other APM instrumentations add), or anything
+ * subscribes to pino's `pino_asJson` tracing channel, lines go through `logger.info` instead.
  */
 export class RequestLog {
   private readonly head: string;
@@ -99,17 +107,21 @@ export class RequestLog {
   private readonly tail: string;
   private readonly output: DestinationStream;
   private readonly hook: ((line: string) => string) | undefined;
+  /** The logger is instrumented at creation (a mixin, formatter or logMethod hook): pino's path always. */
+  private readonly instrumented: boolean;
 
   constructor(private readonly logger: Logger) {
     const own = logger as unknown as Record<symbol, unknown>;
-    const { lsCacheSym, timeSym, chindingsSym, messageKeySym, endSym, streamSym, hooksSym } = pino.symbols;
+    const { lsCacheSym, timeSym, chindingsSym, messageKeySym, endSym, streamSym, hooksSym, mixinSym, formattersSym } = pino.symbols;
     const time = own[timeSym] as () => string;
     this.head = (own[lsCacheSym] as Record<number, string>)[logger.levels.values.info as number] as string;
     this.time = time === pino.stdTimeFunctions.epochTime ? epochTimeByMillisecond() : time;
     this.bindings = own[chindingsSym] as string;
     this.tail = `,${JSON.stringify(own[messageKeySym])}:"request"${own[endSym] as string}`;
     this.output = own[streamSym] as DestinationStream;
-    this.hook = (own[hooksSym] as { streamWrite?: (line: string) => string }).streamWrite;
+    const hooks = own[hooksSym] as { streamWrite?: (line: string) => string; logMethod?: unknown };
+    this.hook = hooks.streamWrite;
+    this.instrumented = own[mixinSym] !== undefined || (own[formattersSym] as { log?: unknown }).log !== undefined || hooks.logMethod !== undefined;
   }
 
   get enabled(): boolean {
@@ -117,6 +129,10 @@ export class RequestLog {
   }
 
   write(line: RequestLine): void {
+    if (this.instrumented || asJsonChannel.hasSubscribers) {
+      this.logger.info(line, 'request');
+      return;
+    }
     const json =
       this.head +
       this.time() +

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { tracingChannel } from 'node:diagnostics_channel';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import pino from 'pino';
 import { Pool } from 'undici';
 import { createLogger, prettyLines, type RequestLine, RequestLog, redactUrl } from '../src/logger.js';
 import { createAlphaVantageSimulator } from '../src/sandbox/alpha-vantage/alpha-vantage-simulator.js';
@@ -154,4 +156,32 @@ test('a request line is, byte for byte, the line pino writes for the same fields
     }),
     { numRuns: 2_000, seed: 12 },
   );
+});
+
+test("request lines reach pino's instrumentation points: its tracing channel, a mixin, a log formatter", (t) => {
+  const config = testConfig(t, { LOG_LEVEL: 'info' });
+  const line: RequestLine = { reqId: 'r1', method: 'GET', url: '/api/x', status: 200, ms: 1, cache: 'HIT', ip: '127.0.0.1' };
+  const written: string[] = [];
+  const sink = { write: (text: string) => written.push(text) };
+
+  // An APM agent subscribed to pino's tracing channel sees the line being serialised.
+  const seen: unknown[] = [];
+  const subscriber = { start: (message: unknown) => seen.push(message), end: () => {}, asyncStart: () => {}, asyncEnd: () => {}, error: () => {} };
+  const channel = tracingChannel('pino_asJson');
+  channel.subscribe(subscriber);
+  try {
+    new RequestLog(createLogger(config, sink)).write(line);
+  } finally {
+    channel.unsubscribe(subscriber);
+  }
+  assert.equal(seen.length, 1);
+  assert.equal(JSON.parse(written[0] ?? '').reqId, 'r1');
+
+  // A logger created with a mixin (what OpenTelemetry's pino instrumentation adds) or a log formatter.
+  written.length = 0;
+  new RequestLog(pino({ mixin: () => ({ trace_id: 'abc' }) }, sink)).write(line);
+  new RequestLog(pino({ formatters: { log: (o) => ({ ...o, formatted: true }) } }, sink)).write(line);
+  assert.equal(JSON.parse(written[0] ?? '').trace_id, 'abc');
+  assert.equal(JSON.parse(written[1] ?? '').formatted, true);
+  assert.equal(JSON.parse(written[1] ?? '').msg, 'request');
 });
