@@ -1,6 +1,9 @@
 // A simulated Tastytrade Open API: OAuth2 refresh-token grant with access tokens that expire, the
-// User-Agent requirement, the {data, context} envelope with kebab-case keys and numbers that arrive
-// either as strings or as numbers, and the real error bodies (invalid_grant, token_invalid, 401 / 429).
+// User-Agent requirement, the {data, context} envelope with kebab-case keys, and the real error bodies
+// (invalid_grant, token_invalid, 401 / 429). Bodies have the keys and types of recorded answers
+// (test/fixtures/recorded/tastytrade/): quantities, prices and sizes as decimal strings ("100", "2.0",
+// "210.6"), a few values as numbers (multiplier, halt times), market data with "pagination": null and
+// crypto without close or volume, equity positions without expires-at.
 import { randomBytes } from 'node:crypto';
 import { previousClose, priceAt, round, unit } from '../price-model.js';
 import { type SimRequest, type SimResponse, SimulatedUpstream } from '../simulated-upstream.js';
@@ -115,7 +118,8 @@ export class TastytradeSimulator extends SimulatedUpstream {
     if (requested.length === 0) return { status: 400, body: { error: { code: 'invalid_symbols', message: 'At least one symbol is required' } } };
     if (requested.length > MAX_SYMBOLS) return { status: 400, body: { error: { code: 'too_many_symbols', message: `At most ${MAX_SYMBOLS} symbols` } } };
     const items = requested.filter(([, ours]) => ours !== undefined).map(([symbol, ours, type]) => quoteItem(symbol.toUpperCase(), ours as string, type, now));
-    return envelope('/market-data/by-type', { items });
+    // Recorded so: market data carries "pagination": null in its envelope, positions and accounts none.
+    return { status: 200, body: { data: { items }, pagination: null, context: '/market-data/by-type' } };
   }
 }
 
@@ -123,11 +127,21 @@ function envelope(context: string, data: unknown): SimResponse {
   return { status: 200, body: { data, context } };
 }
 
+/** A decimal string as Tastytrade writes one: at least one decimal ("4.0", "210.6"). */
+function decimal(value: number, digits = 2): string {
+  const text = String(round(value, digits));
+  return text.includes('.') || text.includes('e') ? text : `${text}.0`;
+}
+
+function isoDay(time: number): string {
+  return new Date(time).toISOString().slice(0, 10);
+}
+
 function accountItem(a: SimAccount): Record<string, unknown> {
   return {
     account: {
+      // No external-id, is-test-drive or funding-date: the recorded account list has none.
       'account-number': a.number,
-      'external-id': `A${a.number}`,
       'opened-at': '2023-04-12T14:02:11.000+00:00',
       nickname: a.nickname,
       'account-type-name': a.typeName,
@@ -136,10 +150,8 @@ function accountItem(a: SimAccount): Record<string, unknown> {
       'is-firm-error': false,
       'is-firm-proprietary': false,
       'is-futures-approved': a.marginOrCash === 'Margin',
-      'is-test-drive': false,
       'margin-or-cash': a.marginOrCash,
       'is-foreign': false,
-      'funding-date': '2023-04-14',
       'investment-objective': 'GROWTH',
       'suitable-options-level': 'No Restrictions',
       'created-at': '2023-04-12T14:02:11.000+00:00',
@@ -148,7 +160,7 @@ function accountItem(a: SimAccount): Record<string, unknown> {
   };
 }
 
-/** Mixed on purpose: the real API sends some numbers as strings and some as numbers. */
+/** As recorded: quantity an integer string, prices decimal strings, the multiplier a number, no expires-at for shares. */
 function positionItem(account: string, i: number, now: number, marks: boolean): Record<string, unknown> {
   const instrument = UNIVERSE[(i * 7 + (account.endsWith('2') ? 3 : 0)) % UNIVERSE.length]!;
   const seed = `tt:${account}:${i}`;
@@ -160,54 +172,80 @@ function positionItem(account: string, i: number, now: number, marks: boolean): 
     symbol: instrument.symbol.replace('.', '/'),
     'instrument-type': 'Equity',
     'underlying-symbol': instrument.symbol.replace('.', '/'),
-    quantity: i % 2 === 0 ? String(quantity) : quantity,
+    quantity: String(quantity),
     'quantity-direction': short ? 'Short' : 'Long',
-    'close-price': previousClose(instrument.symbol, now).toFixed(2),
-    'average-open-price': String(round(mark * (0.8 + unit(`avg:${seed}`) * 0.35), 2)),
-    'average-yearly-market-close-price': String(round(mark * 0.92, 2)),
-    'average-daily-market-close-price': previousClose(instrument.symbol, now).toFixed(2),
+    'close-price': decimal(previousClose(instrument.symbol, now)),
+    'average-open-price': decimal(mark * (0.8 + unit(`avg:${seed}`) * 0.35)),
+    'average-yearly-market-close-price': decimal(mark * 0.92),
+    'average-daily-market-close-price': decimal(previousClose(instrument.symbol, now)),
     multiplier: 1,
     'cost-effect': short ? 'Debit' : 'Credit',
     'is-suppressed': false,
     'is-frozen': false,
-    'restricted-quantity': 0,
+    'restricted-quantity': '0.0',
     'realized-day-gain': '0.0',
     'realized-day-gain-effect': 'None',
+    'realized-day-gain-date': isoDay(now),
     'realized-today': '0.0',
-    'expires-at': null,
+    'realized-today-effect': 'None',
+    'realized-today-date': isoDay(now),
     'created-at': '2024-01-08T15:31:07.000+00:00',
     'updated-at': new Date(now).toISOString(),
   };
   if (marks) {
-    item.mark = round(mark, 2).toString();
+    item.mark = decimal(mark);
     item['mark-price'] = round(mark, 2);
   }
   return item;
 }
 
+/**
+ * One market data item, keyed as the recorded ones are: every type has the common keys; equities add
+ * beta, limits, close and volume (and the dividend for payers); crypto has no close and no volume.
+ */
 function quoteItem(symbol: string, ours: string, type: string, now: number): Record<string, unknown> {
   const last = priceAt(ours, now);
   const prev = previousClose(ours, now);
   const spread = Math.max(0.01, round(last * 0.0002, 2));
   const volume = Math.round(100_000 + unit(`volume:${ours}`) * 50_000_000);
-  return {
+  const size = (seed: string) => decimal(1 + Math.floor(unit(`${seed}:${ours}`) * 20), 0);
+  const item: Record<string, unknown> = {
     symbol,
     'instrument-type': type,
     'updated-at': new Date(now).toISOString(),
-    bid: round(last - spread / 2, 2).toString(),
-    'bid-size': type === 'Index' ? null : String(100 * (1 + Math.floor(unit(`bs:${ours}`) * 20))),
-    ask: round(last + spread / 2, 2).toString(),
-    'ask-size': type === 'Index' ? null : 100 * (1 + Math.floor(unit(`as:${ours}`) * 20)),
-    mid: round(last, 3).toString(),
-    mark: round(last, 3).toString(),
-    last: round(last, 2).toString(),
-    open: round(prev * (1 + (unit(`open:${ours}`) - 0.5) * 0.01), 2).toString(),
-    'day-high-price': round(Math.max(last, prev) * 1.004, 2).toString(),
-    'day-low-price': round(Math.min(last, prev) * 0.996, 2).toString(),
-    close: round(prev, 2).toString(),
-    'prev-close': round(prev, 2).toString(),
-    volume: type === 'Index' ? null : String(volume),
+    bid: decimal(last - spread / 2),
+    'bid-size': type === 'Index' ? null : size('bs'),
+    ask: decimal(last + spread / 2),
+    'ask-size': type === 'Index' ? null : size('as'),
+    mid: decimal(last, 3),
+    mark: decimal(last, 3),
+    last: decimal(last),
+    'last-mkt': decimal(last),
+    open: decimal(prev * (1 + (unit(`open:${ours}`) - 0.5) * 0.01)),
+    'day-high-price': decimal(Math.max(last, prev) * 1.004),
+    'day-low-price': decimal(Math.min(last, prev) * 0.996),
+    'close-price-type': 'Regular',
+    'prev-close': decimal(prev),
+    'prev-close-price-type': 'Final',
+    'summary-date': isoDay(now),
+    'prev-close-date': isoDay(now - 86_400_000),
     'is-trading-halted': false,
+    'halt-start-time': -1,
+    'halt-end-time': -1,
+    'year-low-price': decimal(last * (0.6 + unit(`yl:${ours}`) * 0.3)),
+    'year-high-price': decimal(last * (1.05 + unit(`yh:${ours}`) * 0.4)),
+  };
+  if (type === 'Cryptocurrency') return item;
+  item.close = decimal(prev);
+  if (type === 'Index') return { ...item, volume: null };
+  const dividend = findInstrument(ours)?.dividend;
+  return {
+    ...item,
+    beta: decimal(0.6 + unit(`beta:${ours}`) * 1.6, 9),
+    ...(dividend !== undefined && dividend.frequency > 0 ? { 'dividend-amount': decimal((dividend.yield * last) / dividend.frequency), 'dividend-frequency': decimal(dividend.frequency, 0) } : {}),
+    'low-limit-price': decimal(prev * 0.9),
+    'high-limit-price': decimal(prev * 1.1),
+    volume: decimal(volume, 0),
   };
 }
 

@@ -51,14 +51,14 @@ test('OAuth: a wrong refresh token is invalid_grant; a right one gives a Bearer 
   assert.equal(expired.json.error.code, 'token_invalid');
 });
 
-test('positions mix string and number quantities; marks only with include-marks', async (t) => {
+test('positions: quantities as strings (as recorded); marks only with include-marks', async (t) => {
   const sim = await start(t);
   const auth = { ...UA, authorization: `Bearer ${await token(sim)}` };
   const plain = (await call(sim, '/accounts/5WT00001/positions', auth)).json.data.items;
   assert.equal(plain[0].mark, undefined);
   const marked = (await call(sim, '/accounts/5WT00001/positions?include-marks=true', auth)).json.data.items;
   assert.equal(typeof marked[0].mark, 'string');
-  assert.deepEqual(new Set(marked.map((p: { quantity: unknown }) => typeof p.quantity)), new Set(['string', 'number']));
+  assert.deepEqual(new Set(marked.map((p: { quantity: unknown }) => typeof p.quantity)), new Set(['string']));
   assert.equal((await call(sim, '/accounts/NOPE/positions', auth)).json.error.code, 'not_permitted');
 });
 
