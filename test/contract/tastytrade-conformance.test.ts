@@ -3,7 +3,8 @@
 // real ones are (an integer string, a decimal string with its ".0", or text), beyond what the corpus shows
 // to vary. Market data items are also compared by instrument type, since reality gives crypto other keys
 // than equities. Every recording is compared or listed with the reason it cannot be; a new one that is
-// neither fails with its name. All Tastytrade recordings are captures (none is documentation).
+// neither fails with its name. A recording of origin "documented" (a token answer written from the OAuth
+// documentation, none having been captured) is compared as what it is: documentation.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
@@ -17,6 +18,7 @@ const TOLERANCES: Record<string, Tolerances> = {
   'market-data': {},
   accounts: {},
   error: {},
+  token: {},
 };
 
 /** Accounts of the recordings and the simulator's stand-ins: one it holds, one it does not. */
@@ -76,6 +78,17 @@ function assertConforms(r: Loaded, kind: string, simulated: { status: number; js
   );
 }
 
+/** POST /oauth/token with the simulator's own credentials; the recorded request's are placeholders. */
+async function compareToken(r: Loaded): Promise<void> {
+  if (r.origin === 'documented') assert.match(r.edits, /documentation/i, `${r.name}: a documented example says so`);
+  const res = await request(`${sim.origin}/oauth/token`, {
+    method: 'POST',
+    headers: { ...USER_AGENT, 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'refresh_token', refresh_token: 'r', client_secret: 's' }),
+  });
+  assertConforms(r, 'token', { status: res.statusCode, json: (await res.body.json()) as Record<string, unknown> });
+}
+
 async function comparePositions(r: Loaded): Promise<void> {
   assertConforms(r, 'positions', await get(r.request.path.replace(/^\/accounts\/[^/]+/, `/accounts/${HELD_ACCOUNT}`), r.request.query));
 }
@@ -106,6 +119,7 @@ async function compareNotPermitted(r: Loaded): Promise<void> {
 
 function placeOf(r: Loaded): ((r: Loaded) => Promise<void>) | undefined {
   const { method, path, query } = r.request;
+  if (method === 'POST' && path === '/oauth/token' && r.status === 200) return compareToken;
   if (method !== 'GET') return undefined;
   if (/^\/accounts\/[^/]+\/positions$/.test(path)) return r.status === 200 ? comparePositions : r.status === 403 ? compareNotPermitted : undefined;
   // The adapter asks for equities, indices and crypto only (src/upstreams/tastytrade/symbols.ts).

@@ -11,6 +11,7 @@ import { parseAccounts, TASTYTRADE_CURRENCY } from '../../src/upstreams/tastytra
 import { errorLabel, parseError } from '../../src/upstreams/tastytrade/parse-envelope.js';
 import { parseMarketData } from '../../src/upstreams/tastytrade/parse-market-data.js';
 import { parsePositions, tastytradeAssetClass } from '../../src/upstreams/tastytrade/parse-positions.js';
+import { parseToken } from '../../src/upstreams/tastytrade/parse-token.js';
 import { TastytradeClient } from '../../src/upstreams/tastytrade/tastytrade-client.js';
 import { type Loaded, recording, recordings } from '../helpers/recorded.js';
 
@@ -90,6 +91,12 @@ function checkAccounts(r: Loaded): void {
   );
 }
 
+/** The OAuth token answer: at the top level, no envelope; the lifetime as stated. */
+function checkToken(r: Loaded): void {
+  const raw = r.json as { access_token: string; expires_in: number };
+  assert.deepEqual(parseToken(r.json), { value: raw.access_token, lifetimeMs: raw.expires_in * 1000 });
+}
+
 /** {"error": {"code", "message", "errors"?: [...]}}: the codes, the specific nested one beside the outer; no message kept. */
 function checkError(r: Loaded): void {
   const raw = (r.json as { error: { code: unknown; message: string; errors?: { code: string }[] } }).error;
@@ -104,6 +111,7 @@ function placeOf(r: Loaded): ((r: Loaded) => void) | undefined {
   const json = r.json as Row | undefined;
   // Every error body has the one shape, whatever the endpoint (the order and legacy login ones included).
   if (r.status >= 400) return json !== undefined && typeof json.error === 'object' && json.error !== null ? checkError : undefined;
+  if (method === 'POST' && path === '/oauth/token') return checkToken;
   if (method !== 'GET') return undefined;
   if (/^\/accounts\/[^/]+\/positions$/.test(path)) return checkPositions;
   if (path === '/market-data/by-type') return checkMarketData;
