@@ -3,8 +3,9 @@
 // level: upstream snapshot calls per second (one poller whatever the viewers: the 1 s fresh window), events
 // per second at each viewer (every event reaches every viewer: the same cadence), the delay from the
 // upstream answer (the event id starts with the cache entry's time) to the event's arrival at a client,
-// the server's RSS per connection (against the 1-viewer level) and its CPU. Then three replicas on one
-// Redis with 150 viewers spread over them: calls per second equal to one viewer's.
+// the server's RSS per connection (against the 1-viewer level) and its CPU, and the time of a GET to the
+// same process meanwhile (a fan-out that held the event loop would hold it too). Then three replicas on
+// one Redis with 150 viewers spread over them: calls per second equal to one viewer's.
 //
 // The viewers run in client processes of VIEWERS_PER_CLIENT streams each (this file, started with
 // `--viewers`), so reading 10,000 streams is not one event loop's work: each reports its event-loop
@@ -14,7 +15,8 @@
 // 10,000 streams need as many descriptors in the service. Node raises its soft `ulimit -n` to the hard
 // limit as it starts (so do the service and the clients); under a hard limit below that the bench stops
 // at once and says what to raise.
-// Loopback only; bounded: BENCH_SECONDS (default 10) of measurement per level.
+// Loopback only; bounded: BENCH_SECONDS (default 10) of measurement per level. BENCH_STREAM_LEVELS and
+// BENCH_VIEWERS_PER_CLIENT change the levels and the clients' share (the figures should not move with it).
 //   npm run bench:stream            (or as part of npm run bench)
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -27,6 +29,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { Pool } from 'undici';
 import { createIbkrSimulator, type IbkrSimulator } from '../src/sandbox/ibkr/ibkr-simulator.js';
 import type { SimRequestEvent } from '../src/sandbox/simulated-upstream.js';
 import { type Child, startService } from './processes.js';
@@ -212,7 +215,7 @@ async function runClient(): Promise<void> {
     } else {
       client.measuring = false;
       const used = process.cpuUsage(cpu);
-      send({
+      const report: ClientReport = {
         type: 'report',
         delays: client.delays,
         events: client.viewers.map((v) => v.events),
@@ -222,9 +225,9 @@ async function runClient(): Promise<void> {
         seen: [...client.seen.values()],
         elu: performance.eventLoopUtilization(elu).utilization,
         cpuPercent: ((used.user + used.system) / 1000 / (performance.now() - startedAt)) * 100,
-      });
+      };
       for (const viewer of client.viewers) viewer.close();
-      process.disconnect();
+      process.send!(report, () => process.disconnect());
     }
   });
 }
@@ -277,6 +280,9 @@ interface Figures {
   eventsPerViewerPerSecond: number;
   /** Events a viewer did not get between its first and last in the window (superseded during a fan-out). */
   skipped: number;
+  /** A GET to the same process every 10 ms meanwhile: what a fan-out holding the event loop costs the other requests. */
+  getP99: number;
+  getMax: number;
   /** Over the events: the median of the delay at the first viewer it reached, and at the last. */
   firstViewer: number;
   lastViewer: number;
@@ -314,10 +320,11 @@ class ClientProcess {
 
   async next(): Promise<FromClient> {
     while (this.messages.length === 0) {
-      if (this.child.exitCode !== null) throw new Error(`a client process exited with ${this.child.exitCode}`);
+      // Its messages are all in once the channel has closed ('exit' may come before the last of them).
+      if (!this.child.connected) throw new Error(`a client process left without answering (exit code ${this.child.exitCode})`);
       await new Promise<void>((resolve) => {
         this.waiting = resolve;
-        this.child.once('exit', resolve);
+        this.child.once('disconnect', resolve);
       });
       this.waiting = undefined;
     }
@@ -327,6 +334,25 @@ class ClientProcess {
   async exit(): Promise<void> {
     if (this.child.exitCode === null) await once(this.child, 'exit');
   }
+}
+
+/** GET /api/system/live one after another, 10 ms apart, for `ms`: each one's time in ms. */
+async function probeRequests(url: string, ms: number): Promise<number[]> {
+  const pool = new Pool(url, { connections: 1 });
+  const times: number[] = [];
+  const until = performance.now() + ms;
+  try {
+    while (performance.now() < until) {
+      const started = performance.now();
+      const res = await pool.request({ path: '/api/system/live', method: 'GET' });
+      await res.body.dump();
+      times.push(Math.round(performance.now() - started));
+      await sleep(10);
+    }
+  } finally {
+    await pool.close();
+  }
+  return times;
 }
 
 /** Opens `count` viewers spread over `services`, measures for SECONDS, closes them. */
@@ -348,8 +374,10 @@ async function measure(ibkr: IbkrSimulator, services: Child[], count: number): P
   const own = process.cpuUsage();
   const started = performance.now();
   for (const client of clients) client.send({ type: 'start' });
+  const probe = probeRequests(services[0]!.url, SECONDS * 1000);
   await sleep(SECONDS * 1000);
   for (const client of clients) client.send({ type: 'stop' });
+  const requestTimes = (await probe).sort((a, b) => a - b);
   const seconds = (performance.now() - started) / 1000;
   const cpuPercent = ((cpuSeconds(pid) - cpu) / seconds) * 100;
   const machinePercent = ((machineBusySeconds() - machine) / seconds) * 100;
@@ -387,6 +415,8 @@ async function measure(ibkr: IbkrSimulator, services: Child[], count: number): P
     callsPerSecond: rate(calls),
     eventsPerViewerPerSecond: perViewer.reduce((a, b) => a + b, 0) / perViewer.length,
     skipped,
+    getP99: percentile(requestTimes, 99),
+    getMax: requestTimes.at(-1) ?? Number.NaN,
     firstViewer: percentile([...spreads.values()].map(([first]) => first).sort((a, b) => a - b), 50),
     lastViewer: percentile([...spreads.values()].map(([, last]) => last).sort((a, b) => a - b), 50),
     rss,
@@ -417,7 +447,7 @@ function serviceEnv(ibkr: IbkrSimulator, stateDir: string, extra: Record<string,
   };
 }
 
-const HEADER = " viewers | clients | calls/s | events/s/viewer | skipped | RSS MiB | RSS/connection | server CPU | delay p50 / p99 / max | first / last viewer | client ELU, CPU | others' CPU | load";
+const HEADER = " viewers | clients | calls/s | events/s/viewer | skipped | RSS MiB | RSS/connection | server CPU | delay p50 / p99 / max | first / last viewer | GET p99 / max | client ELU, CPU | others' CPU | load";
 
 function row(f: Figures, base: Figures): string {
   const perConnection = f.viewers === base.viewers ? '             —' : `${((f.rss - base.rss) / (f.viewers - base.viewers) / 1024).toFixed(1).padStart(10)} KiB`;
@@ -432,6 +462,7 @@ function row(f: Figures, base: Figures): string {
     `${f.cpuPercent.toFixed(1).padStart(8)} %`,
     `${String(f.p50).padStart(4)} / ${String(f.p99).padStart(4)} / ${String(f.max).padStart(4)} ms`.padStart(21),
     `${String(f.firstViewer).padStart(4)} / ${String(f.lastViewer).padStart(4)} ms`.padStart(19),
+    `${String(f.getP99).padStart(4)} / ${String(f.getMax).padStart(4)} ms`.padStart(13),
     `${f.clientElu.toFixed(2)}, ${f.clientCpuPercent.toFixed(0).padStart(3)} %`.padStart(15),
     `${f.othersCpuPercent.toFixed(0).padStart(9)} %`,
     f.load.toFixed(2),
@@ -459,7 +490,8 @@ export default async function streamBench(): Promise<void> {
     for (const f of results) console.log(row(f, base));
     console.log('(events/s/viewer: each viewer\'s events over the time between the upstream answers of its first and last; skipped: events viewers did not get between their first and last,');
     console.log(' superseded by a newer one during a fan-out; delay: from the upstream answer to the event\'s bytes at a client;');
-    console.log(' first / last viewer: the median over the events of the delay at the first viewer an event reached and at the last; client ELU: the busiest client process\'s event-loop utilisation;');
+    console.log(' first / last viewer: the median over the events of the delay at the first viewer an event reached and at the last;');
+    console.log(' GET: /api/system/live on the same process every 10 ms meanwhile; client ELU: the busiest client process\'s event-loop utilisation;');
     console.log(` others\' CPU: what the rest of the machine (${cpus().length} cores) used meanwhile, % of one core; load: the 1-minute load average, this bench included)`);
     const last = results.at(-1)!;
     console.log(`snapshot calls per second, ${last.viewers} viewers against 1: ${(last.callsPerSecond / base.callsPerSecond).toFixed(2)}×`);
