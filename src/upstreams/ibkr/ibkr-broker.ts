@@ -1,5 +1,5 @@
 // The broker interface over the IBKR Client Portal Gateway: health from the auth status (with one
-// recovery attempt), accounts and positions from /portfolio (accounts first, pages until an empty one),
+// recovery attempt), accounts and positions from /portfolio (accounts first, pages until a short one),
 // quotes from snapshots (symbol -> conid cached for a day, /iserver/accounts once per session, and a
 // bounded warm-up retry for the empty first snapshot), and a keep-alive tickle while the service runs.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,7 +10,7 @@ import { type Broker, type BrokerAccount, type BrokerHealth, type BrokerPosition
 import { HttpClient } from '../http-client.js';
 import { IbkrGateway, type IbkrGatewayOptions } from './ibkr-gateway.js';
 import { parseIserverAccounts, parsePortfolioAccounts } from './parse-accounts.js';
-import { IBKR_PAGE_SIZE, parsePositionsPage } from './parse-positions.js';
+import { IBKR_PAGE_SIZE, isLastPositionsPage, parsePositionsPage } from './parse-positions.js';
 import { parseSecdefSearch, pickListing } from './parse-secdef.js';
 import { parseAuthStatus, parseTickle } from './parse-session.js';
 import { parseSnapshot, SNAPSHOT_FIELDS, type SnapshotRow, snapshotToQuote } from './parse-snapshot.js';
@@ -166,9 +166,12 @@ export class IbkrBroker implements Broker {
   private async accountPositions(accountId: string): Promise<BrokerPosition[]> {
     const positions: BrokerPosition[] = [];
     for (let page = 0; page < MAX_PAGES; page += 1) {
-      const rows = await this.gateway.call(`/portfolio/${encodeURIComponent(accountId)}/positions/${page}`, (json) => parsePositionsPage(json, accountId));
-      if (rows.length === 0) return positions;
+      const { rows, last } = await this.gateway.call(`/portfolio/${encodeURIComponent(accountId)}/positions/${page}`, (json) => ({
+        rows: parsePositionsPage(json, accountId),
+        last: isLastPositionsPage(json),
+      }));
       positions.push(...rows);
+      if (last) return positions;
       if (rows.length > IBKR_PAGE_SIZE) this.logger.debug({ upstream: 'ibkr', page, size: rows.length }, 'IBKR positions page larger than documented');
     }
     throw new ApiError('UPSTREAM_ERROR', `the IBKR gateway returned more than ${MAX_PAGES} pages of positions`);

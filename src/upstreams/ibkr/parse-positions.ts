@@ -26,6 +26,17 @@ export function ibkrAssetClass(raw: unknown): AssetClass {
   return code === undefined ? 'other' : (ASSET_CLASSES[code] ?? 'other');
 }
 
+/**
+ * Whether no page follows: fewer rows than a page holds. Each recorded row states the page size
+ * (`pageSize`: 100), so a short page ends the list without asking the paced gateway for an empty one.
+ */
+export function isLastPositionsPage(json: unknown): boolean {
+  if (!Array.isArray(json)) return true;
+  const stated = (json[0] as { pageSize?: unknown } | undefined)?.pageSize;
+  const size = typeof stated === 'number' && stated > 0 ? stated : IBKR_PAGE_SIZE;
+  return json.length < size;
+}
+
 export function parsePositionsPage(json: unknown, accountId: string): BrokerPosition[] {
   // Some gateway builds answer an exhausted page with {} instead of [].
   if (json !== null && typeof json === 'object' && !Array.isArray(json) && Object.keys(json).length === 0) return [];

@@ -20,7 +20,7 @@ test('sandbox: a plausible paper account, accounts read from /portfolio/accounts
   assert.equal(sandbox.ibkr.gatewayCount('/portfolio/accounts'), 1);
 });
 
-test('positions: every account, every page of 100 until an empty page, /portfolio/accounts first', async (t) => {
+test('positions: every account, every page of 100 until a short one (rows state the page size), /portfolio/accounts first', async (t) => {
   const { get, sandbox } = await startApp(t);
   sandbox.ibkr.setPositionCount('DU1234567', 250);
   const res = await get('/api/broker/positions');
@@ -30,9 +30,9 @@ test('positions: every account, every page of 100 until an empty page, /portfoli
   assert.equal(mine.length, 250);
   assert.equal(res.body.positions.length, 253);
   assert.equal(new Set(mine.map((p: { symbol: string }) => p.symbol)).size, 250, 'no page read twice');
-  for (const page of [0, 1, 2, 3]) assert.equal(sandbox.ibkr.gatewayCount(`/portfolio/DU1234567/positions/${page}`), 1, `page ${page}`);
-  assert.equal(sandbox.ibkr.gatewayCount('/portfolio/DU1234567/positions/4'), 0, 'stops at the empty page');
-  assert.equal(sandbox.ibkr.gatewayCount('/portfolio/DU7654321/positions/1'), 1);
+  for (const page of [0, 1, 2]) assert.equal(sandbox.ibkr.gatewayCount(`/portfolio/DU1234567/positions/${page}`), 1, `page ${page}`);
+  assert.equal(sandbox.ibkr.gatewayCount('/portfolio/DU1234567/positions/3'), 0, 'page 2 held 50 of 100: no empty page asked for');
+  assert.equal(sandbox.ibkr.gatewayCount('/portfolio/DU7654321/positions/1'), 0);
   assert.equal(sandbox.ibkr.gatewayCount('/portfolio/accounts'), 1);
   const p = mine[0];
   assert.equal(typeof p.quantity, 'number');
