@@ -454,8 +454,8 @@ function row(f: Figures, base: Figures): string {
   return [
     String(f.viewers).padStart(8),
     String(f.clients).padStart(7),
-    f.callsPerSecond.toFixed(2).padStart(7),
-    f.eventsPerViewerPerSecond.toFixed(2).padStart(15),
+    f.callsPerSecond.toFixed(3).padStart(7),
+    f.eventsPerViewerPerSecond.toFixed(3).padStart(15),
     String(f.skipped).padStart(7),
     (f.rss / 1048576).toFixed(1).padStart(7),
     perConnection,
@@ -506,7 +506,7 @@ export default async function streamBench(): Promise<void> {
     try {
       const spread = await measure(ibkr, replicas, REPLICA_VIEWERS);
       console.log(
-        `3 replicas on one Redis, ${REPLICA_VIEWERS} viewers spread over them: ${spread.callsPerSecond.toFixed(2)} snapshot calls/s (one viewer on one service: ${base.callsPerSecond.toFixed(2)}), ${spread.eventsPerViewerPerSecond.toFixed(2)} events/s/viewer, delay p50 / p99 ${spread.p50} / ${spread.p99} ms`,
+        `3 replicas on one Redis, ${REPLICA_VIEWERS} viewers spread over them: ${spread.callsPerSecond.toFixed(3)} snapshot calls/s (one viewer on one service: ${base.callsPerSecond.toFixed(3)}), ${spread.eventsPerViewerPerSecond.toFixed(3)} events/s/viewer, delay p50 / p99 ${spread.p50} / ${spread.p99} ms`,
       );
     } finally {
       await Promise.all(replicas.map((r) => r.stop()));
