@@ -1,7 +1,7 @@
 // The baseline: a bare node:http server answering the same bytes and headers as a cache hit, written as
 // fast as node:http allows (the header list is built once, and nextTick's shape is pinned as in the
 // service), so the ratio is not flattered.
-import '../src/next-tick-shape.js';
+import '../src/process/next-tick-shape.js';
 import { createServer } from 'node:http';
 
 const body = process.env.BARE_BODY ?? '{}';

@@ -1,7 +1,7 @@
 // The service with its built-in sandbox on an ephemeral port, for overview benchmarks; prints its port.
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/core/config.js';
 import { sandboxConfig, startSandbox } from '../src/sandbox/index.js';
 
 const sandbox = await startSandbox();

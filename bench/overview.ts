@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { request } from 'undici';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/core/config.js';
 import { sandboxConfig, startSandbox } from '../src/sandbox/index.js';
 import { measure, row } from './autocannon-run.js';
 import { startChild } from './processes.js';

@@ -25,7 +25,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { Pool } from 'undici';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/core/config.js';
 import { createDeps } from '../src/deps.js';
 import { createAlphaVantageSimulator } from '../src/sandbox/alpha-vantage/alpha-vantage-simulator.js';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index.js';

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/core/config.js';
 import { type Sandbox, sandboxOptionsFor, startSandbox } from '../src/sandbox/index.js';
 import type { Faults } from '../src/sandbox/simulated-upstream.js';
 import { errorsOf, mixedRequests, ROTATING, rotator, tallyOf, tempStateDir } from './load.js';

@@ -2,28 +2,29 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from './core/config.js';
 import { type AppDeps, createDeps } from './deps.js';
-import { createLogger, RequestLog, RequestLogController } from './logger.js';
-import { registerClosingAnswer } from './plugins/closing-answer.js';
-import { registerErrorHandling } from './plugins/error-handler.js';
-import { HotPath, requestId } from './plugins/hot-path.js';
-import { registerMetrics } from './plugins/metrics.js';
-import { registerRateLimit } from './plugins/rate-limit.js';
-import { registerStrictIntegers } from './plugins/strict-integers.js';
-import { registerOpenApi } from './plugins/openapi.js';
+import { createLogger, RequestLog, RequestLogController } from './log/logger.js';
+import { closingAnswer } from './plugins/app/closing-answer.js';
+import { errorHandling } from './plugins/app/error-handler.js';
+import { HotPath, requestId } from './plugins/app/hot-path.js';
+import { metricsPlugin } from './plugins/app/metrics.js';
 import {
   clientErrorHandler,
+  edgeHeaders,
   frameworkErrorHandler,
   hardenServer,
-  registerPreflightCheck,
-  registerRequestHygiene,
+  preflightCheck,
+  requestHygiene,
   securityHeaders,
   timeoutOptions,
-} from './plugins/request-hygiene.js';
+} from './plugins/app/request-hygiene.js';
+import { strictIntegers } from './plugins/app/strict-integers.js';
+import { corsPlugin } from './plugins/external/cors.js';
+import { openApi } from './plugins/external/openapi.js';
+import { rateLimiting } from './plugins/external/rate-limit.js';
 import dashboardRoutes from './routes/dashboard.js';
 import systemRoutes from './routes/system/index.js';
 import providerARoutes from './routes/provider-a/index.js';
@@ -40,12 +41,6 @@ export interface BuildAppOptions {
   deps?: AppDeps;
 }
 
-/** Every response header a browser script may need to read: the one list, sent on every CORS answer. */
-export const EXPOSED_HEADERS = [
-  'X-Cache', 'Age', 'Cache-Control', 'ETag', 'Retry-After', 'X-Data-Mode', 'X-Data-Source', 'X-Request-Id', 'X-Partial', 'Allow',
-  'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset',
-];
-
 export async function buildApp(config: Config, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const logger = options.logger ?? createLogger(config);
   const tls = config.tls && { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) };
@@ -53,7 +48,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   const hotPath = new HotPath(config, requestLog);
   const timeouts = timeoutOptions(config);
   const security = securityHeaders(config);
-  const edgeHeaders = (request: FastifyRequest) => ({ 'x-data-mode': config.mode, 'x-request-id': request.id, ...security(request.url) });
+  const edgeHeadersOf = (request: FastifyRequest) => ({ 'x-data-mode': config.mode, 'x-request-id': request.id, ...security(request.url) });
   const app = Fastify({
     // Fresh repeats are answered before Fastify's routing (see hot-path.ts); the rest goes to Fastify.
     serverFactory: (handler) => {
@@ -74,7 +69,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     return503OnClosing: false,
     ...timeouts,
     clientErrorHandler,
-    frameworkErrors: frameworkErrorHandler(edgeHeaders),
+    frameworkErrors: frameworkErrorHandler(edgeHeadersOf),
     genReqId: (req) => requestId(req.headers['x-request-id']),
     // x-case-insensitive: an OpenAPI note on enums the route normalises (routes/schemas.ts); no rule for Ajv.
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false, keywords: [CASE_INSENSITIVE] } },
@@ -93,34 +88,18 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   app.addHook('onClose', async () => deps.close());
   app.addSchema(ErrorResponse);
 
-  const getRoutes = new Set<string>();
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (methods.includes('GET')) getRoutes.add(route.url);
-  });
-  registerErrorHandling(app, getRoutes);
-  registerStrictIntegers(app);
-  // First of the hooks, so that every answer carries them, failed preflights included.
-  app.addHook('onRequest', async (request, reply) => {
-    reply.headers(edgeHeaders(request));
-  });
-  registerClosingAnswer(app, () => hotPath.disable());
-  registerPreflightCheck(app);
-
-  await app.register(cors, {
-    origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
-    methods: ['GET', 'HEAD', 'OPTIONS'],
-    exposedHeaders: EXPOSED_HEADERS,
-    maxAge: 600,
-  });
-
-  registerRequestHygiene(app);
-
-  // Per-caller limits (RATE_LIMIT_PER_MINUTE); before the routes, whose onRoute hooks it adds.
-  hotPath.limiter = await registerRateLimit(app);
-  hotPath.recorder = registerMetrics(app).record;
-  // Before the route plugins, so the document sees every route.
-  await registerOpenApi(app);
+  // Each plugin names the ones it must follow (fastify-plugin `dependencies`): registered out of order,
+  // the app refuses to start and says which is missing. The onRequest hooks run in this order.
+  await app.register(errorHandling);
+  await app.register(strictIntegers);
+  await app.register(edgeHeaders, { headers: edgeHeadersOf });
+  await app.register(closingAnswer);
+  await app.register(preflightCheck);
+  await app.register(corsPlugin);
+  await app.register(requestHygiene);
+  await app.register(rateLimiting);
+  await app.register(metricsPlugin);
+  await app.register(openApi);
 
   await app.register(providerARoutes, { prefix: '/api/provider-a' });
   await app.register(providerBRoutes, { prefix: '/api/provider-b' });

@@ -18,15 +18,15 @@ import { MemoryCacheStore } from './cache/memory-cache-store.js';
 import { RedisCacheStore } from './cache/redis-cache-store.js';
 import { SqliteCacheStore } from './cache/sqlite-cache-store.js';
 import { UpstreamCache } from './cache/upstream-cache.js';
-import type { Config } from './config.js';
-import { ApiError } from './errors.js';
-import { SourceTally } from './quotes/data-source.js';
-import { QuoteService } from './quotes/quote-service.js';
-import { TechnicalService } from './quotes/technical-service.js';
-import { MarketOverview } from './routes/market/market-overview.js';
+import type { Config } from './core/config.js';
+import { ApiError } from './core/errors.js';
+import { SourceTally } from './services/data-source.js';
+import { QuoteService } from './services/quote-service.js';
+import { TechnicalService } from './services/technical-service.js';
+import { MarketOverview } from './services/market-overview.js';
 import { StateStore } from './store/state-store.js';
 import { StateScopes } from './store/upstream-identity.js';
-import { ALPHA_VANTAGE, IBKR, MASSIVE, UPSTREAMS, type UpstreamId, YAHOO } from './upstream-ids.js';
+import { ALPHA_VANTAGE, IBKR, MASSIVE, UPSTREAMS, type UpstreamId, YAHOO } from './core/upstream-ids.js';
 import { AlphaVantageClient, type AlphaVantageGetter } from './upstreams/alpha-vantage/alpha-vantage-client.js';
 import { HttpClient } from './upstreams/http-client.js';
 import { IbkrBroker, type IbkrBrokerOptions } from './upstreams/ibkr/ibkr-broker.js';
@@ -35,7 +35,7 @@ import { cursorKeys } from './upstreams/massive/cursor-keys.js';
 import { CursorCodec } from './upstreams/massive/dividend-cursor.js';
 import { MassiveClient } from './upstreams/massive/massive-client.js';
 import { TastytradeBroker, type TastytradeBrokerOptions } from './upstreams/tastytrade/tastytrade-broker.js';
-import { UpstreamHealth } from './upstreams/upstream-health.js';
+import { UpstreamHealth } from './health/upstream-health.js';
 import { YahooChartSource } from './upstreams/yahoo/yahoo-chart-source.js';
 
 export interface AppDeps {
@@ -253,6 +253,6 @@ function ibkrPacer(config: Config, store: StateStore, scopes: StateScopes): Pace
 declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
-    hotPath: import('./plugins/hot-path.js').HotPath;
+    hotPath: import('./plugins/app/hot-path.js').HotPath;
   }
 }

@@ -1,15 +1,15 @@
 // Entry point: validate configuration, start the built-in sandbox when in sandbox mode, listen, and shut
 // down gracefully (in-flight requests finish, stores close) on SIGTERM/SIGINT.
 // First, before anything else loads: see next-tick-shape.ts.
-import './next-tick-shape.js';
+import './process/next-tick-shape.js';
 import closeWithGrace from 'close-with-grace';
-import { type Config, ConfigError, loadConfig } from './config.js';
-import { loadEnvFile } from './env-file.js';
-import { defaultMetricsPortTaken, type ListenTarget, listenProblem, METRICS_ADDRESS, SERVICE_ADDRESS } from './listen-error.js';
-import { createLogger } from './logger.js';
-import { logProcessWarnings } from './process-warnings.js';
+import { type Config, ConfigError, loadConfig } from './core/config.js';
+import { loadEnvFile } from './core/env-file.js';
+import { defaultMetricsPortTaken, type ListenTarget, listenProblem, METRICS_ADDRESS, SERVICE_ADDRESS } from './process/listen-error.js';
+import { createLogger } from './log/logger.js';
+import { logProcessWarnings } from './process/process-warnings.js';
 import { type Sandbox, sandboxConfig, sandboxOptionsFor, startSandbox } from './sandbox/index.js';
-import { startFailureMessage } from './start-failure.js';
+import { startFailureMessage } from './process/start-failure.js';
 
 function readConfig(): Config {
   try {

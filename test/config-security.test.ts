@@ -1,7 +1,7 @@
 // The security and pacing settings are validated at start, one clear line per problem.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/core/config.js';
 
 function problems(env: Record<string, string>): string[] {
   try {

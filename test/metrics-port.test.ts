@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { createInterface } from 'node:readline';
 import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { defaultMetricsPortTaken } from '../src/listen-error.js';
+import { defaultMetricsPortTaken } from '../src/process/listen-error.js';
 import { tempDir } from './helpers/config.js';
 
 const SERVER = fileURLToPath(new URL('../src/server.ts', import.meta.url));

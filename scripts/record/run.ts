@@ -8,8 +8,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Agent, type Dispatcher, request } from 'undici';
-import { type Config, ConfigError, loadConfig } from '../../src/config.js';
-import { loadEnvFile } from '../../src/env-file.js';
+import { type Config, ConfigError, loadConfig } from '../../src/core/config.js';
+import { loadEnvFile } from '../../src/core/env-file.js';
 import {
   CorpusError,
   DEFAULT_CORPUS_DIR,

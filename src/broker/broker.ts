@@ -1,5 +1,5 @@
 // One broker interface, whichever brokerage is behind it: the routes only ever see these shapes.
-import type { BrokerKind } from '../config.js';
+import type { BrokerKind } from '../core/config.js';
 
 export type BrokerStatus = 'connected' | 'unauthenticated' | 'disconnected' | 'not_configured';
 

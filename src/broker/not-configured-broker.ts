@@ -1,7 +1,7 @@
 // The broker when there is none to talk to (BROKER=none, or Tastytrade without credentials): health says
 // so with a 200, every data call answers 503 PROVIDER_NOT_CONFIGURED, and no timer or socket exists.
-import type { BrokerKind } from '../config.js';
-import { ApiError } from '../errors.js';
+import type { BrokerKind } from '../core/config.js';
+import { ApiError } from '../core/errors.js';
 import type { Broker, BrokerAccount, BrokerHealth, BrokerPosition, BrokerQuotes } from './broker.js';
 
 export class NotConfiguredBroker implements Broker {

@@ -3,7 +3,7 @@
 // the broker answers 429. A call that would have to wait too long is refused instead of queued, so a
 // caller gets a 503 with Retry-After rather than a hung request.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 
 export interface RequestPacerOptions {
   /** Used in messages, e.g. "IBKR gateway". */

@@ -8,7 +8,7 @@
 // slots it took alone are written into the shared set before it reserves there again.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import { BACK_OFF } from '../budget/redis-budget-guard.js';
 import type { RedisConnection } from '../store/redis-connection.js';
 import { RedisScript } from '../store/redis-script.js';

@@ -9,7 +9,7 @@
 // once past the day window (this version never writes that name).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StatementSync } from 'node:sqlite';
-import { BudgetExhaustedError } from '../errors.js';
+import { BudgetExhaustedError } from '../core/errors.js';
 import { immediateTransaction, type StateDatabase } from '../store/state-database.js';
 import { type BudgetGuard, type BudgetLimits, type BudgetSnapshot, MAX_PACING_WAIT_MS } from './budget-guard.js';
 import { dayOf, decide, type LedgerState, type SlotDecision } from './budget-ledger.js';

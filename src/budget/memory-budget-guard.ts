@@ -1,6 +1,6 @@
 // A single-process budget guard. Persistence (embedded store) and sharing (Redis) wrap the same ledger.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BudgetExhaustedError } from '../errors.js';
+import { BudgetExhaustedError } from '../core/errors.js';
 import { type BudgetGuard, type BudgetLimits, type BudgetSnapshot, MAX_PACING_WAIT_MS } from './budget-guard.js';
 import { countSince, dayOf, decide, type LedgerState, minuteOf, nextSlot, prune } from './budget-ledger.js';
 

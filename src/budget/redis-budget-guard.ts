@@ -18,7 +18,7 @@
 // stricter, never looser. The legacy keys age out by their own expiry.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BudgetExhaustedError } from '../errors.js';
+import { BudgetExhaustedError } from '../core/errors.js';
 import type { RedisConnection } from '../store/redis-connection.js';
 import { RedisScript } from '../store/redis-script.js';
 import type { ReplicaHeartbeat } from '../store/replica-heartbeat.js';

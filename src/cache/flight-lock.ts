@@ -1,7 +1,7 @@
 // Cross-replica single flight: one short Redis lock per key (SET NX PX with a random token), released
 // by compare-and-delete so a lock that outlived its holder is never freed by someone else's release.
 import { randomBytes } from 'node:crypto';
-import { ApiError, type ErrorCode } from '../errors.js';
+import { ApiError, type ErrorCode } from '../core/errors.js';
 import type { RedisConnection } from '../store/redis-connection.js';
 
 const RELEASE = `

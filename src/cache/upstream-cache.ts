@@ -7,8 +7,8 @@
 // written through on every successful load.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { ApiError } from '../errors.js';
-import type { UpstreamHealth } from '../upstreams/upstream-health.js';
+import { ApiError } from '../core/errors.js';
+import type { UpstreamHealth } from '../health/upstream-health.js';
 import { type CacheEntry, type CacheResult, type CacheStatus, type CacheStore, type CacheWindow, isFresh, isServable, makeEntry } from './cache-store.js';
 import type { FlightLock } from './flight-lock.js';
 import type { MemoryCacheStore } from './memory-cache-store.js';

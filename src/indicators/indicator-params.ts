@@ -1,6 +1,6 @@
 // The parameters an indicator is computed with. Which extra parameters each indicator takes (and the
-// label Alpha Vantage prints for each in `Meta Data`) is `indicatorParams` in upstreams/alpha-vantage/indicators.ts.
-import type { Interval, SeriesType } from '../upstreams/alpha-vantage/indicators.js';
+// label Alpha Vantage prints for each in `Meta Data`) is `indicatorParams` in wire/alpha-vantage/indicators.ts.
+import type { Interval, SeriesType } from '../wire/alpha-vantage/indicators.js';
 
 export interface IndicatorParams {
   interval: Interval;

@@ -1,8 +1,8 @@
 // Lays out an Alpha Vantage technical-indicator body from computed outputs: `Meta Data` with Alpha
 // Vantage's numbered keys, and `Technical Analysis: <section>` rows newest first as 4-decimal strings.
 // The simulator (price-model bars) and the Yahoo fallback (chart bars) both answer through it.
-import { INTRADAY_INTERVALS, type IndicatorSpec, type Interval, indicatorParams, indicatorSpec, sectionKey } from '../upstreams/alpha-vantage/indicators.js';
-import { fixed } from '../upstreams/alpha-vantage/decimal.js';
+import { INTRADAY_INTERVALS, type IndicatorSpec, type Interval, indicatorParams, indicatorSpec, sectionKey } from '../wire/alpha-vantage/indicators.js';
+import { fixed } from '../wire/alpha-vantage/decimal.js';
 import { computeIndicator, type OhlcvBar } from './compute-indicator.js';
 import { type IndicatorParams, T3_VOLUME_FACTOR } from './indicator-params.js';
 

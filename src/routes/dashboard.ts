@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type {} from '@fastify/rate-limit';
 import type { FastifyPluginAsync } from 'fastify';
+import { routePlugin } from './route-plugin.js';
 
 /** public/ sits two levels above this file both in src/routes and in dist/routes. */
 const PUBLIC_DIR = new URL('../../public/', import.meta.url);
@@ -47,4 +48,4 @@ const dashboardRoutes: FastifyPluginAsync = async (app) => {
   }
 };
 
-export default dashboardRoutes;
+export default routePlugin('mdp-dashboard-routes', dashboardRoutes);

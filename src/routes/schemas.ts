@@ -1,9 +1,8 @@
 // Schemas shared by several routes: one source for validation, serialisation and the OpenAPI document.
 import { type SchemaOptions, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
-import { ERROR_CODES } from '../errors.js';
+import { ERROR_CODES } from '../core/errors.js';
+import { SYMBOL_PATTERN } from '../core/symbol-list.js';
 
-/** Letters, digits and the punctuation tickers use (`BRK.B`, `^GSPC`, `GC=F`, `BTC-USD`). */
-export const SYMBOL_PATTERN = '^[A-Za-z0-9.^=-]{1,20}$';
 
 /**
  * Marks an enum the route matches in any letter case (it normalises the value before validation): generated

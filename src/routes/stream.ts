@@ -4,12 +4,13 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { MAX_SYMBOLS } from './broker/parse-symbols.js';
+import { MAX_SYMBOLS } from '../core/symbol-list.js';
+import { routePlugin } from './route-plugin.js';
 import { errorResponses } from './schemas.js';
 import { StreamClient } from '../stream/stream-client.js';
 import { type FeedFactory, StreamHub } from '../stream/stream-hub.js';
 import { MAX_QUOTE_SYMBOLS, parseTopics, type Topic } from '../stream/stream-topics.js';
-import { ALPHA_VANTAGE } from '../upstream-ids.js';
+import { ALPHA_VANTAGE } from '../core/upstream-ids.js';
 import { TopicPoller } from '../stream/topic-poller.js';
 import { TopicRelay } from '../stream/topic-relay.js';
 
@@ -107,10 +108,8 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
   );
 };
 
-// Not encapsulated (as fastify-plugin does): `app.streamHub` is visible on the root instance.
-Object.assign(streamRoutes, { [Symbol.for('skip-override')]: true });
-
-export default streamRoutes;
+// Not encapsulated: `app.streamHub` is visible on the root instance.
+export default routePlugin('mdp-stream-routes', streamRoutes, { encapsulate: false });
 
 declare module 'fastify' {
   interface FastifyInstance {

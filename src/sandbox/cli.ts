@@ -3,7 +3,7 @@
 // it, and how to flip its faults; stops cleanly on SIGINT/SIGTERM.
 //   SANDBOX_PORT_BASE=4100 npm run sandbox    fixed ports 4100, 4101, … instead of ephemeral ones
 //   ALPHA_VANTAGE_CALLS_PER_MINUTE=0 …        the simulated Alpha Vantage plan follows the service's settings
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../core/config.js';
 import { FAULT_KINDS, type SimulatedUpstream } from './simulated-upstream.js';
 import { SANDBOX_CREDENTIALS, type Sandbox, sandboxOptionsFor, startSandbox } from './index.js';
 

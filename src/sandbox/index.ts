@@ -1,6 +1,6 @@
 // Starts every simulated upstream on loopback and points a configuration at them. The service then
 // reaches them over real HTTP through the same adapters as in live mode: only base URLs and keys differ.
-import type { Config } from '../config.js';
+import type { Config } from '../core/config.js';
 import { createAlphaVantageSimulator } from './alpha-vantage/alpha-vantage-simulator.js';
 import type { SimulatedUpstream } from './simulated-upstream.js';
 import { createMassiveSimulator, type MassiveSimulator } from './massive/massive-simulator.js';

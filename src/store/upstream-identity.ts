@@ -12,7 +12,7 @@
 // Scopes are computed once at start; a request only concatenates a precomputed prefix. A new upstream (or
 // a second budget on an existing one) gets its scope by adding a line to `upstreamIdentities`.
 import { createHash } from 'node:crypto';
-import type { Config, DataMode } from '../config.js';
+import type { Config, DataMode } from '../core/config.js';
 
 export interface UpstreamIdentity {
   /** The base URL requests go to, as configured. */

@@ -2,7 +2,7 @@
 // (the same cache key, window, budget and single flight), so a stream never costs an upstream more than
 // the REST route would. Filled by the route plugins, read by the stream pollers.
 import type { CacheResult } from '../cache/cache-store.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import type { Topic, TopicKind } from './stream-topics.js';
 
 /** `revalidate`: wait for a stale entry's refresh (a poller) rather than answer stale at once (a first look). */

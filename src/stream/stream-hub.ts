@@ -7,7 +7,7 @@
 // viewers per event-loop turn, and a newer frame supersedes the one being written: viewers not reached
 // yet get only the newest, those already given the older one get the newest after it (never an older
 // frame after a newer one).
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import { Frame, type StreamClient } from './stream-client.js';
 import type { Topic } from './stream-topics.js';
 import { frameOf, type TopicEvent } from './topic-event.js';

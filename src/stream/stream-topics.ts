@@ -1,7 +1,7 @@
 // The topics of one stream request: `quote=IBM,MSFT&brokerQuotes=AAPL,SPY&overview=true&status=true`.
 // Each topic is what one GET route answers; its id is the key under which one poller serves every viewer.
-import { MAX_SYMBOLS, parseSymbolList } from '../routes/broker/parse-symbols.js';
-import { ApiError } from '../errors.js';
+import { MAX_SYMBOLS, parseSymbolList } from '../core/symbol-list.js';
+import { ApiError } from '../core/errors.js';
 
 export const TOPIC_KINDS = ['quote', 'brokerQuotes', 'overview', 'status'] as const;
 export type TopicKind = (typeof TOPIC_KINDS)[number];

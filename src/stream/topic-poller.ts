@@ -6,7 +6,7 @@
 // said, before its result is fanned out: however long the fan-out takes, it never moves the next read.
 import type { Logger } from 'pino';
 import type { CacheResult } from '../cache/cache-store.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import type { LiveTopics } from './live-topics.js';
 import type { Topic } from './stream-topics.js';
 import { errorEvent, type TopicEvent, valueEvent } from './topic-event.js';

@@ -2,27 +2,7 @@
 // carry the path only (never the query string, where keys travel).
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import { ApiError } from '../errors.js';
-
-export type TransportFailure = 'timeout' | 'unreachable' | 'reset' | 'too_large';
-
-/** The upstream could not be reached or did not answer in time; nothing was learned from its body. */
-export class UpstreamTransportError extends ApiError {
-  constructor(
-    readonly upstream: string,
-    readonly failure: TransportFailure,
-    cause: unknown,
-  ) {
-    const message = {
-      timeout: `${upstream} did not answer in time`,
-      unreachable: `${upstream} is unreachable`,
-      reset: `${upstream} closed the connection`,
-      too_large: `${upstream} sent a body larger than allowed`,
-    }[failure];
-    super(failure === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', message, { cause });
-    this.name = 'UpstreamTransportError';
-  }
-}
+import { type TransportFailure, UpstreamTransportError } from '../core/errors.js';
 
 export interface UpstreamResponse {
   status: number;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RequestPacer } from '../../src/broker/request-pacer.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 
 function pacer(now: { t: number }, extra: Partial<ConstructorParameters<typeof RequestPacer>[0]> = {}): RequestPacer {
   return new RequestPacer({ name: 'the gateway', perWindow: 3, windowMs: 1_000, maxWaitMs: 0, now: () => now.t, ...extra });

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { test, type TestContext } from 'node:test';
 import type { RequestPacerOptions } from '../../src/broker/request-pacer.js';
 import { SharedRequestPacer } from '../../src/broker/shared-request-pacer.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { ReplicaHeartbeat } from '../../src/store/replica-heartbeat.js';
 import { connectRedis, redisPrefix } from '../store/redis-helper.js';
 import { startProxy } from '../store/tcp-proxy.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EmbeddedBudgetGuard } from '../../src/budget/embedded-budget-guard.js';
-import { BudgetExhaustedError } from '../../src/errors.js';
+import { BudgetExhaustedError } from '../../src/core/errors.js';
 import { openStateDatabase } from '../../src/store/state-database.js';
 import { tempDir } from '../helpers/config.js';
 

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { test, type TestContext } from 'node:test';
 import type { BudgetLimits } from '../../src/budget/budget-guard.js';
 import { RedisBudgetGuard } from '../../src/budget/redis-budget-guard.js';
-import { BudgetExhaustedError } from '../../src/errors.js';
+import { BudgetExhaustedError } from '../../src/core/errors.js';
 import { ReplicaHeartbeat } from '../../src/store/replica-heartbeat.js';
 import { connectRedis, redisPrefix } from '../store/redis-helper.js';
 import { startProxy } from '../store/tcp-proxy.js';

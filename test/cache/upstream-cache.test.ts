@@ -6,9 +6,9 @@ import { MemoryCacheStore } from '../../src/cache/memory-cache-store.js';
 import { RedisCacheStore } from '../../src/cache/redis-cache-store.js';
 import { SqliteCacheStore } from '../../src/cache/sqlite-cache-store.js';
 import { UpstreamCache } from '../../src/cache/upstream-cache.js';
-import { ApiError, BudgetExhaustedError } from '../../src/errors.js';
+import { ApiError, BudgetExhaustedError } from '../../src/core/errors.js';
 import { openStateDatabase } from '../../src/store/state-database.js';
-import { UpstreamHealth } from '../../src/upstreams/upstream-health.js';
+import { UpstreamHealth } from '../../src/health/upstream-health.js';
 import { tempDir } from '../helpers/config.js';
 import { connectRedis, redisPrefix } from '../store/redis-helper.js';
 

@@ -14,8 +14,8 @@ import { readIndicatorParams } from '../../src/sandbox/alpha-vantage/technical-i
 import type { SimulatedUpstream } from '../../src/sandbox/simulated-upstream.js';
 import { findInstrument } from '../../src/sandbox/universe.js';
 import { classifyAlphaVantageBody } from '../../src/upstreams/alpha-vantage/classify-body.js';
-import { indicatorSpec, INTRADAY_INTERVALS, sectionKey } from '../../src/upstreams/alpha-vantage/indicators.js';
-import { isSeriesFunction } from '../../src/upstreams/alpha-vantage/time-series.js';
+import { indicatorSpec, INTRADAY_INTERVALS, sectionKey } from '../../src/wire/alpha-vantage/indicators.js';
+import { isSeriesFunction } from '../../src/wire/alpha-vantage/time-series.js';
 import { type Loaded, recordings } from '../helpers/recorded.js';
 import { compareShapes, describeDifferences, shapeOf, type Tolerances } from '../helpers/wire-shape.js';
 

@@ -5,14 +5,14 @@
 // no case here can place fails under its own name, so a new recording is covered or seen.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type ApiError, driftOf } from '../../src/errors.js';
+import { type ApiError, driftOf } from '../../src/core/errors.js';
 import { type Classified, classifyAlphaVantageBody, LIMIT_WINDOWS, type LimitWindow } from '../../src/upstreams/alpha-vantage/classify-body.js';
-import { indicatorSpec, sectionKey } from '../../src/upstreams/alpha-vantage/indicators.js';
+import { indicatorSpec, sectionKey } from '../../src/wire/alpha-vantage/indicators.js';
 import { parseGlobalQuote, QUOTE_FIELDS } from '../../src/upstreams/alpha-vantage/parse-global-quote.js';
 import { MATCH_FIELDS, parseSymbolSearch } from '../../src/upstreams/alpha-vantage/parse-symbol-search.js';
 import { parseTechnical } from '../../src/upstreams/alpha-vantage/parse-technical.js';
 import { parseTimeSeries } from '../../src/upstreams/alpha-vantage/parse-time-series.js';
-import { isSeriesFunction, type SeriesInterval, seriesKey } from '../../src/upstreams/alpha-vantage/time-series.js';
+import { isSeriesFunction, type SeriesInterval, seriesKey } from '../../src/wire/alpha-vantage/time-series.js';
 import { corpusFiles, type Loaded, recordings } from '../helpers/recorded.js';
 
 type Json = Record<string, any>;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
 import { MemoryBudgetGuard } from '../../src/budget/memory-budget-guard.js';
-import { driftOf } from '../../src/errors.js';
+import { driftOf } from '../../src/core/errors.js';
 import { CursorCodec } from '../../src/upstreams/massive/dividend-cursor.js';
 import { DIVIDENDS_PATH, dividendsUrl, MassiveClient } from '../../src/upstreams/massive/massive-client.js';
 import { classifyDividendsResponse, type MassiveResponse, saysKeyNotProvided } from '../../src/upstreams/massive/parse-dividends.js';

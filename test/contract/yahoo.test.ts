@@ -5,8 +5,8 @@
 // here, never typed in. A recording no case here can place fails under its own name.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type ApiError, driftOf } from '../../src/errors.js';
-import type { Interval } from '../../src/upstreams/alpha-vantage/indicators.js';
+import { type ApiError, driftOf } from '../../src/core/errors.js';
+import type { Interval } from '../../src/wire/alpha-vantage/indicators.js';
 import { chartBars } from '../../src/upstreams/yahoo/chart-bars.js';
 import { type ChartAsk, chartQuote } from '../../src/upstreams/yahoo/parse-chart-quote.js';
 import { type ChartResponse, type Classified, classifyChart, classifyChartResponse } from '../../src/upstreams/yahoo/parse-chart.js';

@@ -3,7 +3,7 @@
 // Prints "LISTENING <port>" once it accepts requests.
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 
 const config = loadConfig({ LOG_LEVEL: 'silent', BROKER: 'none', RATE_LIMIT_PER_MINUTE: '0', ...process.env });
 const app = await buildApp(config, { logger: pino({ level: 'silent' }) });

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { type Config, loadConfig } from '../../src/config.js';
+import { type Config, loadConfig } from '../../src/core/config.js';
 
 export function tempDir(t: TestContext, prefix = 'mdp-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));

@@ -16,7 +16,7 @@ import { sar } from '../../src/indicators/indicator-math.js';
 import type { IndicatorParams } from '../../src/indicators/indicator-params.js';
 import { warmup } from '../../src/indicators/technical-body.js';
 import { barHistory } from '../../src/sandbox/alpha-vantage/bar-history.js';
-import { INDICATORS, INTERVALS, indicatorSpec } from '../../src/upstreams/alpha-vantage/indicators.js';
+import { INDICATORS, INTERVALS, indicatorSpec } from '../../src/wire/alpha-vantage/indicators.js';
 import { REFERENCES, referenceSar } from './reference-indicators.js';
 
 /** Compared: the newest bars, after the run-in the service computes before its first served row. */

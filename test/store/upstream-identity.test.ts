@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config.js';
 import { createDeps } from '../../src/deps.js';
 import { scopeOf, StateScopes, upstreamIdentities } from '../../src/store/upstream-identity.js';
 import { tempDir } from '../helpers/config.js';

@@ -6,12 +6,12 @@ import pino from 'pino';
 import { type CacheResult, makeEntry } from '../../src/cache/cache-store.js';
 import { MemoryCacheStore } from '../../src/cache/memory-cache-store.js';
 import { UpstreamCache } from '../../src/cache/upstream-cache.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { LiveTopics } from '../../src/stream/live-topics.js';
 import { topic } from '../../src/stream/stream-topics.js';
 import type { TopicEvent } from '../../src/stream/topic-event.js';
 import { MIN_POLL_MS, TopicPoller } from '../../src/stream/topic-poller.js';
-import { UpstreamHealth } from '../../src/upstreams/upstream-health.js';
+import { UpstreamHealth } from '../../src/health/upstream-health.js';
 
 const logger = pino({ level: 'silent' });
 const T0 = 1_700_000_000_000;

@@ -3,8 +3,8 @@
 // answer the check could not read as drift too (the check never throws, so no track() sees it).
 import type { Broker, BrokerHealth } from '../../broker/broker.js';
 import { type CacheEntry, makeEntry } from '../../cache/cache-store.js';
-import { ApiError } from '../../errors.js';
-import type { UpstreamHealth } from '../../upstreams/upstream-health.js';
+import { ApiError } from '../../core/errors.js';
+import type { UpstreamHealth } from '../../health/upstream-health.js';
 
 export const HEALTH_WINDOW = { freshMs: 1_500, staleMs: 0 };
 

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Broker } from '../../broker/broker.js';
 import { errorResponses, NOT_MODIFIED } from '../schemas.js';
-import { sendCached } from '../send-cached.js';
+import { sendCached } from '../../plugins/app/send-cached.js';
 import { HealthMemo } from './health-memo.js';
 import { HealthResponse } from './schemas.js';
 

@@ -1,6 +1,7 @@
 // The brokerage connection: /health, /accounts, /positions, /quotes over whichever broker BROKER names
 // (built by the composition root, deps.ts, and closed with it).
 import type { FastifyPluginAsync } from 'fastify';
+import { routePlugin } from '../route-plugin.js';
 import { accountsRoute } from './accounts.js';
 import { healthRoute } from './health.js';
 import { positionsRoute } from './positions.js';
@@ -14,4 +15,4 @@ const brokerRoutes: FastifyPluginAsync = async (app) => {
   quotesRoute(app, broker);
 };
 
-export default brokerRoutes;
+export default routePlugin('mdp-broker-routes', brokerRoutes);

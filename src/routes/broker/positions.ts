@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Broker } from '../../broker/broker.js';
 import { ensureConfigured } from '../../broker/not-configured-broker.js';
 import { errorResponses, NOT_MODIFIED } from '../schemas.js';
-import { sendCached } from '../send-cached.js';
+import { sendCached } from '../../plugins/app/send-cached.js';
 import { PositionsResponse } from './schemas.js';
 
 export function positionsRoute(app: FastifyInstance, broker: Broker): void {

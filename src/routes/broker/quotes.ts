@@ -7,8 +7,8 @@ import type { FetchOptions } from '../../cache/upstream-cache.js';
 import type { Broker } from '../../broker/broker.js';
 import { ensureConfigured } from '../../broker/not-configured-broker.js';
 import { errorResponses, NOT_MODIFIED } from '../schemas.js';
-import { sendCached } from '../send-cached.js';
-import { MAX_SYMBOLS, parseSymbolList } from './parse-symbols.js';
+import { sendCached } from '../../plugins/app/send-cached.js';
+import { MAX_SYMBOLS, parseSymbolList } from '../../core/symbol-list.js';
 import { QuotesResponse } from './schemas.js';
 
 const Querystring = Type.Object({

@@ -4,11 +4,11 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../core/errors.js';
 import { errorResponses, NOT_MODIFIED } from '../schemas.js';
-import { sendCached } from '../send-cached.js';
-import type { MarketOverview, OverviewValue } from './market-overview.js';
-import type { OverviewEntry } from './overview-entry.js';
+import { sendCached } from '../../plugins/app/send-cached.js';
+import type { MarketOverview, OverviewValue } from '../../services/market-overview.js';
+import type { OverviewEntry } from '../../services/overview-entry.js';
 
 const TWO_DECIMALS = '^-?\\d+\\.\\d{2}$';
 

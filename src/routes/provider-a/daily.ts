@@ -3,10 +3,10 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OUTPUT_SIZES, SERIES_FUNCTIONS, SERIES_INTERVALS, type SeriesQuery, seriesKey, takesOutputSize } from '../../upstreams/alpha-vantage/time-series.js';
-import { ALPHA_VANTAGE } from '../../upstream-ids.js';
+import { OUTPUT_SIZES, SERIES_FUNCTIONS, SERIES_INTERVALS, type SeriesQuery, seriesKey, takesOutputSize } from '../../wire/alpha-vantage/time-series.js';
+import { ALPHA_VANTAGE } from '../../core/upstream-ids.js';
 import { errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
-import { sendCached } from '../send-cached.js';
+import { sendCached } from '../../plugins/app/send-cached.js';
 import type { ProviderADeps } from './search.js';
 
 const SERIES_KEYS = [

@@ -3,6 +3,7 @@
 // Without a key (live mode) the routes stay registered and answer PROVIDER_NOT_CONFIGURED, so the API
 // surface never depends on configuration.
 import type { FastifyPluginAsync } from 'fastify';
+import { routePlugin } from '../route-plugin.js';
 import { dailyRoute } from './daily.js';
 import { queryRoute } from './query.js';
 import { quoteRoute } from './quote.js';
@@ -17,4 +18,4 @@ const providerARoutes: FastifyPluginAsync = async (app) => {
   queryRoute(app, app.deps);
 };
 
-export default providerARoutes;
+export default routePlugin('mdp-provider-a-routes', providerARoutes);

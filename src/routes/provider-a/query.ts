@@ -5,10 +5,10 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../errors.js';
-import { handleError } from '../../plugins/error-handler.js';
-import { given, readIndicatorOptions, readMonth } from '../../upstreams/alpha-vantage/indicator-options.js';
-import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS } from '../../upstreams/alpha-vantage/indicators.js';
+import { ApiError } from '../../core/errors.js';
+import { handleError } from '../../plugins/app/error-handler.js';
+import { given, readIndicatorOptions, readMonth } from '../../wire/alpha-vantage/indicator-options.js';
+import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS } from '../../wire/alpha-vantage/indicators.js';
 import {
   isSeriesFunction,
   OUTPUT_SIZES,
@@ -19,7 +19,7 @@ import {
   type SeriesInterval,
   type SeriesQuery,
   takesOutputSize,
-} from '../../upstreams/alpha-vantage/time-series.js';
+} from '../../wire/alpha-vantage/time-series.js';
 import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
 import type { AppDeps } from '../../deps.js';
 import { serveSeries } from './daily.js';

@@ -4,10 +4,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CacheEntry } from '../../cache/cache-store.js';
 import type { AppDeps } from '../../deps.js';
-import { PRIMARY } from '../../quotes/data-source.js';
+import { PRIMARY } from '../../services/data-source.js';
 import { QUOTE_FIELDS } from '../../upstreams/alpha-vantage/parse-global-quote.js';
 import { errorResponses, NOT_MODIFIED, SymbolParam } from '../schemas.js';
-import { sendCached } from '../send-cached.js';
+import { sendCached } from '../../plugins/app/send-cached.js';
 
 const FIELD_PATTERNS: Record<string, string> = {
   '05. price': '^-?\\d+\\.\\d{4}$',
@@ -26,7 +26,7 @@ const Querystring = Type.Object({ symbol: SymbolParam });
 
 /**
  * Answers GLOBAL_QUOTE for `symbol` (upper case) through the quote service (provider A, else the fallback;
- * see src/quotes/quote-service.ts); shared by /quote and /query. `X-Data-Source` says who produced it.
+ * see src/services/quote-service.ts); shared by /quote and /query. `X-Data-Source` says who produced it.
  */
 export async function serveQuote({ quotes }: Pick<AppDeps, 'quotes'>, request: FastifyRequest, reply: FastifyReply, symbol: string): Promise<FastifyReply> {
   const { result, source } = await quotes.get(symbol);

@@ -4,9 +4,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MATCH_FIELDS } from '../../upstreams/alpha-vantage/parse-symbol-search.js';
 import { errorResponses, NOT_MODIFIED } from '../schemas.js';
-import { sendCached } from '../send-cached.js';
+import { sendCached } from '../../plugins/app/send-cached.js';
 import type { AppDeps } from '../../deps.js';
-import { ALPHA_VANTAGE } from '../../upstream-ids.js';
+import { ALPHA_VANTAGE } from '../../core/upstream-ids.js';
 
 /** Letters (any script), digits, spaces and the punctuation company names and tickers use. */
 const KEYWORDS_PATTERN = "^[\\p{L}\\p{N} .,&'^=/()-]{1,64}$";

@@ -1,16 +1,16 @@
 // GET /api/provider-a/technical?symbol=IBM&indicator=RSI&interval=daily[&time_period=14][&series_type=close][&fastperiod=…]
 // Parameters an indicator does not take are ignored and never forwarded, as Alpha Vantage ignores them.
-// When provider A cannot answer, the indicator is computed from Yahoo chart bars (quotes/technical-service.ts).
+// When provider A cannot answer, the indicator is computed from Yahoo chart bars (services/technical-service.ts).
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TechnicalQuery } from '../../upstreams/alpha-vantage/alpha-vantage-client.js';
-import { readIndicatorOptions } from '../../upstreams/alpha-vantage/indicator-options.js';
-import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS, sectionKey, SERIES_TYPES } from '../../upstreams/alpha-vantage/indicators.js';
+import { readIndicatorOptions } from '../../wire/alpha-vantage/indicator-options.js';
+import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS, sectionKey, SERIES_TYPES } from '../../wire/alpha-vantage/indicators.js';
 import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
-import { sendCached } from '../send-cached.js';
+import { sendCached } from '../../plugins/app/send-cached.js';
 import type { AppDeps } from '../../deps.js';
-import { PRIMARY } from '../../quotes/data-source.js';
+import { PRIMARY } from '../../services/data-source.js';
 
 const optional = (description: string) => Type.Optional(Type.String({ maxLength: 32, description }));
 

@@ -5,12 +5,12 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../core/errors.js';
 import { type CursorCodec, CURSOR_PATTERN, type CursorState } from '../../upstreams/massive/dividend-cursor.js';
 import { errorResponses, NOT_MODIFIED, SymbolParam } from '../schemas.js';
-import { sendCached } from '../send-cached.js';
+import { sendCached } from '../../plugins/app/send-cached.js';
 import type { AppDeps } from '../../deps.js';
-import { MASSIVE } from '../../upstream-ids.js';
+import { MASSIVE } from '../../core/upstream-ids.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;

@@ -2,6 +2,7 @@
 // never rate limited and never cached by intermediaries.
 import type {} from '@fastify/rate-limit';
 import type { FastifyPluginAsync } from 'fastify';
+import { routePlugin } from '../route-plugin.js';
 import { makeEntry } from '../../cache/cache-store.js';
 import { LiveResponse, ReadyResponse, SystemStatus } from './status-schema.js';
 import { buildSystemStatus, readStoreStatus } from './system-status.js';
@@ -79,4 +80,4 @@ const systemRoutes: FastifyPluginAsync = async (app) => {
   );
 };
 
-export default systemRoutes;
+export default routePlugin('mdp-system-routes', systemRoutes);

@@ -2,12 +2,12 @@
 // counters, store state). It never calls an upstream, so it answers in milliseconds when all are down.
 import type { BudgetSnapshot } from '../../budget/budget-guard.js';
 import type { AppDeps } from '../../deps.js';
-import type { OutcomeCounts } from '../../plugins/metrics.js';
-import type { CircuitSnapshot } from '../../upstreams/circuit-breaker.js';
-import type { UpstreamState } from '../../upstreams/upstream-health.js';
+import type { OutcomeCounts } from '../../plugins/app/metrics.js';
+import type { CircuitSnapshot } from '../../health/circuit-breaker.js';
+import type { UpstreamState } from '../../health/upstream-health.js';
 import type { StoreStatus, SystemStatus, UpstreamStatus } from './status-schema.js';
-import { AREAS, areaOf } from '../../upstream-ids.js';
-import { within } from './within.js';
+import { AREAS, areaOf } from '../../core/upstream-ids.js';
+import { within } from '../../core/within.js';
 
 export interface StatusSources {
   deps: AppDeps;

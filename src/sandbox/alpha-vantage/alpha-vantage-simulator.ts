@@ -1,7 +1,7 @@
 // The simulated Alpha Vantage: `GET /query` (quotes, indicators, SYMBOL_SEARCH, TIME_SERIES_*) exactly as
 // UPSTREAMS.md documents it, always HTTP 200 JSON, errors and limits included, so the adapter runs the
 // same code path against it as against the real API.
-import { indicatorSpec, INTRADAY_INTERVALS } from '../../upstreams/alpha-vantage/indicators.js';
+import { indicatorSpec, INTRADAY_INTERVALS } from '../../wire/alpha-vantage/indicators.js';
 import {
   isSeriesFunction,
   OUTPUT_SIZES,
@@ -10,13 +10,13 @@ import {
   type SeriesFunction,
   type SeriesInterval,
   takesOutputSize,
-} from '../../upstreams/alpha-vantage/time-series.js';
+} from '../../wire/alpha-vantage/time-series.js';
 import { SimulatedUpstream, type SimRequest, type SimResponse } from '../simulated-upstream.js';
 import { findInstrument } from '../universe.js';
 import { CallLimits, type LimitVerdict } from './call-limits.js';
 import { monthEnd } from './market-time.js';
 import { globalQuote } from './global-quote.js';
-import { INVALID_API_KEY, PREMIUM_ENDPOINT, burstInformation, dailyCapInformation, invalidApiCall, perMinuteNote } from './messages.js';
+import { INVALID_API_KEY, PREMIUM_ENDPOINT, burstInformation, dailyCapInformation, invalidApiCall, perMinuteNote } from '../../wire/alpha-vantage/notices.js';
 import { symbolSearch } from './symbol-search.js';
 import { readIndicatorParams, technicalIndicatorBody } from './technical-indicator.js';
 import { timeSeriesBody } from './time-series.js';

@@ -5,7 +5,7 @@
 // A history starts on an anchor (a fixed multiple of bars since the epoch) rather than exactly
 // `minBars` back: indicators seeded at the start (EMA, Wilder, OBV, A/D) then give the same value for a
 // past row on every request until the anchor moves, as a provider computing on full history would.
-import type { Interval } from '../../upstreams/alpha-vantage/indicators.js';
+import type { Interval } from '../../wire/alpha-vantage/indicators.js';
 import { type Bar, barAt, priceAt, unit } from '../price-model.js';
 import { DAY_MS, MINUTE_MS, easternMinute, inExtendedSession, isUtcWeekday, utcDate } from './market-time.js';
 

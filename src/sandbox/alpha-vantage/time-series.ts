@@ -1,7 +1,7 @@
 // TIME_SERIES_DAILY/WEEKLY/MONTHLY/INTRADAY from the price model's bar histories (the same bars the
 // indicators are computed on), laid out as Alpha Vantage lays them out, newest first.
-import type { Interval } from '../../upstreams/alpha-vantage/indicators.js';
-import { type OutputSize, type SeriesFunction, type SeriesInterval, seriesKey } from '../../upstreams/alpha-vantage/time-series.js';
+import type { Interval } from '../../wire/alpha-vantage/indicators.js';
+import { type OutputSize, type SeriesFunction, type SeriesInterval, seriesKey } from '../../wire/alpha-vantage/time-series.js';
 import { barHistory } from './bar-history.js';
 import { formatDecimal } from './format.js';
 import { inRegularSession } from './market-time.js';

@@ -1,16 +1,16 @@
 // The Alpha Vantage adapter: builds the query from validated values only, spends the budget before each
 // call, and classifies every body. The key goes into the upstream URL and nowhere else.
-import { ApiError, UpstreamRefusalError } from '../../errors.js';
+import { ApiError, UpstreamRefusalError } from '../../core/errors.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
 import { dayOf, minuteOf } from '../../budget/budget-ledger.js';
 import type { HttpClient } from '../http-client.js';
 import { classifyAlphaVantageBody, type LimitWindow } from './classify-body.js';
-import { indicatorParams, indicatorSpec, type Interval, type SeriesType } from './indicators.js';
+import { indicatorParams, indicatorSpec, type Interval, type SeriesType } from '../../wire/alpha-vantage/indicators.js';
 import { type GlobalQuoteBody, parseGlobalQuote } from './parse-global-quote.js';
 import { parseSymbolSearch, type SymbolSearchBody } from './parse-symbol-search.js';
 import { parseTechnical, type TechnicalBody } from './parse-technical.js';
 import { parseTimeSeries, type TimeSeriesBody } from './parse-time-series.js';
-import { type SeriesQuery, takesOutputSize } from './time-series.js';
+import { type SeriesQuery, takesOutputSize } from '../../wire/alpha-vantage/time-series.js';
 
 export interface TechnicalQuery {
   symbol: string;

@@ -4,7 +4,7 @@
 // endpoints" *and* "(25 requests per day)"), so an unknown wording must cost a back-off, never a wrong
 // error: a body whose only key is `Note` or `Information` is a refusal unless it plainly says that the
 // function itself is premium or that the key is bad. Pure, so every recorded body can be tested.
-import { ApiError, UnreadableAnswerError } from '../../errors.js';
+import { ApiError, UnreadableAnswerError } from '../../core/errors.js';
 
 /** A limit window a refusal names. */
 export type LimitWindow = 'second' | 'minute' | 'day';

@@ -1,6 +1,6 @@
 // GLOBAL_QUOTE: ten string fields, re-rendered in the documented formats; `{}` means an unknown symbol.
-import { ApiError, UnreadableAnswerError } from '../../errors.js';
-import { fixed, parseDecimal } from './decimal.js';
+import { ApiError, UnreadableAnswerError } from '../../core/errors.js';
+import { fixed, parseDecimal } from '../../wire/alpha-vantage/decimal.js';
 
 export const QUOTE_FIELDS = [
   '01. symbol',

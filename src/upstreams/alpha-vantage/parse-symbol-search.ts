@@ -1,7 +1,7 @@
 // SYMBOL_SEARCH: `{ "bestMatches": [nine string fields each] }`; no match is an empty list, not an error.
 // Fields are passed on as sent; unknown extra fields are dropped so the documented shape holds.
-import { UnreadableAnswerError } from '../../errors.js';
-import { parseDecimal } from './decimal.js';
+import { UnreadableAnswerError } from '../../core/errors.js';
+import { parseDecimal } from '../../wire/alpha-vantage/decimal.js';
 
 export const MATCH_FIELDS = [
   '1. symbol',

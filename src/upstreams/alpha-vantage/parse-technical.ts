@@ -1,8 +1,8 @@
 // Technical indicators: `Meta Data` plus `Technical Analysis: <section>`, rows of decimal strings. The
 // upstream shape is kept; only what a client relies on is checked.
-import { UnreadableAnswerError } from '../../errors.js';
-import { parseDecimal } from './decimal.js';
-import { sectionKey } from './indicators.js';
+import { UnreadableAnswerError } from '../../core/errors.js';
+import { parseDecimal } from '../../wire/alpha-vantage/decimal.js';
+import { sectionKey } from '../../wire/alpha-vantage/indicators.js';
 
 export type TechnicalRow = Record<string, string>;
 export type TechnicalBody = { 'Meta Data': Record<string, string | number> } & Record<string, Record<string, TechnicalRow>>;

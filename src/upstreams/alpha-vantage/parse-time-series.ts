@@ -1,9 +1,9 @@
 // TIME_SERIES_DAILY/WEEKLY/MONTHLY/INTRADAY: `Meta Data` plus one series object keyed by date (or
 // date-time for intraday), newest first, rows of five decimal strings. The upstream shape is kept; rows
 // that are not five decimals are refused rather than passed on.
-import { UnreadableAnswerError } from '../../errors.js';
-import { parseDecimal } from './decimal.js';
-import { BAR_FIELDS, type SeriesFunction, type SeriesInterval, seriesKey } from './time-series.js';
+import { UnreadableAnswerError } from '../../core/errors.js';
+import { parseDecimal } from '../../wire/alpha-vantage/decimal.js';
+import { BAR_FIELDS, type SeriesFunction, type SeriesInterval, seriesKey } from '../../wire/alpha-vantage/time-series.js';
 
 export type BarRow = Record<(typeof BAR_FIELDS)[number], string>;
 export type TimeSeriesBody = { 'Meta Data': Record<string, string> } & Record<string, Record<string, BarRow>>;

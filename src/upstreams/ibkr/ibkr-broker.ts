@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { ApiError, driftOf } from '../../errors.js';
+import { ApiError, driftOf } from '../../core/errors.js';
 import { type Broker, type BrokerAccount, type BrokerHealth, type BrokerPosition, type BrokerQuotes, emptyQuote } from '../../broker/broker.js';
 import { HttpClient } from '../http-client.js';
 import { IbkrGateway, type IbkrGatewayOptions } from './ibkr-gateway.js';

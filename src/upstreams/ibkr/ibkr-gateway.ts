@@ -3,9 +3,9 @@
 // attempt, shared by every caller that notices it, before the caller hears "not authenticated".
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { ApiError, UnreadableAnswerError } from '../../errors.js';
+import { ApiError, UnreadableAnswerError, UpstreamTransportError } from '../../core/errors.js';
 import { type Pacer, RequestPacer, type RequestPacerOptions } from '../../broker/request-pacer.js';
-import { type HttpClient, UpstreamTransportError } from '../http-client.js';
+import type { HttpClient } from '../http-client.js';
 import { classifyGatewayAnswer, type GatewayAnswer } from './classify-response.js';
 import { parseAuthStatus } from './parse-session.js';
 

@@ -1,6 +1,6 @@
 // /portfolio/accounts (the accounts the session may read) and /iserver/accounts (the brokerage
 // session's accounts, which must be read before market data snapshots).
-import { UnreadableAnswerError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../core/errors.js';
 import type { BrokerAccount } from '../../broker/broker.js';
 import { toText } from '../../broker/numbers.js';
 

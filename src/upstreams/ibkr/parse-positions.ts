@@ -1,5 +1,5 @@
 // GET /portfolio/{accountId}/positions/{pageId}: pages of up to 100; an empty array ends the list.
-import { UnreadableAnswerError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../core/errors.js';
 import type { AssetClass, BrokerPosition } from '../../broker/broker.js';
 import { toNumber, toText } from '../../broker/numbers.js';
 import { canonicalStockSymbol } from '../../broker/symbols.js';

@@ -1,6 +1,6 @@
 // GET /iserver/secdef/search?symbol=X: every listing whose symbol or name matches, several per company
 // (home market, foreign lines, derivatives). The conid arrives as a string here and a number elsewhere.
-import { UnreadableAnswerError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../core/errors.js';
 import { toNumber, toText } from '../../broker/numbers.js';
 import { errorText } from './classify-response.js';
 

@@ -1,5 +1,5 @@
 // The gateway's own view of its session: /iserver/auth/status and the authStatus inside /tickle.
-import { UnreadableAnswerError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../core/errors.js';
 import { toText } from '../../broker/numbers.js';
 
 export interface AuthStatus {

@@ -4,7 +4,7 @@
 // bigger limit, another ticker, parameters smuggled into the upstream cursor) nor replay one minted
 // for another upstream or under another secret: such a cursor is refused before any upstream call.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../core/errors.js';
 import { UPSTREAM_CURSOR } from './parse-dividends.js';
 
 export interface CursorState {

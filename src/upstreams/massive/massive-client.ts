@@ -3,7 +3,7 @@
 // the budget before each call, and backs off when the upstream says 429. A server that ignores the header
 // ("API Key was not provided", recorded with a 400, documented with a 401) gets the key as `apiKey`
 // instead, from then on; the HTTP client logs paths only, so the key still never reaches a log line.
-import { UpstreamRefusalError } from '../../errors.js';
+import { UpstreamRefusalError } from '../../core/errors.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
 import type { HttpClient } from '../http-client.js';
 import { classifyDividendsResponse, type DividendsPage, saysKeyNotProvided } from './parse-dividends.js';

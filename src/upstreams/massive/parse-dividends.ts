@@ -2,7 +2,7 @@
 // and the body, without I/O, so each recorded body can be tested. Messages name the cause, never the key,
 // the upstream address or its next_url. An answer that does not read as the wire format says throws
 // UnreadableAnswerError with a stable reason, so a change of format is counted per reason.
-import { ApiError, UnreadableAnswerError } from '../../errors.js';
+import { ApiError, UnreadableAnswerError } from '../../core/errors.js';
 import { retryAfterMs } from '../retry-after.js';
 
 export interface DividendRecord {

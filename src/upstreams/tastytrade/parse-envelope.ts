@@ -2,7 +2,7 @@
 // lists in data.items, and reports errors as {"error": {"code", "message", "errors": [...]}} (the code may
 // be a number; a nested code is the specific one) or, from the OAuth endpoint, {"error_code",
 // "error_description"}.
-import { UnreadableAnswerError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../core/errors.js';
 import { toText } from '../../broker/numbers.js';
 
 function asObject(json: unknown): Record<string, unknown> | undefined {

@@ -1,5 +1,5 @@
 // POST /oauth/token answers {"access_token", "expires_in", "token_type"} at the top level (no envelope).
-import { UnreadableAnswerError } from '../../errors.js';
+import { UnreadableAnswerError } from '../../core/errors.js';
 import { toNumber, toText } from '../../broker/numbers.js';
 
 export interface AccessToken {

@@ -2,7 +2,7 @@
 // from /market-data/by-type, and a health check that costs one cheap call (plus a token refresh at most
 // every 15 minutes).
 import type { Logger } from 'pino';
-import { ApiError, driftOf } from '../../errors.js';
+import { ApiError, driftOf } from '../../core/errors.js';
 import { type Broker, type BrokerAccount, type BrokerHealth, type BrokerPosition, type BrokerQuotes } from '../../broker/broker.js';
 import { HttpClient } from '../http-client.js';
 import { parseAccounts } from './parse-accounts.js';

@@ -2,7 +2,7 @@
 // manager, one refresh and one retry after a 401, and a back-off with jitter after a 429 (which comes
 // without headers).
 import type { Logger } from 'pino';
-import { ApiError, UnreadableAnswerError } from '../../errors.js';
+import { ApiError, UnreadableAnswerError } from '../../core/errors.js';
 import { RequestPacer } from '../../broker/request-pacer.js';
 import type { HttpClient } from '../http-client.js';
 import { errorLabel, parseError } from './parse-envelope.js';

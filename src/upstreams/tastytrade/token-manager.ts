@@ -1,7 +1,7 @@
 // OAuth2 access tokens for Tastytrade: refreshed ahead of their 15-minute expiry, one refresh in flight at
 // a time, and a refused refresh token remembered for a while, because repeated failed logins get the
 // address blocked for hours.
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../core/errors.js';
 import type { HttpClient } from '../http-client.js';
 import { transportError } from './transport-error.js';
 import { errorLabel, parseError } from './parse-envelope.js';

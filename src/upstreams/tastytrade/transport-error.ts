@@ -1,6 +1,5 @@
 // Transport failures towards Tastytrade in the broker's terms: "cannot reach it" is 503 BROKER_UNAVAILABLE.
-import { ApiError } from '../../errors.js';
-import { UpstreamTransportError } from '../http-client.js';
+import { ApiError, UpstreamTransportError } from '../../core/errors.js';
 
 export function transportError(error: unknown): ApiError {
   if (!(error instanceof UpstreamTransportError)) return error instanceof ApiError ? error : new ApiError('UPSTREAM_ERROR', 'the Tastytrade call failed');

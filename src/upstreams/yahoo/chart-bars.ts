@@ -3,7 +3,7 @@
 // empty or forming bars), a later bar with the same key replacing the earlier one (Yahoo's live daily
 // bar can repeat the day). Weekly and monthly bars are aggregated from daily ones and keyed by their last
 // trading day, as Alpha Vantage keys them.
-import { INTRADAY_INTERVALS, type Interval } from '../alpha-vantage/indicators.js';
+import { INTRADAY_INTERVALS, type Interval } from '../../wire/alpha-vantage/indicators.js';
 import type { KeyedBar } from '../../indicators/technical-body.js';
 import { type ChartResult, finite, isObject, unexpected } from './parse-chart.js';
 

@@ -3,7 +3,7 @@
 // days only, other intraday data for 60 days (60m for 730), and named ranges only. Weekly and monthly
 // rows are built from daily bars (chart-bars.ts), so they are keyed by their last trading day as Alpha
 // Vantage keys them (Yahoo's 1wk/1mo bars are keyed by the period's first day, holidays unknown).
-import type { Interval } from '../alpha-vantage/indicators.js';
+import type { Interval } from '../../wire/alpha-vantage/indicators.js';
 
 export interface ChartSpan {
   interval: string;

@@ -6,7 +6,7 @@
 // day's bar's (a recorded 2020 AAPL chart has no regularMarketVolume); open from the day's bar; latest
 // trading day the date of `regularMarketTime` in the exchange's time zone. Four decimals, as provider A
 // writes them.
-import { fixed } from '../alpha-vantage/decimal.js';
+import { fixed } from '../../wire/alpha-vantage/decimal.js';
 import type { GlobalQuoteBody } from '../alpha-vantage/parse-global-quote.js';
 import { type ChartResult, finite, isObject, previousCloseOf, unexpected } from './parse-chart.js';
 

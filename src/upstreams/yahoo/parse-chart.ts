@@ -1,6 +1,6 @@
 // Yahoo Finance v8 chart answers, classified without I/O so every recorded body can be tested: the price,
 // the previous daily close (previousCloseOf), and the time of the price. Close arrays may hold nulls.
-import { ApiError, UnreadableAnswerError } from '../../errors.js';
+import { ApiError, UnreadableAnswerError } from '../../core/errors.js';
 import { retryAfterMs } from '../retry-after.js';
 import { categoryFromSymbol, type InstrumentCategory, type InstrumentSnapshot } from '../overview-source.js';
 

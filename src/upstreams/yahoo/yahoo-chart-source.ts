@@ -2,8 +2,8 @@
 // away without one), one budget for every call (the overview's and the fallback's), and a back-off when
 // it says 429. The overview reads one-day charts; the quote fallback reads the same, the indicator
 // fallback longer ranges of bars.
-import { UpstreamRefusalError } from '../../errors.js';
-import { YAHOO } from '../../upstream-ids.js';
+import { UpstreamRefusalError } from '../../core/errors.js';
+import { YAHOO } from '../../core/upstream-ids.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
 import type { HttpClient } from '../http-client.js';
 import type { InstrumentSnapshot, OverviewSource } from '../overview-source.js';

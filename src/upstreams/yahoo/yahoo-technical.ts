@@ -1,9 +1,9 @@
 // A technical indicator computed from Yahoo chart bars, for when provider A cannot answer: the bars of the
 // requested interval (chart-spans.ts), read as Alpha Vantage rows (chart-bars.ts), through the same
 // indicator maths and body layout as the sandbox's Alpha Vantage (src/indicators/).
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../core/errors.js';
 import type { TechnicalQuery } from '../alpha-vantage/alpha-vantage-client.js';
-import { indicatorParams, indicatorSpec } from '../alpha-vantage/indicators.js';
+import { indicatorParams, indicatorSpec } from '../../wire/alpha-vantage/indicators.js';
 import type { IndicatorParams } from '../../indicators/indicator-params.js';
 import { technicalBody } from '../../indicators/technical-body.js';
 import { chartBars } from './chart-bars.js';

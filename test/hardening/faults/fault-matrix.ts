@@ -5,7 +5,7 @@
 // stops hammering a dead upstream and lets a probe through later.
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/core/config.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import type { Faults, SimulatedUpstream } from '../../../src/sandbox/simulated-upstream.js';
 import { type RunningApp, startApp, type TestResponse } from '../../helpers/app.js';

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
 import { type FaultKind, SimulatedUpstream } from '../../../src/sandbox/simulated-upstream.js';
-import { HttpClient, type TransportFailure, UpstreamTransportError } from '../../../src/upstreams/http-client.js';
+import { type TransportFailure, UpstreamTransportError } from '../../../src/core/errors.js';
+import { HttpClient } from '../../../src/upstreams/http-client.js';
 
 async function setup(t: import('node:test').TestContext, maxBodyBytes?: number) {
   const sim = new SimulatedUpstream({ name: 'raw', handler: () => ({ status: 200, body: { ok: true } }) });

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from '../../../src/config.js';
-import { MAX_URL_LENGTH } from '../../../src/plugins/request-hygiene.js';
+import { ConfigError, loadConfig } from '../../../src/core/config.js';
+import { MAX_URL_LENGTH } from '../../../src/plugins/app/request-hygiene.js';
 import { type RunningApp, startApp } from '../../helpers/app.js';
 
 interface RawAnswer {

@@ -1,7 +1,7 @@
 // What the service may send upstream, per simulator: the documented paths and parameter names, each
 // parameter once, values of the documented form and the sandbox key. Anything else means a caller's
 // input changed the upstream URL.
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/core/config.js';
 import {
   indicatorParams,
   indicatorSpec,
@@ -10,14 +10,14 @@ import {
   INTRADAY_INTERVALS,
   type ParamKind,
   SERIES_TYPES,
-} from '../../../src/upstreams/alpha-vantage/indicators.js';
+} from '../../../src/wire/alpha-vantage/indicators.js';
 import {
   isSeriesFunction,
   OUTPUT_SIZES,
   SERIES_INTERVALS,
   type SeriesFunction,
   takesOutputSize,
-} from '../../../src/upstreams/alpha-vantage/time-series.js';
+} from '../../../src/wire/alpha-vantage/time-series.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Agent, request } from 'undici';
-import { DEFAULT_OVERVIEW_SYMBOLS } from '../../../src/config.js';
-import { MarketOverview } from '../../../src/routes/market/market-overview.js';
+import { DEFAULT_OVERVIEW_SYMBOLS } from '../../../src/core/config.js';
+import { MarketOverview } from '../../../src/services/market-overview.js';
 import { chartPath } from '../../../src/sandbox/yahoo/yahoo-simulator.js';
 import { HttpClient } from '../../../src/upstreams/http-client.js';
 import { BROWSER_USER_AGENT, YahooChartSource } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';

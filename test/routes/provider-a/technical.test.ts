@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
-import { INDICATORS, indicatorSpec, sectionKey } from '../../../src/upstreams/alpha-vantage/indicators.js';
+import { INDICATORS, indicatorSpec, sectionKey } from '../../../src/wire/alpha-vantage/indicators.js';
 import { startApp } from '../../helpers/app.js';
 
 const TECH = '/api/provider-a/technical';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
 import { createDeps } from '../../../src/deps.js';
-import { ApiError } from '../../../src/errors.js';
+import { ApiError } from '../../../src/core/errors.js';
 import { SANDBOX_CREDENTIALS } from '../../../src/sandbox/index.js';
 import { buildSystemStatus, readStoreStatus } from '../../../src/routes/system/system-status.js';
 import { buildApp } from '../../../src/app.js';

@@ -5,7 +5,7 @@ import { type AlphaVantageSimulatorOptions, createAlphaVantageSimulator } from '
 import { barAt, previousClose, priceAt } from '../../../src/sandbox/price-model.js';
 import { technicalParams } from '../../../src/upstreams/alpha-vantage/alpha-vantage-client.js';
 import { classifyAlphaVantageBody } from '../../../src/upstreams/alpha-vantage/classify-body.js';
-import { INDICATORS, type IndicatorSpec, indicatorSpec, sectionKey } from '../../../src/upstreams/alpha-vantage/indicators.js';
+import { INDICATORS, type IndicatorSpec, indicatorSpec, sectionKey } from '../../../src/wire/alpha-vantage/indicators.js';
 import { parseGlobalQuote } from '../../../src/upstreams/alpha-vantage/parse-global-quote.js';
 import { parseSymbolSearch } from '../../../src/upstreams/alpha-vantage/parse-symbol-search.js';
 import { parseTechnical } from '../../../src/upstreams/alpha-vantage/parse-technical.js';

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { DAY_MS, MINUTE_MS } from '../../../src/budget/budget-guard.js';
 import { minuteOf } from '../../../src/budget/budget-ledger.js';
 import { MemoryBudgetGuard } from '../../../src/budget/memory-budget-guard.js';
-import { UpstreamRefusalError } from '../../../src/errors.js';
+import { UpstreamRefusalError } from '../../../src/core/errors.js';
 import { AlphaVantageClient } from '../../../src/upstreams/alpha-vantage/alpha-vantage-client.js';
 import { HttpClient, type UpstreamResponse } from '../../../src/upstreams/http-client.js';
 import { recording } from '../../helpers/recorded.js';

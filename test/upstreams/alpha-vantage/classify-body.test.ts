@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { driftOf } from '../../../src/errors.js';
+import { driftOf } from '../../../src/core/errors.js';
 import { classifyAlphaVantageBody } from '../../../src/upstreams/alpha-vantage/classify-body.js';
 import { fixture } from '../../helpers/fixtures.js';
 import { recording } from '../../helpers/recorded.js';

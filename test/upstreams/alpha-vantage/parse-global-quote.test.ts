@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError, driftOf } from '../../../src/errors.js';
+import { ApiError, driftOf } from '../../../src/core/errors.js';
 import { parseGlobalQuote, QUOTE_FIELDS } from '../../../src/upstreams/alpha-vantage/parse-global-quote.js';
 import { fixture } from '../../helpers/fixtures.js';
 

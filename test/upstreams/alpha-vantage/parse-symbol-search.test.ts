@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type ApiError, driftOf } from '../../../src/errors.js';
+import { type ApiError, driftOf } from '../../../src/core/errors.js';
 import { classifyAlphaVantageBody } from '../../../src/upstreams/alpha-vantage/classify-body.js';
 import { MATCH_FIELDS, parseSymbolSearch } from '../../../src/upstreams/alpha-vantage/parse-symbol-search.js';
 import { fixture } from '../../helpers/fixtures.js';

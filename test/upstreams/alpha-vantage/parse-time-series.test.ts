@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type ApiError, driftOf } from '../../../src/errors.js';
+import { type ApiError, driftOf } from '../../../src/core/errors.js';
 import { seriesParams } from '../../../src/upstreams/alpha-vantage/alpha-vantage-client.js';
 import { classifyAlphaVantageBody } from '../../../src/upstreams/alpha-vantage/classify-body.js';
 import { parseTimeSeries } from '../../../src/upstreams/alpha-vantage/parse-time-series.js';

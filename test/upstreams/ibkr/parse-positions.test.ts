@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from '../../../src/errors.js';
+import { ApiError } from '../../../src/core/errors.js';
 import { parsePositionsPage } from '../../../src/upstreams/ibkr/parse-positions.js';
 import { fixture } from '../../helpers/fixtures.js';
 

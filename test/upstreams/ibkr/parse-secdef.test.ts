@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from '../../../src/errors.js';
+import { ApiError } from '../../../src/core/errors.js';
 import { parseSecdefSearch, pickListing } from '../../../src/upstreams/ibkr/parse-secdef.js';
 import { fixture } from '../../helpers/fixtures.js';
 

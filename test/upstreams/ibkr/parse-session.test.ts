@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from '../../../src/errors.js';
+import { ApiError } from '../../../src/core/errors.js';
 import { parseIserverAccounts, parsePortfolioAccounts } from '../../../src/upstreams/ibkr/parse-accounts.js';
 import { parseAuthStatus, parseTickle } from '../../../src/upstreams/ibkr/parse-session.js';
 import { fixture } from '../../helpers/fixtures.js';

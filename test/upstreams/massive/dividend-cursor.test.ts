@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ApiError } from '../../../src/errors.js';
+import { ApiError } from '../../../src/core/errors.js';
 import { CURSOR_PATTERN, CursorCodec, type CursorState } from '../../../src/upstreams/massive/dividend-cursor.js';
 import { dividendsUrl } from '../../../src/upstreams/massive/massive-client.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError, driftOf } from '../../../src/errors.js';
+import { ApiError, driftOf } from '../../../src/core/errors.js';
 import { classifyDividendsResponse, cursorOf, type MassiveResponse, saysKeyNotProvided } from '../../../src/upstreams/massive/parse-dividends.js';
 import { fixture, fixtureText } from '../../helpers/fixtures.js';
 import { recording } from '../../helpers/recorded.js';

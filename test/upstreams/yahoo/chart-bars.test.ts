@@ -2,7 +2,7 @@
 // repeated live bar replaced, weeks and months keyed by their last trading day.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { driftOf } from '../../../src/errors.js';
+import { driftOf } from '../../../src/core/errors.js';
 import { chartBars } from '../../../src/upstreams/yahoo/chart-bars.js';
 import { chartResult } from '../../../src/upstreams/yahoo/parse-chart.js';
 import { fixture } from '../../helpers/fixtures.js';

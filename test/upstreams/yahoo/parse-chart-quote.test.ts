@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { parseGlobalQuote } from '../../../src/upstreams/alpha-vantage/parse-global-quote.js';
 import { chartQuote, exchangeDate } from '../../../src/upstreams/yahoo/parse-chart-quote.js';
 import { chartResult, previousCloseOf } from '../../../src/upstreams/yahoo/parse-chart.js';
-import { driftOf } from '../../../src/errors.js';
+import { driftOf } from '../../../src/core/errors.js';
 import { fixture } from '../../helpers/fixtures.js';
 import { recording } from '../../helpers/recorded.js';
 

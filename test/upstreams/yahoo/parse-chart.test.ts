@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ApiError, driftOf } from '../../../src/errors.js';
+import { type ApiError, driftOf } from '../../../src/core/errors.js';
 import { type ChartResponse, classifyChartResponse, parseChartBody } from '../../../src/upstreams/yahoo/parse-chart.js';
 import { chartUrl } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';
 import { fixture, fixtureText } from '../../helpers/fixtures.js';

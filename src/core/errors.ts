@@ -1,0 +1,119 @@
+// The fixed list of error codes this service answers with, rendered in one body shape at the edge.
+
+export const ERROR_STATUS = {
+  MISSING_PARAMETER: 400,
+  INVALID_PARAMETER: 400,
+  NOT_FOUND: 404,
+  SYMBOL_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
+  RATE_LIMITED: 429,
+  QUOTA_EXHAUSTED: 429,
+  HEADERS_TOO_LARGE: 431,
+  INTERNAL_ERROR: 500,
+  UPSTREAM_ERROR: 502,
+  PROVIDER_NOT_CONFIGURED: 503,
+  BROKER_UNAVAILABLE: 503,
+  SHUTTING_DOWN: 503,
+  UPSTREAM_TIMEOUT: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+export interface ApiErrorOptions {
+  /** Seconds until a retry can succeed; rendered as `Retry-After`. */
+  retryAfterSeconds?: number;
+  /** Extra response headers (e.g. `Allow`). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/** An error whose message is safe to show to a caller: it never holds a key, URL or stack. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryAfterSeconds: number | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.retryAfterSeconds =
+      options.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfterSeconds));
+    this.headers = options.headers ?? {};
+  }
+}
+
+/**
+ * The upstream refused for its own limits (an Alpha Vantage `Note`/`Information` body, an HTTP 429).
+ * Budget guards back off on it; the cache never stores it. `drift` names a refusal worded in a way the
+ * classifier did not recognise: handled (backed off), and counted so the change is seen.
+ */
+export class UpstreamRefusalError extends ApiError {
+  constructor(
+    message: string,
+    retryAfterSeconds: number,
+    readonly drift?: string,
+  ) {
+    super('QUOTA_EXHAUSTED', message, { retryAfterSeconds });
+    this.name = 'UpstreamRefusalError';
+  }
+}
+
+/**
+ * The upstream answered, but not in a shape this service can read: its wire format may have drifted.
+ * `drift` is a short stable reason (a metrics label, e.g. `quote-field`); the message says what was wrong.
+ */
+export class UnreadableAnswerError extends ApiError {
+  constructor(
+    readonly drift: string,
+    message: string,
+  ) {
+    super('UPSTREAM_ERROR', message);
+    this.name = 'UnreadableAnswerError';
+  }
+}
+
+/** The drift reason an error carries, if it tells of an answer the service could not (fully) read. */
+export function driftOf(error: unknown): string | undefined {
+  return error instanceof UnreadableAnswerError || error instanceof UpstreamRefusalError ? error.drift : undefined;
+}
+
+/** Our own budget guard declined to send the call. */
+export class BudgetExhaustedError extends ApiError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super('QUOTA_EXHAUSTED', message, { retryAfterSeconds });
+    this.name = 'BudgetExhaustedError';
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; status: number; requestId: string };
+}
+
+export function errorBody(error: ApiError, requestId: string): ErrorBody {
+  return { error: { code: error.code, message: error.message, status: error.status, requestId } };
+}
+
+export type TransportFailure = 'timeout' | 'unreachable' | 'reset' | 'too_large';
+
+/** The upstream could not be reached or did not answer in time; nothing was learned from its body. */
+export class UpstreamTransportError extends ApiError {
+  constructor(
+    readonly upstream: string,
+    readonly failure: TransportFailure,
+    cause: unknown,
+  ) {
+    const message = {
+      timeout: `${upstream} did not answer in time`,
+      unreachable: `${upstream} is unreachable`,
+      reset: `${upstream} closed the connection`,
+      too_large: `${upstream} sent a body larger than allowed`,
+    }[failure];
+    super(failure === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', message, { cause });
+    this.name = 'UpstreamTransportError';
+  }
+}

@@ -1,0 +1,206 @@
+// A micro-cache in front of Fastify. A dashboard asks the same few URLs over and over; once the full
+// pipeline has answered a URL with a fresh cache entry, repeats of that exact URL are answered from the
+// raw HTTP handler until the entry stops being fresh, skipping routing, hooks and per-request loggers.
+//
+// It replays the header set the pipeline produced for that URL (CORS, security, mode, ETag, content
+// type, Cache-Control), so the two paths cannot drift apart; only per-request values are recomputed:
+// request id, Age, X-Cache and the caller's rate-limit counters (from the limiter's own store). Anything it
+// cannot answer exactly as the pipeline would (other methods, bodies, stale entries, per-origin CORS,
+// proxies in front, a caller over its limit, shutdown) falls through to Fastify.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import type { CacheEntry } from '../../cache/cache-store.js';
+import type { Config } from '../../core/config.js';
+import { type RequestLog, redactUrl } from '../../log/logger.js';
+import { matchesEtag } from './send-cached.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The per-caller limiter's store, shared with @fastify/rate-limit. */
+export interface CallerLimiter {
+  max: number;
+  windowMs: number;
+  incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, windowMs: number): void;
+}
+
+export type RequestRecorder = (method: string, route: string, status: number, seconds: number, cache: string) => void;
+
+interface HotEntry {
+  entry: CacheEntry;
+  route: string;
+  /** A string, not a Buffer: Node then sends head and body as one chunk. */
+  body: string;
+  /** The body's length in bytes: its Content-Length, and its weight in the LRU. */
+  bytes: number;
+  etag: string;
+  ok: ReplayedHead;
+  notModified: ReplayedHead;
+  onAnswer: ((entry: CacheEntry) => void) | undefined;
+}
+
+/**
+ * An answer's headers as the flat [name, value, ...] list Node takes as is, built once per entry and
+ * rewritten in place for each request (Node has turned it into the header block by the time writeHead
+ * returns), rather than spread into a new ~40-slot list per answer. Spreading a header object and adding
+ * to it instead cost ~10 µs per answer.
+ */
+class ReplayedHead {
+  readonly list: string[];
+  /** Where the request id's value sits; Age and the rate-limit values follow at fixed offsets. */
+  private readonly at: number;
+
+  constructor(
+    replayed: readonly string[],
+    /** Whether the list has the rate-limit slots; without them, those offsets hold the tail's headers. */
+    private readonly withLimit: boolean,
+    tail: readonly string[],
+  ) {
+    this.at = replayed.length + 1;
+    const limit = withLimit ? ['x-ratelimit-remaining', '', 'x-ratelimit-reset', ''] : [];
+    this.list = [...replayed, 'x-request-id', '', 'x-cache', 'HIT', 'age', '', ...limit, ...tail];
+  }
+
+  fill(id: string, age: string, limit: { remaining: number; reset: number } | undefined): string[] {
+    this.list[this.at] = id;
+    this.list[this.at + 4] = age;
+    if (this.withLimit && limit !== undefined) {
+      this.list[this.at + 6] = String(limit.remaining);
+      this.list[this.at + 8] = String(limit.reset);
+    }
+    return this.list;
+  }
+}
+
+/**
+ * Every hook a route the hot path answers runs, by kind and function name, with how a hot answer comes out
+ * the same without it. A hook not listed here would be skipped on hot answers:
+ * test/plugins/app/hot-path-inventory.test.ts fails until it is accounted for (or the hot path stands aside).
+ */
+export const HOOKS_ACCOUNTED_FOR: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  onRequest: {
+    edgeHeaders: 'replayed from the pipeline answer; the request id is recomputed per request',
+    closingAnswer: 'the hot path is disabled when the close begins, so the pipeline answers 503 SHUTTING_DOWN',
+    preflightCheck: 'OPTIONS never reaches the hot path',
+    handleCors: "its headers are replayed (the same for every origin with CORS_ORIGINS=*); per-origin lists turn the hot path off",
+    requestHygiene: 'a request with a body falls through to the pipeline; a remembered URL passed the length check',
+    anonymous: "@fastify/rate-limit's: the hot path counts the caller in the limiter's own store, same windows, and falls through when over",
+  },
+  preValidation: {
+    preValidation: "the route's own case normalisation: only an exact URL the pipeline already answered is replayed",
+    strictIntegers: 'the same: the URL was checked when the pipeline answered it',
+  },
+  onSend: { headRouteOnSendHandler: "Fastify's HEAD answer: the hot path answers HEAD with the GET's headers and no body" },
+  onResponse: { recordMetrics: 'the hot path records each answer through the same recorder' },
+};
+
+/** Recomputed for every request; everything else is replayed. */
+const PER_REQUEST = new Set(['x-request-id', 'age', 'x-cache', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'content-length']);
+const REQUEST_ID = /^[\w.:-]{1,64}$/;
+
+export function requestId(given: string | string[] | undefined): string {
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+export class HotPath {
+  private readonly entries = new LRUCache<string, HotEntry>({ max: 2_000, maxSize: 32 * 1024 * 1024, sizeCalculation: (e) => e.bytes + 512 });
+  private enabled: boolean;
+  limiter: CallerLimiter | undefined;
+  recorder: RequestRecorder | undefined;
+  /** The cache's lookup counters: a hot answer is a cache hit and is counted as one. */
+  cacheCounters: { hit: number } | undefined;
+  /** Requests answered here rather than by Fastify. */
+  served = 0;
+
+  constructor(
+    config: Config,
+    private readonly log: RequestLog,
+  ) {
+    // Per-origin CORS answers and proxy-derived client addresses depend on more than the URL.
+    this.enabled = config.corsOrigins === '*' && config.trustProxy === false;
+  }
+
+  /** Called by sendCached once the pipeline has rendered a fresh 200 for this URL. */
+  remember(request: FastifyRequest, reply: FastifyReply, entry: CacheEntry, body: string, etag: string, onAnswer?: (entry: CacheEntry) => void): void {
+    if (!this.enabled || request.method !== 'GET' || reply.statusCode !== 200 || reply.hasHeader('x-partial')) return;
+    const replayed: string[] = [];
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (!PER_REQUEST.has(name) && name !== 'content-type' && value !== undefined) replayed.push(name, String(value));
+    }
+    // A 304 carries no Content-Type (nor a body to measure).
+    const contentType = reply.getHeader('content-type');
+    const bytes = Buffer.byteLength(body);
+    const ok = [...(contentType === undefined ? [] : ['content-type', String(contentType)]), 'content-length', String(bytes)];
+    const withLimit = this.limiter !== undefined;
+    this.entries.set(request.url, {
+      entry,
+      route: request.routeOptions.url ?? request.url,
+      body,
+      bytes,
+      etag,
+      ok: new ReplayedHead(replayed, withLimit, ok),
+      notModified: new ReplayedHead(replayed, withLimit, []),
+      onAnswer,
+    });
+  }
+
+  /** Stops answering (shutdown: the pipeline then answers 503 SHUTTING_DOWN as it closes). */
+  disable(): void {
+    this.enabled = false;
+    this.entries.clear();
+  }
+
+  /** The server's request listener: the hot path when it can answer exactly, else Fastify. */
+  listener(fastify: Handler): Handler {
+    return (req, res) => {
+      const now = Date.now();
+      const hot = this.enabled ? this.lookup(req, now) : undefined;
+      if (hot === undefined) return fastify(req, res);
+      const started = performance.now();
+      const limiter = this.limiter;
+      if (limiter === undefined) return this.answer(req, res, hot, now, started, undefined);
+      limiter.incr(req.socket.remoteAddress ?? '', (error, count) => {
+        // Over the limit, or the store failed: the pipeline renders the 429 (or its own fallback).
+        if (error !== null || count === undefined || count.current > limiter.max) return fastify(req, res);
+        this.answer(req, res, hot, now, started, { remaining: limiter.max - count.current, reset: Math.ceil(count.ttl / 1000) });
+      }, limiter.windowMs);
+    };
+  }
+
+  private lookup(req: IncomingMessage, now: number): HotEntry | undefined {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+    if (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0') return undefined;
+    const hot = this.entries.get(req.url ?? '');
+    if (hot === undefined) return undefined;
+    if (now >= hot.entry.freshUntil) {
+      this.entries.delete(req.url ?? '');
+      return undefined;
+    }
+    return hot;
+  }
+
+  private answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    hot: HotEntry,
+    now: number,
+    started: number,
+    limit: { remaining: number; reset: number } | undefined,
+  ): void {
+    this.served += 1;
+    if (this.cacheCounters !== undefined) this.cacheCounters.hit += 1;
+    const id = requestId(req.headers['x-request-id']);
+    const age = String(Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000)));
+    const notModified = matchesEtag(req.headers['if-none-match'], hot.etag);
+    const status = notModified ? 304 : 200;
+    res.writeHead(status, (notModified ? hot.notModified : hot.ok).fill(id, age, limit));
+    res.end(notModified || req.method === 'HEAD' ? undefined : hot.body);
+    hot.onAnswer?.(hot.entry);
+    const seconds = (performance.now() - started) / 1000;
+    this.recorder?.(req.method ?? 'GET', hot.route, status, seconds, 'HIT');
+    if (this.log.enabled) {
+      this.log.write({ reqId: id, method: req.method, url: redactUrl(req.url), status, ms: Math.round(seconds * 1000), cache: 'HIT', ip: req.socket.remoteAddress });
+    }
+  }
+}

@@ -1,0 +1,66 @@
+// Renders a cache result: X-Cache, Age, Cache-Control, ETag and a 304 when the caller already has it.
+// The body and its ETag are computed once per cache entry, so a hit costs a map lookup and a write.
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
+
+interface Rendered {
+  body: string;
+  etag: string;
+}
+
+const rendered = new WeakMap<CacheEntry, Rendered>();
+
+function render(entry: CacheEntry): Rendered {
+  let out = rendered.get(entry);
+  if (out === undefined) {
+    const body = JSON.stringify(entry.value);
+    out = { body, etag: `"${createHash('sha1').update(body).digest('base64url').slice(0, 27)}"` };
+    rendered.set(entry, out);
+  }
+  return out;
+}
+
+export interface SendOptions {
+  /** false: never answered by the hot path (default true for fresh answers). */
+  hot?: boolean;
+  /** Told each time the hot path answers this entry by itself (it skips the route). */
+  onHotAnswer?: (entry: CacheEntry) => void;
+}
+
+export function sendCached(request: FastifyRequest, reply: FastifyReply, result: CacheResult<unknown>, options: SendOptions = {}): FastifyReply {
+  const { entry, status } = result;
+  const now = Date.now();
+  const { body, etag } = render(entry);
+  reply.headers({
+    'x-cache': status,
+    age: String(Math.max(0, Math.floor((now - entry.storedAt) / 1000))),
+    'cache-control': cacheControl(entry),
+    etag,
+  });
+  if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  reply.type('application/json; charset=utf-8');
+  if (status !== 'STALE' && options.hot !== false) request.server.hotPath.remember(request, reply, entry, body, etag, options.onHotAnswer);
+  return reply.send(body);
+}
+
+/**
+ * RFC 9111: a cache subtracts `Age` from `max-age`, so `max-age` is the whole fresh window (a stale entry is
+ * one whose Age exceeds it). Both stale directives count from the end of the fresh window: the stale window
+ * is how long this service itself would still serve the entry, in the background of a refresh or when the
+ * upstream fails.
+ */
+export function cacheControl(entry: CacheEntry): string {
+  const maxAge = Math.max(0, Math.floor((entry.freshUntil - entry.storedAt) / 1000));
+  const stale = Math.max(0, Math.floor((entry.staleUntil - entry.freshUntil) / 1000));
+  return `public, max-age=${maxAge}, stale-while-revalidate=${stale}, stale-if-error=${stale}`;
+}
+
+export function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header === etag) return true;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}

@@ -1,0 +1,197 @@
+// The OpenAPI 3.1 document, generated from the same route schemas that validate requests and serialise
+// responses, served at /api/openapi.json, with browsable docs at /api/docs (assets from node_modules:
+// no network). Registered before the route plugins so every route is seen.
+import fp from 'fastify-plugin';
+import type {} from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+
+export const API_VERSION = '1.0.0';
+
+const DESCRIPTION = [
+  'Read-only JSON market data: quotes and technical indicators (provider A), dividends (provider B), a market',
+  'overview, and a brokerage connection, behind one cache and an upstream call budget.',
+  '',
+  'Every error has one body: `{ "error": { "code", "message", "status", "requestId" } }` (schema `ErrorResponse`).',
+  'Cached responses carry `X-Cache: HIT|MISS|STALE`, `Age`, `Cache-Control` and `ETag` (send `If-None-Match` for a 304).',
+  'Every response carries `X-Request-Id` and `X-Data-Mode` (`sandbox` or `live`); the response headers are components.',
+  'Integer parameters are plain decimal digits (`14`, not `+14`, `1e1` or `14.0`). Enums marked `x-case-insensitive` are matched in any letter case.',
+  'Connection-level errors, answered before a route is known: `408 REQUEST_TIMEOUT`, `431 HEADERS_TOO_LARGE`, and `400 INVALID_PARAMETER` for a path that is not valid percent-encoding.',
+  'Any route answers `503 SHUTTING_DOWN` (with `Retry-After: 1` and `Connection: close`) while the instance drains: retry, and another replica answers.',
+  'Quote and technical answers carry `X-Data-Source: alpha-vantage|yahoo`: the source that produced the values.',
+].join('\n');
+
+const TAGS = [
+  { name: 'provider-a', description: 'Quotes and technical indicators (5 upstream calls per minute, 500 per day by default).' },
+  { name: 'provider-b', description: 'Dividends.' },
+  { name: 'market', description: 'Market overview: indices, commodities and crypto.' },
+  { name: 'broker', description: 'Brokerage connection (local proxy).' },
+  { name: 'stream', description: 'Live push (Server-Sent Events): one connection for every topic a page shows.' },
+  { name: 'system', description: 'Status, liveness and readiness. Never rate limited; never calls an upstream.' },
+];
+
+/** @fastify/swagger and its UI; registered before the routes (they declare it), so the document sees every one. */
+export const openApi = fp(async (app: FastifyInstance) => registerOpenApi(app), { name: 'mdp-openapi', fastify: '5.x' });
+
+async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Market Data Proxy', version: API_VERSION, description: DESCRIPTION },
+      // Relative: the paths are on whatever host and scheme served this document.
+      servers: [{ url: '/', description: 'This service' }],
+      tags: TAGS,
+    },
+    // Shared schemas keep their $id as their component name (ErrorResponse, not def-0).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    transformObject: (document) => {
+      const { openapiObject } = document as { openapiObject: Record<string, unknown> };
+      return documentHeaders(optionalWhenDefaulted(collapseLiteralUnions(openapiObject) as Record<string, unknown>)) as typeof openapiObject;
+    },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/api/docs',
+    // No validator badge: it would call validator.swagger.io.
+    uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true, validatorUrl: null },
+    staticCSP: true,
+    transformStaticCSP: docsCsp,
+  });
+  app.get('/api/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async (_request, reply) => {
+    return reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8').send(documentText(app));
+  });
+}
+
+/**
+ * TypeBox writes a union of literals as `anyOf: [{ type, enum: [one] }, ...]`; the docs show that as an
+ * opaque "any of". One `enum` lists the allowed values plainly and validates the same values.
+ */
+export function collapseLiteralUnions(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(collapseLiteralUnions);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = collapseLiteralUnions(value);
+  const options = out.anyOf;
+  if (Array.isArray(options) && options.length > 0 && options.every(isSingleEnum)) {
+    const types = new Set(options.map((o) => o.type));
+    if (types.size === 1) {
+      delete out.anyOf;
+      return { ...out, type: options[0]!.type, enum: options.map((o) => o.enum[0]) };
+    }
+  }
+  return out;
+}
+
+/** A query parameter with a default is filled in by validation, so a caller never has to send it. */
+export function optionalWhenDefaulted(document: Record<string, unknown>): Record<string, unknown> {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, { parameters?: { required?: boolean; schema?: { default?: unknown } }[] }>>;
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      for (const parameter of operation.parameters ?? []) if (parameter.schema?.default !== undefined) parameter.required = false;
+    }
+  }
+  return document;
+}
+
+const integer = { type: 'integer', minimum: 0 };
+
+/** The response headers, documented once as components and referenced by every response that carries them. */
+export const RESPONSE_HEADERS: Record<string, { description: string; required?: boolean; schema: Record<string, unknown> }> = {
+  'X-Request-Id': {
+    description: "The caller's X-Request-Id when it is 1-64 letters, digits or `._:-`, else a generated UUID; names the request in the log.",
+    required: true,
+    schema: { type: 'string', pattern: '^[\\w.:-]{1,64}$' },
+  },
+  'X-Data-Mode': { description: 'sandbox (simulated upstreams) or live.', required: true, schema: { type: 'string', enum: ['sandbox', 'live'] } },
+  'X-Cache': {
+    description: 'HIT (fresh from the cache), MISS (fetched for this request) or STALE (past its fresh window: served while one refresh runs, or while the upstream fails).',
+    required: true,
+    schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE'] },
+  },
+  Age: { description: 'Seconds since the upstream answered (RFC 9111).', required: true, schema: integer },
+  ETag: { description: 'Tag of the body; send it in If-None-Match to get a 304 while it is current.', required: true, schema: { type: 'string' } },
+  'Cache-Control': {
+    description: '`public, max-age=<fresh window>, stale-while-revalidate=<stale window>, stale-if-error=<stale window>`; max-age counts from the upstream answer (subtract Age).',
+    required: true,
+    schema: { type: 'string', pattern: '^public, max-age=\\d+, stale-while-revalidate=\\d+, stale-if-error=\\d+$' },
+  },
+  'Retry-After': { description: 'Seconds until a retry can succeed.', schema: { type: 'integer', minimum: 1 } },
+  'X-RateLimit-Limit': { description: "Requests this caller may make per minute (absent when RATE_LIMIT_PER_MINUTE=0).", schema: integer },
+  'X-RateLimit-Remaining': { description: 'Requests left to this caller in the current minute.', schema: integer },
+  'X-RateLimit-Reset': { description: 'Seconds until the current minute window ends.', schema: integer },
+  'X-Data-Source': {
+    description: 'Who produced the values: alpha-vantage (provider A), or yahoo when provider A could not answer and QUOTE_FALLBACK=yahoo. On /query: on GLOBAL_QUOTE and indicator answers.',
+    schema: { type: 'string', enum: ['alpha-vantage', 'yahoo'] },
+  },
+  'X-Partial': { description: 'Instruments left out of this overview (comma-separated), when some failed with nothing cached.', schema: { type: 'string' } },
+};
+
+const CACHED = ['X-Cache', 'Age', 'ETag', 'Cache-Control'];
+const RATE_LIMITED = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+const SOURCED = ['X-Data-Source'];
+const ROUTE_HEADERS: Record<string, string[]> = {
+  '/api/market/overview': ['X-Partial'],
+  '/api/provider-a/quote': SOURCED,
+  '/api/provider-a/technical': SOURCED,
+  '/api/provider-a/query': SOURCED,
+};
+
+type Responses = Record<string, { headers?: Record<string, unknown> }>;
+
+/** Which documented headers each response carries: by route family, status, and whether the route is cached (declares a 304). */
+export function documentHeaders(document: Record<string, unknown>): Record<string, unknown> {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, { responses?: Responses }>>;
+  for (const [path, operations] of Object.entries(paths)) {
+    const limited = path.startsWith('/api/') && !path.startsWith('/api/system/');
+    for (const { responses = {} } of Object.values(operations)) {
+      const cached = '304' in responses;
+      for (const [status, response] of Object.entries(responses)) {
+        const names = ['X-Request-Id', 'X-Data-Mode', ...(limited ? RATE_LIMITED : [])];
+        if (status === '429' || status === '503') names.push('Retry-After');
+        if (cached && (status === '200' || status === '304')) names.push(...CACHED);
+        if (status === '200') names.push(...(ROUTE_HEADERS[path] ?? []));
+        response.headers = { ...response.headers, ...Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])) };
+      }
+    }
+  }
+  const components = (document.components ?? {}) as Record<string, unknown>;
+  return { ...document, components: { ...components, headers: RESPONSE_HEADERS } };
+}
+
+function isSingleEnum(value: unknown): value is { type: string; enum: [unknown] } {
+  if (value === null || typeof value !== 'object') return false;
+  const keys = Object.keys(value);
+  const v = value as { type?: unknown; enum?: unknown };
+  return keys.length === 2 && typeof v.type === 'string' && Array.isArray(v.enum) && v.enum.length === 1;
+}
+
+/**
+ * The plugin's own policy, made to work offline and over plain HTTP: Swagger UI sets inline styles at run
+ * time (blocked while style-src lists hashes), and upgrade-insecure-requests breaks HTTP on a LAN address.
+ */
+export function docsCsp(header: string): string {
+  return header
+    .split(';')
+    .map((directive) => directive.trim())
+    .filter((directive) => directive !== '' && directive !== 'upgrade-insecure-requests')
+    .map((directive) => {
+      if (directive.startsWith('style-src ')) return "style-src 'self' 'unsafe-inline'";
+      if (directive.startsWith('font-src ')) return "font-src 'self' data:";
+      if (directive.startsWith('img-src ')) return "img-src 'self' data:";
+      return directive;
+    })
+    .concat("connect-src 'self'")
+    .join('; ');
+}
+
+const documents = new WeakMap<FastifyInstance, string>();
+
+/** The document only changes when routes change, which they do not after start. */
+function documentText(app: FastifyInstance): string {
+  let text = documents.get(app);
+  if (text === undefined) {
+    text = JSON.stringify(app.swagger());
+    documents.set(app, text);
+  }
+  return text;
+}

@@ -1,0 +1,120 @@
+// Per-caller rate limiting so that one caller cannot spend everyone's upstream quota. Keyed by
+// `request.ip`, which honours X-Forwarded-For only behind the proxies TRUST_PROXY names. Counters are
+// shared by all replicas through Redis (one atomic script per request) and fall back to an in-process
+// window while Redis is away. Preflights, /api/system/* and everything outside /api are not limited.
+import fp from 'fastify-plugin';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../../core/errors.js';
+import type { CallerLimiter } from '../app/hot-path.js';
+import type { RedisConnection } from '../../store/redis-connection.js';
+import { RedisScript } from '../../store/redis-script.js';
+
+const WINDOW_MS = 60_000;
+
+/** KEYS: counter. ARGV: window ms. -> {count, ms left in the window}. Fixed window from the first request. */
+const HIT = new RedisScript(`
+local current = redis.call('INCR', KEYS[1])
+if current == 1 then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1])) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))
+  ttl = tonumber(ARGV[1])
+end
+return {current, ttl}
+`);
+
+type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void;
+
+/** In-process fixed windows, bounded so that many addresses cannot grow it without limit. */
+export class LocalWindows {
+  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+
+  constructor(private readonly maxKeys = 50_000) {}
+
+  hit(key: string, windowMs: number, now = Date.now()): { current: number; ttl: number } {
+    let window = this.windows.get(key);
+    if (window === undefined || window.resetAt <= now) {
+      if (window === undefined && this.windows.size >= this.maxKeys) this.evict(now);
+      window = { count: 0, resetAt: now + windowMs };
+      this.windows.set(key, window);
+    }
+    window.count += 1;
+    return { current: window.count, ttl: window.resetAt - now };
+  }
+
+  private evict(now: number): void {
+    for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
+    // Still full: drop the oldest insertions (Map keeps insertion order).
+    for (const key of this.windows.keys()) {
+      if (this.windows.size < this.maxKeys) break;
+      this.windows.delete(key);
+    }
+  }
+}
+
+export function callerLimitStore(redis: RedisConnection | undefined) {
+  return class CallerLimitStore {
+    private readonly local = new LocalWindows();
+
+    incr(key: string, callback: Callback, timeWindow: number): void {
+      if (redis === undefined || !redis.ready) {
+        callback(null, this.local.hit(key, timeWindow));
+        return;
+      }
+      HIT.run<[number, number]>(redis.client, [redis.key(`ratelimit:${key}`)], [timeWindow]).then(
+        ([current, ttl]) => callback(null, { current, ttl }),
+        (error: unknown) => {
+          redis.noteFailure(error);
+          callback(null, this.local.hit(key, timeWindow));
+        },
+      );
+    }
+
+    child(): CallerLimitStore {
+      return this;
+    }
+  };
+}
+
+export function isLimited(request: FastifyRequest): boolean {
+  if (request.method === 'OPTIONS') return false;
+  const url = request.url;
+  return url.startsWith('/api/') && !url.startsWith('/api/system/') && url !== '/api/system';
+}
+
+/**
+ * @fastify/rate-limit on the root instance, before the routes it limits are added (they declare it). The
+ * hot path gets the limiter's store, so it counts the same callers in the same windows.
+ */
+export const rateLimiting = fp(
+  async (app: FastifyInstance) => {
+    app.hotPath.limiter = await registerRateLimit(app);
+  },
+  { name: 'mdp-rate-limit', fastify: '5.x', dependencies: ['mdp-request-hygiene'], decorators: { fastify: ['deps', 'hotPath'] } },
+);
+
+async function registerRateLimit(app: FastifyInstance): Promise<CallerLimiter | undefined> {
+  const perMinute = app.deps.config.rateLimitPerMinute;
+  if (perMinute <= 0) return undefined;
+  const Store = callerLimitStore(app.deps.store.redis);
+  const shared = new Store();
+  await app.register(rateLimit, {
+    global: true,
+    max: perMinute,
+    timeWindow: WINDOW_MS,
+    hook: 'onRequest',
+    // The plugin constructs its store; this constructor hands it the one instance we also keep.
+    store: function SharedStore() {
+      return shared;
+    } as never,
+    allowList: (request) => !isLimited(request),
+    // The Retry-After header is set by the error handler from the ApiError, like every other 429.
+    addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': false },
+    errorResponseBuilder: (_request, context) =>
+      new ApiError('RATE_LIMITED', `too many requests from this address: the limit is ${context.max} per minute`, {
+        retryAfterSeconds: Math.max(1, context.ttl / 1000),
+      }),
+  });
+  return { max: perMinute, windowMs: WINDOW_MS, incr: (key, callback, windowMs) => shared.incr(key, callback, windowMs) };
+}

@@ -1,0 +1,175 @@
+// Quotes from provider A, with Yahoo's chart API as the fallback when provider A cannot answer: its
+// budget would be exceeded, it sent a limit body, it failed or timed out, its circuit is open, or it is
+// not configured (live mode). Both sources go through the same cache (single flight, stale values,
+// circuit breakers, back-off), each under its own keys and scope, so they never mix in the cache.
+//
+// Which value is served: a fresh provider-A value always; else a fresh Yahoo value newer than any
+// provider-A value; else a new value, asked from provider A first when the key is among the hottest (see
+// budget-planner.ts) and from Yahoo first otherwise; else the newest stale value of either. A stale
+// provider-A value does not hide a fresh Yahoo one (a dashboard wants the newer price, and the header says
+// where it came from); a Yahoo value never hides a provider-A value at least as new, so a later provider-A
+// answer replaces a fallback answer and never the reverse. Both unable and nothing cached: provider A's
+// error (429 QUOTA_EXHAUSTED with Retry-After when the budget is spent), as without a fallback.
+import type { BudgetLimits } from '../budget/budget-guard.js';
+import { type CacheEntry, type CacheResult, type CacheStatus, type CacheWindow, isFresh, isServable } from '../cache/cache-store.js';
+import type { UpstreamCache } from '../cache/upstream-cache.js';
+import { ApiError, type ErrorCode } from '../core/errors.js';
+import type { AlphaVantageGetter } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import type { GlobalQuoteBody } from '../upstreams/alpha-vantage/parse-global-quote.js';
+import { chartQuote, QUOTE_CHART } from '../upstreams/yahoo/parse-chart-quote.js';
+import type { YahooChartSource } from '../upstreams/yahoo/yahoo-chart-source.js';
+import { ALPHA_VANTAGE, YAHOO } from '../core/upstream-ids.js';
+import { yahooSymbol } from '../upstreams/yahoo/yahoo-symbols.js';
+import { BudgetPlanner } from './budget-planner.js';
+import { type DataSource, FALLBACK, PRIMARY, type SourceTally } from './data-source.js';
+
+export interface SourcedResult<T> {
+  result: CacheResult<T>;
+  source: DataSource;
+}
+
+export interface QuoteServiceOptions {
+  cache: UpstreamCache;
+  window: CacheWindow;
+  /** Key prefixes of provider A's and Yahoo's stored values (their state scopes). */
+  scopes: { primary: string; fallback: string };
+  alphaVantage: AlphaVantageGetter;
+  /** Provider A's budget, which the planner sizes the hot set from. */
+  limits: BudgetLimits;
+  /** Undefined when QUOTE_FALLBACK is `none`. */
+  fallback: YahooChartSource | undefined;
+  tally: SourceTally;
+}
+
+/** Provider A could not answer for a reason the fallback can cover (not the caller's or the symbol's fault). */
+const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set(['QUOTA_EXHAUSTED', 'UPSTREAM_ERROR', 'UPSTREAM_TIMEOUT', 'PROVIDER_NOT_CONFIGURED']);
+
+/** Whether provider A's `error` is one the fallback answers for (quotes and technical indicators alike). */
+export function mayFallBack(error: unknown): boolean {
+  return error instanceof ApiError && FALLBACK_CODES.has(error.code);
+}
+
+interface Source {
+  source: DataSource;
+  key: string;
+  upstream: string;
+  load: () => Promise<GlobalQuoteBody>;
+}
+
+export class QuoteService {
+  readonly planner: BudgetPlanner;
+
+  constructor(private readonly options: QuoteServiceOptions) {
+    this.planner = new BudgetPlanner(options.limits, options.window.freshMs);
+  }
+
+  /** The quote for `symbol` (upper case), and where it came from. */
+  async get(symbol: string, options: { revalidate?: boolean } = {}): Promise<SourcedResult<GlobalQuoteBody>> {
+    this.planner.note(symbol);
+    const primary = this.primary(symbol);
+    const cached = await this.options.cache.peek<GlobalQuoteBody>(primary.key);
+    const now = Date.now();
+    if (cached !== undefined && isFresh(cached, now)) return this.answer(this.refreshed(symbol, cached), 'HIT', PRIMARY);
+    const fallback = this.fallback(symbol);
+    if (fallback === undefined) return this.primaryOnly(symbol, cached, options.revalidate === true);
+
+    const other = await this.options.cache.peek<GlobalQuoteBody>(fallback.key);
+    if (other !== undefined && isFresh(other, now) && (cached === undefined || other.storedAt > cached.storedAt)) {
+      this.refreshed(symbol, cached);
+      return this.answer(other, 'HIT', FALLBACK);
+    }
+    const order = this.planner.isHot(symbol) ? [primary, fallback] : [fallback, primary];
+    const errors = new Map<DataSource, unknown>();
+    for (const source of order) {
+      try {
+        return this.answer(await this.load(source), 'MISS', source.source);
+      } catch (error) {
+        if (source.source === PRIMARY && !mayFallBack(error)) throw error;
+        errors.set(source.source, error);
+      }
+    }
+    const newest = [
+      { entry: cached, source: PRIMARY },
+      { entry: other, source: FALLBACK },
+    ]
+      .filter((c): c is { entry: CacheEntry<GlobalQuoteBody>; source: DataSource } => c.entry !== undefined && isServable(c.entry, now))
+      .sort((a, b) => b.entry.storedAt - a.entry.storedAt)[0];
+    if (newest !== undefined) return this.answer(newest.entry, 'STALE', newest.source);
+    this.planner.noteRefusal(symbol);
+    throw errors.get(PRIMARY) ?? errors.get(FALLBACK);
+  }
+
+  /** Called when the hot path answers a fresh provider-A value by itself: demand, and the early refresh. */
+  servedHot(symbol: string, entry: CacheEntry): void {
+    this.planner.note(symbol);
+    this.refreshed(symbol, entry as CacheEntry<GlobalQuoteBody>);
+    this.options.tally.count('quote', PRIMARY);
+  }
+
+  /** Without a fallback: provider A's value as today, with the planner choosing which keys to refresh. */
+  private async primaryOnly(symbol: string, cached: CacheEntry<GlobalQuoteBody> | undefined, revalidate: boolean): Promise<SourcedResult<GlobalQuoteBody>> {
+    const servable = cached !== undefined && isServable(cached, Date.now());
+    if (servable && !(revalidate && this.planner.isHot(symbol))) return this.answer(this.refreshed(symbol, cached), 'STALE', PRIMARY);
+    if (!servable && !this.planner.mayLoad(symbol)) {
+      this.planner.noteRefusal(symbol);
+      throw new ApiError('QUOTA_EXHAUSTED', 'provider A\'s calls are kept for symbols more in demand; try again later', { retryAfterSeconds: this.planner.minuteMs / 1000 });
+    }
+    try {
+      const entry = await this.load(this.primary(symbol));
+      this.planner.noteLoaded(symbol);
+      return this.answer(entry, 'MISS', PRIMARY);
+    } catch (error) {
+      // A poller revalidating keeps the stale value when the refresh fails, as a request would.
+      if (servable) return this.answer(cached, 'STALE', PRIMARY);
+      if (error instanceof ApiError && error.code === 'QUOTA_EXHAUSTED') this.planner.noteRefusal(symbol);
+      throw error;
+    }
+  }
+
+  /** Starts a background provider-A refresh when the planner spends a call on this key now. */
+  private refreshed<T extends CacheEntry<GlobalQuoteBody> | undefined>(symbol: string, cached: T): T {
+    const due = cached === undefined ? this.planner.isHot(symbol) : this.planner.mayRefresh(symbol, cached);
+    if (due && configured(this.options.alphaVantage)) {
+      const primary = this.primary(symbol);
+      this.options.cache.refreshLater(primary.key, this.options.window, primary.load, { upstream: primary.upstream });
+    }
+    return cached;
+  }
+
+  private load(source: Source): Promise<CacheEntry<GlobalQuoteBody>> {
+    return this.options.cache.load(source.key, this.options.window, source.load, { upstream: source.upstream });
+  }
+
+  private answer(entry: CacheEntry<GlobalQuoteBody>, status: CacheStatus, source: DataSource): SourcedResult<GlobalQuoteBody> {
+    this.options.cache.count(status);
+    this.options.tally.count('quote', source);
+    return { result: { entry, status }, source };
+  }
+
+  private primary(symbol: string): Source {
+    const { scopes, alphaVantage } = this.options;
+    return { source: PRIMARY, key: `${scopes.primary}:quote:${symbol}`, upstream: ALPHA_VANTAGE, load: () => alphaVantage().globalQuote(symbol) };
+  }
+
+  private fallback(symbol: string): Source | undefined {
+    const chart = this.options.fallback;
+    const mapped = chart === undefined ? undefined : yahooSymbol(symbol);
+    if (chart === undefined || mapped === undefined) return undefined;
+    return {
+      source: FALLBACK,
+      key: `${this.options.scopes.fallback}:quote:${symbol}`,
+      upstream: YAHOO,
+      load: () => chart.fetchChart(mapped, QUOTE_CHART.range, QUOTE_CHART.interval, (result) => chartQuote(result, mapped, symbol)),
+    };
+  }
+}
+
+/** Live mode without a key: nothing to refresh from (a caller hears why when it asks provider A itself). */
+function configured(client: AlphaVantageGetter): boolean {
+  try {
+    client();
+    return true;
+  } catch {
+    return false;
+  }
+}

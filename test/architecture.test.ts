@@ -1,0 +1,150 @@
+// The shape of src/: no run-time import cycle, and folders that depend in one direction, lowest layer
+// first. The graph is esbuild's (a bundler's view, as Node loads the code): type-only imports vanish
+// there, as they do at run time, so they neither order loading nor form a cycle. The README's layout
+// section draws the same layers; it is checked to name every folder, in this order.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { build, type Metafile } from 'esbuild';
+
+const ROOT = join(import.meta.dirname, '..');
+const SRC = join(ROOT, 'src');
+
+/**
+ * Lowest first. A module may import from its own folder and from earlier layers; the entry points
+ * (app.ts, deps.ts, server.ts) sit above them all. Folders in one layer do not import each other.
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  ['core'],
+  ['log', 'process', 'wire', 'health'],
+  ['indicators', 'store'],
+  ['budget', 'cache'],
+  ['broker'],
+  ['upstreams', 'sandbox'],
+  ['services'],
+  ['stream', 'plugins'],
+  ['routes'],
+];
+/** Simulators see the wire format and the maths, never an adapter: shared assumptions would prove nothing. */
+const SANDBOX_MAY_USE = new Set(['core', 'wire', 'indicators', 'sandbox']);
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Run-time imports between modules of src/, as `src/a/b.ts -> src/c/d.ts`. */
+async function importGraph(): Promise<Map<string, string[]>> {
+  const result = await build({
+    entryPoints: sources(SRC),
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    outdir: join(ROOT, '.architecture-check'),
+    logLevel: 'silent',
+  });
+  const graph = new Map<string, string[]>();
+  for (const [file, input] of Object.entries((result.metafile as Metafile).inputs)) {
+    if (!file.startsWith('src/')) continue;
+    graph.set(
+      file,
+      input.imports.filter((i) => i.path.startsWith('src/') && (i.kind === 'import-statement' || i.kind === 'dynamic-import')).map((i) => i.path),
+    );
+  }
+  return graph;
+}
+
+function folderOf(file: string): string | undefined {
+  const parts = relative('src', file).split('/');
+  return parts.length > 1 ? parts[0] : undefined;
+}
+
+function layerOf(folder: string): number {
+  const index = LAYERS.findIndex((layer) => layer.includes(folder));
+  if (index < 0) throw new Error(`src/${folder}/ is in no layer: add it to LAYERS (test/architecture.test.ts) and to the README's layout`);
+  return index;
+}
+
+/** Every cycle, as the modules of each strongly connected component (Tarjan). */
+function cycles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    order.set(node, index);
+    low.set(node, index);
+    index += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!order.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node) as number, order.get(next) as number));
+    }
+    if (low.get(node) === order.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop() as string;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!order.has(node)) visit(node);
+  return found;
+}
+
+test('no run-time import cycle in src/', async () => {
+  assert.deepEqual(cycles(await importGraph()), []);
+});
+
+test('folders import only from their own layer\'s folder and lower layers; simulators only the wire format', async () => {
+  const wrong: string[] = [];
+  for (const [file, imports] of await importGraph()) {
+    const from = folderOf(file);
+    if (from === undefined) continue;
+    for (const target of imports) {
+      const to = folderOf(target);
+      if (to === from) continue;
+      if (to === undefined) wrong.push(`${file} -> ${target} (an entry point)`);
+      else if (layerOf(to) >= layerOf(from)) wrong.push(`${file} -> ${target} (${to} is not below ${from})`);
+      else if (from === 'sandbox' && !SANDBOX_MAY_USE.has(to)) wrong.push(`${file} -> ${target} (a simulator reads an adapter's code)`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test('the check sees a cycle and a wrong-way import when there is one', () => {
+  const graph = new Map([
+    ['src/core/a.ts', ['src/routes/b.ts']],
+    ['src/routes/b.ts', ['src/core/a.ts']],
+  ]);
+  assert.deepEqual(cycles(graph), [['src/core/a.ts', 'src/routes/b.ts']]);
+  assert.ok(layerOf('routes') > layerOf('core'));
+});
+
+test("the README's layout section names every folder of src/, layer by layer in this order", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('## Layout');
+  assert.ok(start >= 0, 'README has a "## Layout" section');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const folders = readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isDirectory());
+  for (const folder of folders) layerOf(folder);
+  const named = [...section.matchAll(/\bsrc\/([a-z-]+)\//g)].map((m) => m[1] as string).filter((f) => folders.includes(f));
+  const firstMention = [...new Set(named)];
+  assert.deepEqual([...firstMention].sort(), [...folders].sort(), 'every folder named');
+  const layers = firstMention.map(layerOf);
+  assert.deepEqual(layers, [...layers].sort((a, b) => a - b), 'named lowest layer first');
+});

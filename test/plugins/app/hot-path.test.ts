@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { test } from 'node:test';
+import { startApp, type TestResponse } from '../../helpers/app.js';
+
+const QUOTE = '/api/provider-a/quote';
+const PER_REQUEST = new Set(['x-request-id', 'age', 'date', 'cache-control']);
+
+function comparable(res: TestResponse): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(res.headers).filter(([name]) => !PER_REQUEST.has(name)).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+test('a fresh repeat is answered by the hot path with exactly the headers and body of the full pipeline', async (t) => {
+  const { get, app } = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '100' } });
+  assert.equal((await get(`${QUOTE}?symbol=IBM`)).headers['x-cache'], 'MISS');
+  // Another spelling of the same key: a cache HIT rendered by Fastify, which then arms the hot path for it.
+  const viaFastify = await get(`${QUOTE}?symbol=ibm`);
+  assert.equal(viaFastify.headers['x-cache'], 'HIT');
+  assert.equal(app.hotPath.served, 0);
+  const viaHotPath = await get(`${QUOTE}?symbol=ibm`, { origin: 'https://dashboard.example' });
+  assert.equal(app.hotPath.served, 1);
+  assert.equal(viaHotPath.status, 200);
+  assert.equal(viaHotPath.text, viaFastify.text);
+  const expected = comparable(viaFastify);
+  expected['x-ratelimit-remaining'] = String(Number(expected['x-ratelimit-remaining']) - 1);
+  assert.deepEqual(comparable(viaHotPath), expected);
+  assert.match(String(viaHotPath.headers['cache-control']), /^public, max-age=\d+, stale-while-revalidate=\d+, stale-if-error=\d+$/);
+  assert.notEqual(viaHotPath.headers['x-request-id'], viaFastify.headers['x-request-id']);
+  assert.equal((await get(`${QUOTE}?symbol=ibm`, { 'x-request-id': 'trace-42' })).headers['x-request-id'], 'trace-42');
+});
+
+test('the hot path answers 304 and HEAD like the pipeline, and counts in metrics and cache figures', async (t) => {
+  const { get, scrape, app } = await startApp(t);
+  const first = await get(`${QUOTE}?symbol=MSFT`);
+  await get(`${QUOTE}?symbol=MSFT`);
+  const served = app.hotPath.served;
+  const notModified = await get(`${QUOTE}?symbol=MSFT`, { 'if-none-match': String(first.headers.etag) });
+  assert.equal(notModified.status, 304);
+  assert.equal(notModified.text, '');
+  const head = await get(`${QUOTE}?symbol=MSFT`, {}, 'HEAD');
+  assert.equal(head.status, 200);
+  assert.equal(head.text, '');
+  assert.equal(head.headers['content-length'], String(Buffer.byteLength(first.text)));
+  assert.equal(app.hotPath.served, served + 2);
+  const metrics = (await scrape()).text;
+  assert.match(metrics, /mdp_http_requests_total\{method="GET",route="\/api\/provider-a\/quote",status="304"\} 1/);
+  assert.ok(app.deps.cache.counters.hit >= 3);
+});
+
+test('the per-caller limit counts hot answers, and the pipeline renders the 429', async (t) => {
+  const { get } = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '3' } });
+  const answers = [];
+  for (let i = 0; i < 5; i += 1) answers.push(await get(`${QUOTE}?symbol=KO`));
+  assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 429, 429]);
+  assert.deepEqual(answers.slice(0, 3).map((a) => a.headers['x-ratelimit-remaining']), ['2', '1', '0']);
+  assert.equal(answers[3]?.body.error.code, 'RATE_LIMITED');
+  assert.ok(Number(answers[3]?.headers['retry-after']) >= 1);
+});
+
+test('stale entries, bodies on GET and per-origin CORS always go through the pipeline', async (t) => {
+  const stale = await startApp(t, { env: { CACHE_QUOTE_FRESH_SECONDS: '0' } });
+  await stale.get(`${QUOTE}?symbol=PEP`);
+  assert.equal((await stale.get(`${QUOTE}?symbol=PEP`)).headers['x-cache'], 'STALE');
+  assert.equal(stale.app.hotPath.served, 0);
+
+  const strict = await startApp(t, { env: { CORS_ORIGINS: 'https://good.example' } });
+  await strict.get(`${QUOTE}?symbol=PEP`);
+  const evil = await strict.get(`${QUOTE}?symbol=PEP`, { origin: 'https://evil.example' });
+  assert.equal(evil.headers['access-control-allow-origin'], undefined);
+  assert.equal(strict.app.hotPath.served, 0);
+
+  const open = await startApp(t);
+  await open.get(`${QUOTE}?symbol=PEP`);
+  const answer = await rawRequest(open.url, `GET ${QUOTE}?symbol=PEP HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+  assert.match(answer, /^HTTP\/1.1 400 /);
+  assert.equal(open.app.hotPath.served, 0);
+});
+
+/** undici drops a Content-Length on a bodiless GET, so the request is written by hand. */
+async function rawRequest(url: string, text: string): Promise<string> {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk) => (received += String(chunk)));
+  socket.end(text);
+  await once(socket, 'close');
+  return received;
+}
