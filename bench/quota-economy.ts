@@ -32,7 +32,7 @@ import { SANDBOX_CREDENTIALS } from '../src/sandbox/index.js';
 import type { SimulatedUpstream } from '../src/sandbox/simulated-upstream.js';
 import { UNIVERSE } from '../src/sandbox/universe.js';
 import { createYahooSimulator } from '../src/sandbox/yahoo/yahoo-simulator.js';
-import { QUOTE_FIELDS } from '../src/upstreams/alpha-vantage/parse-global-quote.js';
+import { QUOTE_FIELDS } from '../src/wire/alpha-vantage/bodies.js';
 
 const SCALE = 2;
 const SIM_SECONDS = Number(process.env.BENCH_SIM_SECONDS ?? 180);

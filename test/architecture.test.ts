@@ -126,6 +126,16 @@ test('folders import only from their own layer\'s folder and lower layers; simul
   assert.deepEqual(wrong, []);
 });
 
+test('simulators do not even name an adapter\'s types: what they share with it is src/wire/', () => {
+  const named = sources(join(SRC, 'sandbox')).flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)]
+      .map((m) => folderOf(relative(ROOT, join(file, '..', m[1] as string))))
+      .filter((folder) => folder !== undefined && !SANDBOX_MAY_USE.has(folder))
+      .map((folder) => `${relative(ROOT, file)} names src/${folder}/`),
+  );
+  assert.deepEqual(named, []);
+});
+
 test('the check sees a cycle and a wrong-way import when there is one', () => {
   const graph = new Map([
     ['src/core/a.ts', ['src/routes/b.ts']],

@@ -15,7 +15,7 @@ import { type CacheEntry, type CacheResult, type CacheStatus, type CacheWindow, 
 import type { UpstreamCache } from '../cache/upstream-cache.js';
 import { ApiError, type ErrorCode } from '../core/errors.js';
 import type { AlphaVantageGetter } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
-import type { GlobalQuoteBody } from '../upstreams/alpha-vantage/parse-global-quote.js';
+import type { GlobalQuoteBody } from '../wire/alpha-vantage/bodies.js';
 import { chartQuote, QUOTE_CHART } from '../upstreams/yahoo/parse-chart-quote.js';
 import type { YahooChartSource } from '../upstreams/yahoo/yahoo-chart-source.js';
 import { ALPHA_VANTAGE, YAHOO } from '../core/upstream-ids.js';

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CacheEntry } from '../../cache/cache-store.js';
 import type { AppDeps } from '../../deps.js';
 import { PRIMARY } from '../../services/data-source.js';
-import { QUOTE_FIELDS } from '../../upstreams/alpha-vantage/parse-global-quote.js';
+import { QUOTE_FIELDS } from '../../wire/alpha-vantage/bodies.js';
 import { errorResponses, NOT_MODIFIED, SymbolParam } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
 

@@ -2,7 +2,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MATCH_FIELDS } from '../../upstreams/alpha-vantage/parse-symbol-search.js';
+import { MATCH_FIELDS } from '../../wire/alpha-vantage/bodies.js';
 import { errorResponses, NOT_MODIFIED } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
 import type { AppDeps } from '../../deps.js';

@@ -1,6 +1,6 @@
 // SYMBOL_SEARCH over the simulated universe: symbols that start with the keywords rank first, then names
 // holding them, each with a matchScore in Alpha Vantage's style (share of the matched text, 4 decimals).
-import type { SymbolMatch } from '../../upstreams/alpha-vantage/parse-symbol-search.js';
+import type { SymbolMatch } from '../../wire/alpha-vantage/bodies.js';
 import { type Instrument, UNIVERSE } from '../universe.js';
 import { formatDecimal } from './format.js';
 import { easternOffsetMs, HOUR_MS } from './market-time.js';

@@ -1,25 +1,7 @@
 // GLOBAL_QUOTE: ten string fields, re-rendered in the documented formats; `{}` means an unknown symbol.
 import { ApiError, UnreadableAnswerError } from '../../core/errors.js';
+import { type GlobalQuote, type GlobalQuoteBody, QUOTE_FIELDS, type QuoteField } from '../../wire/alpha-vantage/bodies.js';
 import { fixed, parseDecimal } from '../../wire/alpha-vantage/decimal.js';
-
-export const QUOTE_FIELDS = [
-  '01. symbol',
-  '02. open',
-  '03. high',
-  '04. low',
-  '05. price',
-  '06. volume',
-  '07. latest trading day',
-  '08. previous close',
-  '09. change',
-  '10. change percent',
-] as const;
-
-export type QuoteField = (typeof QUOTE_FIELDS)[number];
-export type GlobalQuote = Record<QuoteField, string>;
-export interface GlobalQuoteBody {
-  'Global Quote': GlobalQuote;
-}
 
 const FOUR_DECIMALS: QuoteField[] = ['02. open', '03. high', '04. low', '05. price', '08. previous close', '09. change'];
 

@@ -1,24 +1,8 @@
 // SYMBOL_SEARCH: `{ "bestMatches": [nine string fields each] }`; no match is an empty list, not an error.
 // Fields are passed on as sent; unknown extra fields are dropped so the documented shape holds.
 import { UnreadableAnswerError } from '../../core/errors.js';
+import { MATCH_FIELDS, type SymbolMatch, type SymbolSearchBody } from '../../wire/alpha-vantage/bodies.js';
 import { parseDecimal } from '../../wire/alpha-vantage/decimal.js';
-
-export const MATCH_FIELDS = [
-  '1. symbol',
-  '2. name',
-  '3. type',
-  '4. region',
-  '5. marketOpen',
-  '6. marketClose',
-  '7. timezone',
-  '8. currency',
-  '9. matchScore',
-] as const;
-
-export type SymbolMatch = Record<(typeof MATCH_FIELDS)[number], string>;
-export interface SymbolSearchBody {
-  bestMatches: SymbolMatch[];
-}
 
 /** Takes a body already classified as data. */
 export function parseSymbolSearch(body: Record<string, unknown>): SymbolSearchBody {

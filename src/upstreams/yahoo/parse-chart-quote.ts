@@ -7,7 +7,7 @@
 // trading day the date of `regularMarketTime` in the exchange's time zone. Four decimals, as provider A
 // writes them.
 import { fixed } from '../../wire/alpha-vantage/decimal.js';
-import type { GlobalQuoteBody } from '../alpha-vantage/parse-global-quote.js';
+import type { GlobalQuoteBody } from '../../wire/alpha-vantage/bodies.js';
 import { type ChartResult, finite, isObject, previousCloseOf, unexpected } from './parse-chart.js';
 
 /** Whole ten-thousandths, so that change = price − previous close exactly as the strings read. */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError, driftOf } from '../../../src/core/errors.js';
-import { parseGlobalQuote, QUOTE_FIELDS } from '../../../src/upstreams/alpha-vantage/parse-global-quote.js';
+import { parseGlobalQuote } from '../../../src/upstreams/alpha-vantage/parse-global-quote.js';
+import { QUOTE_FIELDS } from '../../../src/wire/alpha-vantage/bodies.js';
 import { fixture } from '../../helpers/fixtures.js';
 
 test('a recorded quote keeps all ten fields in the documented formats', () => {

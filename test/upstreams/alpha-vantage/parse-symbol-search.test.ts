@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type ApiError, driftOf } from '../../../src/core/errors.js';
 import { classifyAlphaVantageBody } from '../../../src/upstreams/alpha-vantage/classify-body.js';
-import { MATCH_FIELDS, parseSymbolSearch } from '../../../src/upstreams/alpha-vantage/parse-symbol-search.js';
+import { parseSymbolSearch } from '../../../src/upstreams/alpha-vantage/parse-symbol-search.js';
+import { MATCH_FIELDS } from '../../../src/wire/alpha-vantage/bodies.js';
 import { fixture } from '../../helpers/fixtures.js';
 
 const upstreamError = (e: ApiError) => e.code === 'UPSTREAM_ERROR';
