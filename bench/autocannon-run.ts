@@ -9,7 +9,10 @@ export interface Figures {
   errors: number;
 }
 
-export async function measure(url: string, options: { connections?: number; duration?: number; headers?: Record<string, string> } = {}): Promise<Figures> {
+export async function measure(
+  url: string,
+  options: { connections?: number; duration?: number; headers?: Record<string, string> } = {},
+): Promise<Figures> {
   const result = await autocannon({
     url,
     connections: options.connections ?? 50,

@@ -56,7 +56,11 @@ async function warmUp(url: string): Promise<{ body: string; headers: Record<stri
   const body = await warm.body.text();
   if (warm.statusCode !== 200) throw new Error(`warm-up failed: ${warm.statusCode} ${body}`);
   const skipped = new Set(['content-length', 'content-type', 'date', 'connection', 'keep-alive']);
-  const headers = Object.fromEntries(Object.entries(warm.headers).filter(([k]) => !skipped.has(k)).map(([k, v]) => [k, String(v)]));
+  const headers = Object.fromEntries(
+    Object.entries(warm.headers)
+      .filter(([k]) => !skipped.has(k))
+      .map(([k, v]) => [k, String(v)]),
+  );
   return { body, headers };
 }
 

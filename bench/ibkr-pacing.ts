@@ -36,11 +36,17 @@ const VARIANTS: Variant[] = [
 ];
 
 export default async function ibkrPacingBench(): Promise<void> {
-  console.log(`\nIBKR pacing: cold burst against a gateway enforcing 10 in any rolling second at arrival (penalty box 10 min), arrival jitter 0-${JITTER_MS} ms (seeded)`);
-  console.log(`${'pacing'.padEnd(24)}${'replicas'.padStart(9)}${'calls'.padStart(7)}${'peak/s'.padStart(8)}${'429s'.padStart(6)}${'answers'.padStart(9)}${'failed'.padStart(8)}`);
+  console.log(
+    `\nIBKR pacing: cold burst against a gateway enforcing 10 in any rolling second at arrival (penalty box 10 min), arrival jitter 0-${JITTER_MS} ms (seeded)`,
+  );
+  console.log(
+    `${'pacing'.padEnd(24)}${'replicas'.padStart(9)}${'calls'.padStart(7)}${'peak/s'.padStart(8)}${'429s'.padStart(6)}${'answers'.padStart(9)}${'failed'.padStart(8)}`,
+  );
   for (const variant of VARIANTS) {
     const r = await run(variant);
-    console.log(`${variant.name.padEnd(24)}${String(variant.replicas).padStart(9)}${String(r.calls).padStart(7)}${String(r.peak).padStart(8)}${String(r.refusals).padStart(6)}${String(r.answers).padStart(9)}${String(r.failed).padStart(8)}`);
+    console.log(
+      `${variant.name.padEnd(24)}${String(variant.replicas).padStart(9)}${String(r.calls).padStart(7)}${String(r.peak).padStart(8)}${String(r.refusals).padStart(6)}${String(r.answers).padStart(9)}${String(r.failed).padStart(8)}`,
+    );
   }
 }
 
@@ -89,7 +95,14 @@ async function replica(gateway: IbkrSimulator, variant: Variant, prefix: string)
       await redis.close();
     };
   }
-  const broker = new IbkrBroker({ url: gateway.baseUrl, tlsVerify: false, timeoutMs: 8_000, logger, tickleIntervalMs: 0, gateway: { pacer } });
+  const broker = new IbkrBroker({
+    url: gateway.baseUrl,
+    tlsVerify: false,
+    timeoutMs: 8_000,
+    logger,
+    tickleIntervalMs: 0,
+    gateway: { pacer },
+  });
   return {
     broker,
     close: async () => {

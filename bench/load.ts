@@ -41,7 +41,10 @@ export function mixedRequests(rotate: () => string, observe?: AnswerObserver): a
   return fixed.map((r) => {
     const request: autocannon.Request = { method: 'GET', path: r.path };
     if (r.kind === 'quote-miss') {
-      request.setupRequest = (req: autocannon.Request) => ({ ...req, path: `/api/provider-a/quote?symbol=${encodeURIComponent(rotate())}` });
+      request.setupRequest = (req: autocannon.Request) => ({
+        ...req,
+        path: `/api/provider-a/quote?symbol=${encodeURIComponent(rotate())}`,
+      });
     }
     if (observe !== undefined) {
       request.onResponse = (status, body, _context, headers) => observe(r.kind, status, (headers ?? {}) as Record<string, unknown>, body);
@@ -52,7 +55,7 @@ export function mixedRequests(rotate: () => string, observe?: AnswerObserver): a
 
 export function rotator(symbols: string[]): () => string {
   let i = 0;
-  return () => symbols[(i++) % symbols.length] as string;
+  return () => symbols[i++ % symbols.length] as string;
 }
 
 /** Answers of one run, split the way the report needs them. */
@@ -131,7 +134,9 @@ export async function loadBench(): Promise<boolean> {
     const rotate = rotator(ROTATING);
     // Warm-up: the hot keys get paid for once, and the JIT sees every route.
     await runStep(service.url, 4, 2, rotate);
-    console.log(`\nMixed load (sandbox mode, RATE_LIMIT_PER_MINUTE=0, ${seconds} s per step): quote hits, rotating misses, overview, broker quotes, dividends, 4xx`);
+    console.log(
+      `\nMixed load (sandbox mode, RATE_LIMIT_PER_MINUTE=0, ${seconds} s per step): quote hits, rotating misses, overview, broker quotes, dividends, 4xx`,
+    );
     console.log('conns     req/s   p50 ms   p99 ms      2xx   429 quota   4xx intended   5xx   conn err   timeouts');
     const steps: Step[] = [];
     for (const connections of concurrency) {
@@ -145,7 +150,9 @@ export async function loadBench(): Promise<boolean> {
     const knee = kneeOf(steps);
     const below = steps.filter((s) => s.connections <= knee.connections);
     const errorsBelow = below.reduce((n, s) => n + errorsOf(s.tally), 0);
-    console.log(`knee: ${knee.connections} connections, ${knee.requestsPerSecond} req/s (p50 ${knee.p50Ms} ms, p99 ${knee.p99Ms} ms); errors at or below the knee: ${errorsBelow}`);
+    console.log(
+      `knee: ${knee.connections} connections, ${knee.requestsPerSecond} req/s (p50 ${knee.p50Ms} ms, p99 ${knee.p99Ms} ms); errors at or below the knee: ${errorsBelow}`,
+    );
     return errorsBelow === 0;
   } finally {
     await service.stop();

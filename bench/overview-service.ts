@@ -11,5 +11,8 @@ await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
 process.stdout.write(`LISTENING ${typeof address === 'object' && address ? address.port : 0}\n`);
 process.on('SIGTERM', () => {
-  void app.close().then(() => sandbox.close()).then(() => process.exit(0));
+  void app
+    .close()
+    .then(() => sandbox.close())
+    .then(() => process.exit(0));
 });

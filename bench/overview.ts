@@ -43,7 +43,8 @@ async function cold(upstreamLatencyMs: number, stateDir: string): Promise<string
       const started = performance.now();
       const res = await request(url + PATH);
       await res.body.text();
-      if (res.statusCode !== 200 || res.headers['x-cache'] !== 'MISS') throw new Error(`cold request answered ${res.statusCode} ${String(res.headers['x-cache'])}`);
+      if (res.statusCode !== 200 || res.headers['x-cache'] !== 'MISS')
+        throw new Error(`cold request answered ${res.statusCode} ${String(res.headers['x-cache'])}`);
       times.push(performance.now() - started);
     }
     const calls = sandbox.yahoo.count();

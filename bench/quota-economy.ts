@@ -44,7 +44,9 @@ const PER_DAY = 500;
 /** The provider's rule (one call a second), which the judge applies at arrival. */
 const SPACING_MS = Math.round(1_000 / SCALE);
 const QUOTE_FRESH_SECONDS = 60 / SCALE;
-const SYMBOLS = UNIVERSE.filter((i) => i.kind === 'stock').slice(0, 50).map((i) => i.symbol);
+const SYMBOLS = UNIVERSE.filter((i) => i.kind === 'stock')
+  .slice(0, 50)
+  .map((i) => i.symbol);
 const ZIPF_S = 1.1;
 const MAX_IN_FLIGHT = 256;
 
@@ -97,14 +99,21 @@ export default async function quotaEconomyBench(): Promise<void> {
       `${name.padEnd(26)}${String(tally.requests).padStart(9)}${pct(tally.real).padStart(8)}${pct(tally.fresh).padStart(8)}${pct(tally.stale).padStart(8)}${pct(tally.refused).padStart(9)}${String(tally.bad).padStart(5)}${String(tally.errors).padStart(8)}   ${sources.padEnd(18)}   ${ages.padEnd(13)}   ${`${primaryCalls}/${yahooCalls}`.padEnd(14)}   ${show(violations)} / ${ledger === undefined ? '-' : show(ledger)}`,
     );
   }
-  console.log('real = 200 with a valid Global Quote for the symbol asked (fresh or stale); targets: yahoo ≥ 99 % real, none ≥ 60 % real, 0 bad, 0 AV violations');
-  console.log('arrival is stamped after the simulator answers, in the same process as the load: an event-loop stall there moves arrivals, not sends');
+  console.log(
+    'real = 200 with a valid Global Quote for the symbol asked (fresh or stale); targets: yahoo ≥ 99 % real, none ≥ 60 % real, 0 bad, 0 AV violations',
+  );
+  console.log(
+    'arrival is stamped after the simulator answers, in the same process as the load: an event-loop stall there moves arrivals, not sends',
+  );
 }
 
 const show = (v: Violations) => `${v.minute}/${v.day}/${v.spacing}`;
 
 async function runService(fallback: 'yahoo' | 'none', durationMs: number): Promise<Outcome> {
-  const av = await countingSimulator(createAlphaVantageSimulator({ validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey], callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 }), '/query');
+  const av = await countingSimulator(
+    createAlphaVantageSimulator({ validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey], callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 }),
+    '/query',
+  );
   const yahoo = await countingSimulator(createYahooSimulator(), undefined);
   const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-economy-'));
   const config = loadConfig({
@@ -154,7 +163,10 @@ async function runService(fallback: 'yahoo' | 'none', durationMs: number): Promi
 
 /** What a dashboard gets without this service: every request goes to the provider. */
 async function runNaive(durationMs: number): Promise<Outcome> {
-  const av = await countingSimulator(createAlphaVantageSimulator({ validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey], callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 }), '/query');
+  const av = await countingSimulator(
+    createAlphaVantageSimulator({ validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey], callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 }),
+    '/query',
+  );
   const upstream = new Pool(av.upstream.origin, { connections: 64 });
   const server = createServer((req, res) => {
     const symbol = new URL(req.url ?? '/', 'http://x').searchParams.get('symbol') ?? '';
@@ -162,7 +174,12 @@ async function runNaive(durationMs: number): Promise<Outcome> {
     upstream.request({ method: 'GET', path }).then(
       async (answer) => {
         const body = await answer.body.text();
-        res.writeHead(answer.statusCode, { 'content-type': 'application/json', 'x-cache': 'MISS', 'x-data-source': 'alpha-vantage', age: '0' });
+        res.writeHead(answer.statusCode, {
+          'content-type': 'application/json',
+          'x-cache': 'MISS',
+          'x-data-source': 'alpha-vantage',
+          age: '0',
+        });
         res.end(body);
       },
       () => {
@@ -175,7 +192,14 @@ async function runNaive(durationMs: number): Promise<Outcome> {
   await new Promise((resolve) => server.once('listening', resolve));
   try {
     const tally = await drive(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, durationMs);
-    return { name: 'naive pass-through', tally, primaryCalls: av.calls.length, yahooCalls: 0, violations: violations(av.calls, 5), ledger: undefined };
+    return {
+      name: 'naive pass-through',
+      tally,
+      primaryCalls: av.calls.length,
+      yahooCalls: 0,
+      violations: violations(av.calls, 5),
+      ledger: undefined,
+    };
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -185,7 +209,10 @@ async function runNaive(durationMs: number): Promise<Outcome> {
 }
 
 /** A simulator (its own limits off: we judge the budget) recording when each call to `path` arrived. */
-async function countingSimulator(upstream: SimulatedUpstream, path: string | undefined): Promise<{ upstream: SimulatedUpstream; calls: number[] }> {
+async function countingSimulator(
+  upstream: SimulatedUpstream,
+  path: string | undefined,
+): Promise<{ upstream: SimulatedUpstream; calls: number[] }> {
   await upstream.listen();
   const calls: number[] = [];
   upstream.on('request', (event: { path: string }) => {
@@ -283,7 +310,10 @@ function zipf(n: number, s: number, random: () => number): () => number {
   const total = weights.reduce((a, b) => a + b, 0);
   const cumulative: number[] = [];
   let sum = 0;
-  for (const w of weights) cumulative.push((sum += w / total));
+  for (const w of weights) {
+    sum += w / total;
+    cumulative.push(sum);
+  }
   return () => {
     const r = random();
     const i = cumulative.findIndex((c) => r <= c);

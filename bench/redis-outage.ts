@@ -115,7 +115,8 @@ export async function redisOutage(): Promise<boolean> {
         const code = /"code":"([A-Z_]+)"/.exec(body)?.[1] ?? 'none';
         c.codes[`${status} ${code}`] = (c.codes[`${status} ${code}`] ?? 0) + 1;
       }
-      const k = (byKind[kind] ??= {});
+      byKind[kind] ??= {};
+      const k = byKind[kind];
       k[status] = (k[status] ?? 0) + 1;
     };
     const rotate = rotator(ROTATING);
@@ -123,7 +124,14 @@ export async function redisOutage(): Promise<boolean> {
       (replica) =>
         new Promise<autocannon.Result>((resolve, reject) => {
           const instance = autocannon(
-            { url: replica.url, connections: 6, overallRate: RATE, duration: WARM + OUTAGE + AFTER, timeout: 10, requests: mixedRequests(rotate, observe) },
+            {
+              url: replica.url,
+              connections: 6,
+              overallRate: RATE,
+              duration: WARM + OUTAGE + AFTER,
+              timeout: 10,
+              requests: mixedRequests(rotate, observe),
+            },
             (error, result) => (error ? reject(error as Error) : resolve(result)),
           );
           instance.on('reqError', () => {
@@ -132,7 +140,9 @@ export async function redisOutage(): Promise<boolean> {
         }),
     );
 
-    console.log(`\nRedis outage under load: 3 replicas x ${RATE} req/s (mixed), RATE_LIMIT_PER_MINUTE=0, provider-A plan and budget ${PLAN.callsPerMinute}/min ${PLAN.callsPerDay}/day 1/s; Redis cut at ${WARM} s for ${OUTAGE} s`);
+    console.log(
+      `\nRedis outage under load: 3 replicas x ${RATE} req/s (mixed), RATE_LIMIT_PER_MINUTE=0, provider-A plan and budget ${PLAN.callsPerMinute}/min ${PLAN.callsPerDay}/day 1/s; Redis cut at ${WARM} s for ${OUTAGE} s`,
+    );
     await sleep(WARM * 1000);
     phase = 'outage';
     const cutAt = Date.now();
@@ -142,15 +152,25 @@ export async function redisOutage(): Promise<boolean> {
     await sleep(Math.max(0, cutAt + OUTAGE * 1000 - Date.now()));
     phase = 'after';
     await proxy.open();
-    const recoveryMs = await timeUntil(replicas, (s) => s.redisReachable && !s.fallback && s.budgetStore !== 'local-fallback', AFTER * 1000);
+    const recoveryMs = await timeUntil(
+      replicas,
+      (s) => s.redisReachable && !s.fallback && s.budgetStore !== 'local-fallback',
+      AFTER * 1000,
+    );
     const results = await Promise.all(runs);
     const total = results.reduce((n, r) => n + r.requests.total, 0);
 
-    console.log(`requests: ${total}; fallback noticed by all replicas ${fallbackMs} ms after the cut; budget store during the outage: ${duringOutage.map((s) => s.budgetStore).join(', ')}`);
+    console.log(
+      `requests: ${total}; fallback noticed by all replicas ${fallbackMs} ms after the cut; budget store during the outage: ${duringOutage.map((s) => s.budgetStore).join(', ')}`,
+    );
     for (const p of ['before', 'outage', 'after'] as const) {
       const c = counts[p];
-      const fives = Object.entries(c.byStatus).filter(([s]) => Number(s) >= 500).reduce((n, [, v]) => n + v, 0);
-      console.log(`  ${p.padEnd(7)} by status ${JSON.stringify(c.byStatus)}; STALE ${c.stale}; 429/5xx codes ${JSON.stringify(c.codes)}; 5xx ${fives}; connection errors/timeouts ${c.errors}`);
+      const fives = Object.entries(c.byStatus)
+        .filter(([s]) => Number(s) >= 500)
+        .reduce((n, [, v]) => n + v, 0);
+      console.log(
+        `  ${p.padEnd(7)} by status ${JSON.stringify(c.byStatus)}; STALE ${c.stale}; 429/5xx codes ${JSON.stringify(c.codes)}; 5xx ${fives}; connection errors/timeouts ${c.errors}`,
+      );
     }
     console.log(`  by request kind: ${JSON.stringify(byKind)}`);
     const minuteWindows = new Map<number, number>();
@@ -169,7 +189,9 @@ export async function redisOutage(): Promise<boolean> {
     console.log(`recovery: every replica back on Redis ${recoveryMs} ms after the restore (no restart)`);
 
     const problems: string[] = [];
-    const fivexx = (['before', 'outage', 'after'] as const).flatMap((p) => Object.entries(counts[p].byStatus)).filter(([s]) => Number(s) >= 500);
+    const fivexx = (['before', 'outage', 'after'] as const)
+      .flatMap((p) => Object.entries(counts[p].byStatus))
+      .filter(([s]) => Number(s) >= 500);
     if (fivexx.length > 0) problems.push(`5xx answers: ${JSON.stringify(fivexx)}`);
     const errors = counts.before.errors + counts.outage.errors + counts.after.errors;
     if (errors > 0) problems.push(`${errors} connection errors or timeouts`);

@@ -2,7 +2,9 @@
 import { existsSync } from 'node:fs';
 import { cacheHitBench } from './cache-hit.js';
 
-console.log(`node ${process.version}, ${new Date().toISOString()}, BENCH_SECONDS=${process.env.BENCH_SECONDS ?? '(each benchmark’s default)'}`);
+console.log(
+  `node ${process.version}, ${new Date().toISOString()}, BENCH_SECONDS=${process.env.BENCH_SECONDS ?? '(each benchmark’s default)'}`,
+);
 await cacheHitBench();
 
 // Benchmarks owned by other areas export a default async function; run the ones present.

@@ -106,9 +106,15 @@ function printSample(s: Sample): void {
 const control = new Agent({ connect: { rejectUnauthorized: false } });
 
 async function setFaults(origin: string, faults: Partial<Faults> | null): Promise<void> {
-  const res = faults === null
-    ? await request(`${origin}/__sandbox/faults`, { method: 'DELETE', dispatcher: control })
-    : await request(`${origin}/__sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults), dispatcher: control });
+  const res =
+    faults === null
+      ? await request(`${origin}/__sandbox/faults`, { method: 'DELETE', dispatcher: control })
+      : await request(`${origin}/__sandbox/faults`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(faults),
+          dispatcher: control,
+        });
   await res.body.dump();
   if (res.statusCode !== 200) throw new Error(`fault switch answered ${res.statusCode}`);
 }
@@ -137,7 +143,9 @@ export async function soak(): Promise<boolean> {
   };
   const faultLog: string[] = [];
   try {
-    console.log(`\nSoak: ${SECONDS} s at ${RATE} req/s (mixed), RATE_LIMIT_PER_MINUTE=0, faults on/off every ${FAULT_SECONDS} s: ${FAULT_PLAN.map((f) => `${f.upstream}:${f.faults.fault ?? `latency ${f.faults.latencyMs} ms`}`).join(', ')}`);
+    console.log(
+      `\nSoak: ${SECONDS} s at ${RATE} req/s (mixed), RATE_LIMIT_PER_MINUTE=0, faults on/off every ${FAULT_SECONDS} s: ${FAULT_PLAN.map((f) => `${f.upstream}:${f.faults.fault ?? `latency ${f.faults.latencyMs} ms`}`).join(', ')}`,
+    );
     const idleBefore = await record('idle, before load');
     const done = new Promise<autocannon.Result>((resolve, reject) => {
       autocannon(
@@ -151,11 +159,14 @@ export async function soak(): Promise<boolean> {
     let nextFlip = Date.now() + FAULT_SECONDS * 1000;
     let nextScrape = Date.now() + 60_000;
     let finished = false;
-    void done.then(() => {
-      finished = true;
-    }, () => {
-      finished = true;
-    });
+    void done.then(
+      () => {
+        finished = true;
+      },
+      () => {
+        finished = true;
+      },
+    );
     while (!finished && !died) {
       await sleep(250);
       const now = Date.now();
@@ -192,17 +203,23 @@ export async function soak(): Promise<boolean> {
     );
     const baseline = samples.find((s) => s.label === 'under load (baseline)') ?? idleBefore;
     const lastUnderLoad = [...samples].reverse().find((s) => s.label.startsWith('under load')) ?? baseline;
-    console.log(`start (1 min in) vs end under load: RSS ${baseline.rssMb} -> ${lastUnderLoad.rssMb} MB, heap ${baseline.heapMb} -> ${lastUnderLoad.heapMb} MB, loop delay p99 ${baseline.lagP99Ms} -> ${lastUnderLoad.lagP99Ms} ms, fds ${baseline.openFds} -> ${lastUnderLoad.openFds}`);
-    console.log(`idle before vs idle after: fds ${idleBefore.openFds} -> ${idleAfter.openFds}, sockets ${idleBefore.sockets} -> ${idleAfter.sockets}, handles ${idleBefore.handles} -> ${idleAfter.handles}`);
+    console.log(
+      `start (1 min in) vs end under load: RSS ${baseline.rssMb} -> ${lastUnderLoad.rssMb} MB, heap ${baseline.heapMb} -> ${lastUnderLoad.heapMb} MB, loop delay p99 ${baseline.lagP99Ms} -> ${lastUnderLoad.lagP99Ms} ms, fds ${baseline.openFds} -> ${lastUnderLoad.openFds}`,
+    );
+    console.log(
+      `idle before vs idle after: fds ${idleBefore.openFds} -> ${idleAfter.openFds}, sockets ${idleBefore.sockets} -> ${idleAfter.sockets}, handles ${idleBefore.handles} -> ${idleAfter.handles}`,
+    );
 
     const problems: string[] = [];
     if (died) problems.push(`the service exited during the soak (code ${child.exitCode})`);
     if (suspicious.length > 0) problems.push(`suspicious output: ${suspicious.slice(0, 5).join(' | ')}`);
     // Idle after the load: the generator's 10 connections are gone; the upstream keep-alive pools may hold
     // a few more sockets than before (they were opened during the load). More than 20 is a leak.
-    if (idleAfter.openFds > idleBefore.openFds + 20) problems.push(`file descriptors grew from ${idleBefore.openFds} to ${idleAfter.openFds}`);
+    if (idleAfter.openFds > idleBefore.openFds + 20)
+      problems.push(`file descriptors grew from ${idleBefore.openFds} to ${idleAfter.openFds}`);
     if (idleAfter.sockets > idleBefore.sockets + 20) problems.push(`sockets grew from ${idleBefore.sockets} to ${idleAfter.sockets}`);
-    if (tally.connectionErrors + tally.timeouts > 0) problems.push(`${tally.connectionErrors} connection errors, ${tally.timeouts} timeouts`);
+    if (tally.connectionErrors + tally.timeouts > 0)
+      problems.push(`${tally.connectionErrors} connection errors, ${tally.timeouts} timeouts`);
     void errorsOf;
 
     // Graceful stop after the soak: exit code 0.

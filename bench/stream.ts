@@ -237,15 +237,23 @@ async function runClient(): Promise<void> {
 
 /** Soft and hard limits of open files of this process (Node has raised the soft one to the hard one). */
 function openFileLimits(): { soft: number; hard: number } {
-  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'))!;
-  const [soft, hard] = line.replace('Max open files', '').trim().split(/\s+/).map((v) => (v === 'unlimited' ? Infinity : Number(v)));
+  const line = readFileSync('/proc/self/limits', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Max open files'))!;
+  const [soft, hard] = line
+    .replace('Max open files', '')
+    .trim()
+    .split(/\s+/)
+    .map((v) => (v === 'unlimited' ? Infinity : Number(v)));
   return { soft: soft!, hard: hard! };
 }
 
 const neededFiles = () => Math.max(...LEVELS) + SPARE_FILES;
 
 function rssBytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line?.replace(/\D/g, '')) * 1024;
 }
 
@@ -256,7 +264,11 @@ function cpuSeconds(pid: number): number {
 
 /** CPU seconds the whole machine spent busy (every core), from /proc/stat. */
 function machineBusySeconds(): number {
-  const [, user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+  const [, user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .map(Number);
   void idle;
   void iowait;
   return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
@@ -310,7 +322,10 @@ class ClientProcess {
   }
 
   static start(): ClientProcess {
-    const child = fork(fileURLToPath(import.meta.url), ['--viewers'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(fileURLToPath(import.meta.url), ['--viewers'], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     return new ClientProcess(child);
   }
 
@@ -359,7 +374,8 @@ async function probeRequests(url: string, ms: number): Promise<number[]> {
 async function measure(ibkr: IbkrSimulator, services: Child[], count: number): Promise<Figures> {
   const clients = Array.from({ length: Math.ceil(count / VIEWERS_PER_CLIENT) }, () => ClientProcess.start());
   const urls = services.map((s) => s.url);
-  clients.forEach((client, i) => client.send({ type: 'open', urls, count: Math.min(VIEWERS_PER_CLIENT, count - i * VIEWERS_PER_CLIENT) }));
+  for (const [i, client] of clients.entries())
+    client.send({ type: 'open', urls, count: Math.min(VIEWERS_PER_CLIENT, count - i * VIEWERS_PER_CLIENT) });
   for (const client of clients) {
     const opened = await client.next();
     if (opened.type !== 'opened') throw new Error(`viewers did not open: ${opened.type === 'failed' ? opened.message : opened.type}`);
@@ -417,8 +433,14 @@ async function measure(ibkr: IbkrSimulator, services: Child[], count: number): P
     skipped,
     getP99: percentile(requestTimes, 99),
     getMax: requestTimes.at(-1) ?? Number.NaN,
-    firstViewer: percentile([...spreads.values()].map(([first]) => first).sort((a, b) => a - b), 50),
-    lastViewer: percentile([...spreads.values()].map(([, last]) => last).sort((a, b) => a - b), 50),
+    firstViewer: percentile(
+      [...spreads.values()].map(([first]) => first).sort((a, b) => a - b),
+      50,
+    ),
+    lastViewer: percentile(
+      [...spreads.values()].map(([, last]) => last).sort((a, b) => a - b),
+      50,
+    ),
     rss,
     cpuPercent,
     p50: percentile(delays, 50),
@@ -447,10 +469,14 @@ function serviceEnv(ibkr: IbkrSimulator, stateDir: string, extra: Record<string,
   };
 }
 
-const HEADER = " viewers | clients | calls/s | events/s/viewer | skipped | RSS MiB | RSS/connection | server CPU | delay p50 / p99 / max | first / last viewer | GET p99 / max | client ELU, CPU | others' CPU | load";
+const HEADER =
+  " viewers | clients | calls/s | events/s/viewer | skipped | RSS MiB | RSS/connection | server CPU | delay p50 / p99 / max | first / last viewer | GET p99 / max | client ELU, CPU | others' CPU | load";
 
 function row(f: Figures, base: Figures): string {
-  const perConnection = f.viewers === base.viewers ? '             —' : `${((f.rss - base.rss) / (f.viewers - base.viewers) / 1024).toFixed(1).padStart(10)} KiB`;
+  const perConnection =
+    f.viewers === base.viewers
+      ? '             —'
+      : `${((f.rss - base.rss) / (f.viewers - base.viewers) / 1024).toFixed(1).padStart(10)} KiB`;
   return [
     String(f.viewers).padStart(8),
     String(f.clients).padStart(7),
@@ -474,10 +500,16 @@ const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
 export default async function streamBench(): Promise<void> {
   const { soft, hard } = openFileLimits();
   if (hard < neededFiles()) {
-    throw new Error(`open files: hard limit ${hard}, ${neededFiles()} needed for ${Math.max(...LEVELS)} streams; raise it (as root: ulimit -Hn ${neededFiles()}; docker run --ulimit nofile=${neededFiles()})`);
+    throw new Error(
+      `open files: hard limit ${hard}, ${neededFiles()} needed for ${Math.max(...LEVELS)} streams; raise it (as root: ulimit -Hn ${neededFiles()}; docker run --ulimit nofile=${neededFiles()})`,
+    );
   }
   console.log(`\nstream fan-out: ${SYMBOLS.length} broker symbols, ${SECONDS} s per level, one service process (node ${process.version})`);
-  console.log(`viewers in client processes of up to ${VIEWERS_PER_CLIENT}; open files ${soft} (hard limit ${hard}); load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `viewers in client processes of up to ${VIEWERS_PER_CLIENT}; open files ${soft} (hard limit ${hard}); load average before: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-stream-'));
   const ibkr = await createIbkrSimulator();
   await ibkr.listen();
@@ -488,21 +520,36 @@ export default async function streamBench(): Promise<void> {
     const base = results[0]!;
     console.log(HEADER);
     for (const f of results) console.log(row(f, base));
-    console.log('(events/s/viewer: each viewer\'s events over the time between the upstream answers of its first and last; skipped: events viewers did not get between their first and last,');
-    console.log(' superseded by a newer one during a fan-out; delay: from the upstream answer to the event\'s bytes at a client;');
+    console.log(
+      "(events/s/viewer: each viewer's events over the time between the upstream answers of its first and last; skipped: events viewers did not get between their first and last,",
+    );
+    console.log(" superseded by a newer one during a fan-out; delay: from the upstream answer to the event's bytes at a client;");
     console.log(' first / last viewer: the median over the events of the delay at the first viewer an event reached and at the last;');
-    console.log(' GET: /api/system/live on the same process every 10 ms meanwhile; client ELU: the busiest client process\'s event-loop utilisation;');
-    console.log(` others\' CPU: what the rest of the machine (${cpus().length} cores) used meanwhile, % of one core; load: the 1-minute load average, this bench included)`);
+    console.log(
+      " GET: /api/system/live on the same process every 10 ms meanwhile; client ELU: the busiest client process's event-loop utilisation;",
+    );
+    console.log(
+      ` others' CPU: what the rest of the machine (${cpus().length} cores) used meanwhile, % of one core; load: the 1-minute load average, this bench included)`,
+    );
     const last = results.at(-1)!;
     console.log(`snapshot calls per second, ${last.viewers} viewers against 1: ${(last.callsPerSecond / base.callsPerSecond).toFixed(2)}×`);
-    const cadence = results.every((f) => Math.abs(f.eventsPerViewerPerSecond - TARGET_EVENTS) <= EVENTS_TOLERANCE && Math.abs(f.callsPerSecond - TARGET_EVENTS) <= EVENTS_TOLERANCE);
-    console.log(`target: ${TARGET_EVENTS.toFixed(2)} calls and events a second per viewer at every level (±${EVENTS_TOLERANCE}): ${verdict(cadence)}`);
+    const cadence = results.every(
+      (f) =>
+        Math.abs(f.eventsPerViewerPerSecond - TARGET_EVENTS) <= EVENTS_TOLERANCE &&
+        Math.abs(f.callsPerSecond - TARGET_EVENTS) <= EVENTS_TOLERANCE,
+    );
+    console.log(
+      `target: ${TARGET_EVENTS.toFixed(2)} calls and events a second per viewer at every level (±${EVENTS_TOLERANCE}): ${verdict(cadence)}`,
+    );
     const top = results.find((f) => f.viewers === TARGET_AT);
-    if (top !== undefined) console.log(`target: delay p99 ≤ ${TARGET_P99_MS} ms at ${TARGET_AT} viewers: ${top.p99} ms, ${verdict(top.p99 <= TARGET_P99_MS)}`);
+    if (top !== undefined)
+      console.log(`target: delay p99 ≤ ${TARGET_P99_MS} ms at ${TARGET_AT} viewers: ${top.p99} ms, ${verdict(top.p99 <= TARGET_P99_MS)}`);
     await service.stop();
 
     const prefix = `mdp-bench-stream:${randomBytes(4).toString('hex')}:`;
-    const replicas = await Promise.all([0, 1, 2].map((i) => startService(serviceEnv(ibkr, join(stateDir, `r${i}`), { REDIS_URL, REDIS_KEY_PREFIX: prefix }))));
+    const replicas = await Promise.all(
+      [0, 1, 2].map((i) => startService(serviceEnv(ibkr, join(stateDir, `r${i}`), { REDIS_URL, REDIS_KEY_PREFIX: prefix }))),
+    );
     try {
       const spread = await measure(ibkr, replicas, REPLICA_VIEWERS);
       console.log(
@@ -520,7 +567,11 @@ export default async function streamBench(): Promise<void> {
     await ibkr.close();
     rmSync(stateDir, { recursive: true, force: true });
   }
-  console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 if (process.argv.includes('--viewers')) await runClient();

@@ -28,7 +28,11 @@ async function api(path) {
   }
   const text = await res.text();
   let body = null;
-  try { body = text ? JSON.parse(text) : null; } catch { body = null; }
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
   if (!res.ok) throw new ApiFailure(res.status, body, res.headers.get('retry-after'));
   const age = Number(res.headers.get('age'));
   const mode = res.headers.get('x-data-mode');
@@ -154,15 +158,37 @@ function renderFreshness() {
 // ---------- table rendering for records whose exact fields depend on the provider ----------
 
 const COLUMN_LABELS = {
-  ticker: 'Symbol', ex_dividend_date: 'Ex-date', pay_date: 'Pay date', cash_amount: 'Amount', currency: 'Cur.', frequency: 'Per year',
-  accountId: 'Account', name: 'Name', type: 'Type', symbol: 'Symbol', assetClass: 'Class', quantity: 'Qty',
-  averageCost: 'Avg cost', marketPrice: 'Price', marketValue: 'Value', unrealizedPnl: 'Unreal. P&L',
-  last: 'Last', change: 'Change', changePercent: 'Change %', bid: 'Bid', ask: 'Ask', volume: 'Volume', updatedAt: 'Updated',
+  ticker: 'Symbol',
+  ex_dividend_date: 'Ex-date',
+  pay_date: 'Pay date',
+  cash_amount: 'Amount',
+  currency: 'Cur.',
+  frequency: 'Per year',
+  accountId: 'Account',
+  name: 'Name',
+  type: 'Type',
+  symbol: 'Symbol',
+  assetClass: 'Class',
+  quantity: 'Qty',
+  averageCost: 'Avg cost',
+  marketPrice: 'Price',
+  marketValue: 'Value',
+  unrealizedPnl: 'Unreal. P&L',
+  last: 'Last',
+  change: 'Change',
+  changePercent: 'Change %',
+  bid: 'Bid',
+  ask: 'Ask',
+  volume: 'Volume',
+  updatedAt: 'Updated',
 };
 
 function cellText(v) {
   if (v == null) return '—';
-  if (typeof v === 'number') return Number.isInteger(v) ? v.toLocaleString('en-US') : v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+  if (typeof v === 'number')
+    return Number.isInteger(v)
+      ? v.toLocaleString('en-US')
+      : v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
   if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v)) return timeOf(v);
   return String(v);
 }
@@ -184,10 +210,14 @@ function renderTable(table, rows, preferred, emptyText, maxRows = 15) {
   const shown = rows.slice(0, maxRows);
   for (const row of shown) {
     tbody.append(
-      el('tr', {}, ...columns.map((c) => {
-        const v = row[c];
-        return el('td', { class: typeof v === 'number' ? 'num' : '', text: cellText(v) });
-      })),
+      el(
+        'tr',
+        {},
+        ...columns.map((c) => {
+          const v = row[c];
+          return el('td', { class: typeof v === 'number' ? 'num' : '', text: cellText(v) });
+        }),
+      ),
     );
   }
   if (rows.length > shown.length) {
@@ -214,11 +244,14 @@ function renderOverview(result) {
   for (const [symbol, entry] of Object.entries(result.body ?? {})) {
     const dir = signClass(entry.change);
     tiles.append(
-      el('div', { class: `tile ${dir}`, symbol, title: entry.asOf ? `as of ${new Date(entry.asOf).toLocaleString()}` : symbol },
+      el(
+        'div',
+        { class: `tile ${dir}`, symbol, title: entry.asOf ? `as of ${new Date(entry.asOf).toLocaleString()}` : symbol },
         el('div', { class: 'sym' }, el('span', { text: symbol }), el('span', { text: entry.category ?? '' })),
         el('div', { class: 'name', text: entry.name ?? symbol }),
         el('div', { class: 'price', text: fmt(entry.price) }),
-        el('div', { class: 'chg', text: `${signed(entry.change)} (${signed(entry.changePercent)})` })),
+        el('div', { class: 'chg', text: `${signed(entry.change)} (${signed(entry.changePercent)})` }),
+      ),
     );
   }
   markFresh('overview', result);
@@ -229,8 +262,12 @@ function renderOverview(result) {
 let quoteSymbol = 'IBM';
 
 const QUOTE_FACTS = [
-  ['02. open', 'Open'], ['03. high', 'High'], ['04. low', 'Low'],
-  ['08. previous close', 'Prev. close'], ['06. volume', 'Volume'], ['07. latest trading day', 'Trading day'],
+  ['02. open', 'Open'],
+  ['03. high', 'High'],
+  ['04. low', 'Low'],
+  ['08. previous close', 'Prev. close'],
+  ['06. volume', 'Volume'],
+  ['07. latest trading day', 'Trading day'],
 ];
 
 async function refreshQuote() {
@@ -389,7 +426,7 @@ function onSearchInput() {
     try {
       const matches = await searchSymbols(keywords);
       if (turn === searchTurn) showSuggestions(matches.slice(0, 8));
-    } catch (failure) {
+    } catch {
       if (turn === searchTurn) showSuggestions([]);
     }
   }, SEARCH_DELAY_MS);
@@ -399,7 +436,12 @@ function showSuggestions(matches) {
   const list = $('quote-suggestions');
   list.textContent = '';
   for (const match of matches) {
-    const item = el('li', { symbol: match['1. symbol'] }, el('span', { class: 'sym', text: match['1. symbol'] }), el('span', { class: 'name', text: `${match['2. name']} · ${match['4. region']}` }));
+    const item = el(
+      'li',
+      { symbol: match['1. symbol'] },
+      el('span', { class: 'sym', text: match['1. symbol'] }),
+      el('span', { class: 'name', text: `${match['2. name']} · ${match['4. region']}` }),
+    );
     item.setAttribute('role', 'option');
     item.addEventListener('mousedown', (event) => {
       event.preventDefault();
@@ -416,7 +458,7 @@ function moveSelection(delta) {
   if (items.length === 0) return;
   const current = items.findIndex((item) => item.getAttribute('aria-selected') === 'true');
   const next = (current + delta + items.length) % items.length;
-  items.forEach((item, i) => item.setAttribute('aria-selected', String(i === next)));
+  for (const [i, item] of items.entries()) item.setAttribute('aria-selected', String(i === next));
 }
 
 function chooseSymbol(symbol) {
@@ -424,7 +466,7 @@ function chooseSymbol(symbol) {
   searchTurn += 1;
   $('quote-symbol').value = symbol;
   showSuggestions([]);
-  lookUp(symbol);
+  void lookUp(symbol);
 }
 
 /** Provider A paces its calls: the RSI and the price history ask after the quote, not alongside it. */
@@ -447,9 +489,16 @@ async function refreshDividends() {
     const query = dividendsSymbol ? `?symbol=${encodeURIComponent(dividendsSymbol)}` : '';
     const result = await api(`/api/provider-b/dividends${query}`);
     const rows = result.body.results ?? [];
-    renderTable($('dividends-table'), rows, DIVIDEND_COLUMNS, dividendsSymbol ? `No dividends for ${dividendsSymbol}.` : 'No dividends.', 20);
+    renderTable(
+      $('dividends-table'),
+      rows,
+      DIVIDEND_COLUMNS,
+      dividendsSymbol ? `No dividends for ${dividendsSymbol}.` : 'No dividends.',
+      20,
+    );
     const count = result.body.count ?? rows.length;
-    $('dividends-count').textContent = `${count} record${count === 1 ? '' : 's'}${result.body.next ? ' on this page; more available' : ''}${dividendsSymbol ? ` for ${dividendsSymbol}` : ' across all symbols'}.`;
+    $('dividends-count').textContent =
+      `${count} record${count === 1 ? '' : 's'}${result.body.next ? ' on this page; more available' : ''}${dividendsSymbol ? ` for ${dividendsSymbol}` : ' across all symbols'}.`;
     markFresh('dividends', result);
     setReady(panel);
   } catch (failure) {
@@ -458,7 +507,17 @@ async function refreshDividends() {
 }
 
 const ACCOUNT_COLUMNS = ['id', 'accountId', 'name', 'displayName', 'type', 'currency'];
-const POSITION_COLUMNS = ['accountId', 'symbol', 'assetClass', 'quantity', 'averageCost', 'marketPrice', 'marketValue', 'unrealizedPnl', 'currency'];
+const POSITION_COLUMNS = [
+  'accountId',
+  'symbol',
+  'assetClass',
+  'quantity',
+  'averageCost',
+  'marketPrice',
+  'marketValue',
+  'unrealizedPnl',
+  'currency',
+];
 const QUOTE_COLUMNS = ['symbol', 'last', 'change', 'changePercent', 'bid', 'ask', 'volume', 'updatedAt'];
 
 async function refreshBroker(withAccounts) {
@@ -468,11 +527,13 @@ async function refreshBroker(withAccounts) {
     const h = health.body;
     const state = $('broker-state');
     state.dataset.status = h.status;
-    $('broker-state-text').textContent = `${h.broker}: ${h.status.replace('_', ' ')}${h.latencyMs != null ? ` · ${h.latencyMs} ms` : ''}${h.message ? ` · ${h.message}` : ''}`;
+    $('broker-state-text').textContent =
+      `${h.broker}: ${h.status.replace('_', ' ')}${h.latencyMs != null ? ` · ${h.latencyMs} ms` : ''}${h.message ? ` · ${h.message}` : ''}`;
     markFresh('broker', health);
     if (h.status !== 'connected') {
       // Accounts and positions cannot be read without a session; asking would only produce errors.
-      for (const id of ['accounts-table', 'positions-table', 'broker-quotes-table']) renderTable($(id), [], [], 'Not available until the broker is connected.');
+      for (const id of ['accounts-table', 'positions-table', 'broker-quotes-table'])
+        renderTable($(id), [], [], 'Not available until the broker is connected.');
       setReady(panel);
       return;
     }
@@ -485,7 +546,8 @@ async function refreshBroker(withAccounts) {
     renderTable($('positions-table'), list, POSITION_COLUMNS, 'No open positions.');
     const symbols = [...new Set(list.map((p) => p.symbol).filter(Boolean))].slice(0, 10);
     setBrokerSymbols(symbols.length ? symbols : ['SPY', 'AAPL']);
-    if (!streaming('brokerQuotes')) renderBrokerQuotes(await api(`/api/broker/quotes?symbols=${encodeURIComponent(brokerSymbols.join(','))}`));
+    if (!streaming('brokerQuotes'))
+      renderBrokerQuotes(await api(`/api/broker/quotes?symbols=${encodeURIComponent(brokerSymbols.join(','))}`));
     setReady(panel);
   } catch (failure) {
     showError(panel, failure);
@@ -518,27 +580,38 @@ function renderStatus(result) {
   const list = $('upstreams');
   list.textContent = '';
   for (const u of s.upstreams) list.append(renderUpstream(u));
-  const store = s.store.kind + (s.store.redisConfigured ? ` (Redis ${s.store.redisReachable === false ? 'unreachable' : s.store.redisReachable ? 'reachable' : 'unknown'}${s.store.fallback ? ', local fallback' : ''})` : '');
+  const store =
+    s.store.kind +
+    (s.store.redisConfigured
+      ? ` (Redis ${s.store.redisReachable === false ? 'unreachable' : s.store.redisReachable ? 'reachable' : 'unknown'}${s.store.fallback ? ', local fallback' : ''})`
+      : '');
   const ratio = s.cache.hitRatio == null ? '—' : `${Math.round(s.cache.hitRatio * 100)}%`;
-  $('status-foot').textContent = `Store: ${store} · cache ${s.cache.entries ?? '—'} entries, hit ratio ${ratio} · up ${ago(s.uptimeSeconds * 1000)}`;
+  $('status-foot').textContent =
+    `Store: ${store} · cache ${s.cache.entries ?? '—'} entries, hit ratio ${ratio} · up ${ago(s.uptimeSeconds * 1000)}`;
   markFresh('status', { producedAt: Date.parse(s.checkedAt) || Date.now(), cache: null });
   setReady(panel);
 }
 
 function renderUpstream(u) {
   const stateText = { ok: 'ok', failing: 'failing', idle: 'no calls yet', not_configured: 'not configured' }[u.state] ?? u.state;
-  const box = el('div', { class: 'upstream', state: u.state, upstream: u.id },
-    el('div', { class: 'upstream-head' }, el('span', { text: u.label }), el('span', { class: 'state', text: stateText })));
+  const box = el(
+    'div',
+    { class: 'upstream', state: u.state, upstream: u.id },
+    el('div', { class: 'upstream-head' }, el('span', { text: u.label }), el('span', { class: 'state', text: stateText })),
+  );
   const meta = el('div', { class: 'upstream-meta' });
   const parts = [];
   if (u.lastSuccessAt) parts.push(`last success ${ago(Date.now() - Date.parse(u.lastSuccessAt))} ago`);
   if (u.cache.hitRatio != null) parts.push(`cache hits ${Math.round(u.cache.hitRatio * 100)}%`);
   parts.push(`${u.calls} call${u.calls === 1 ? '' : 's'}`);
   meta.append(parts.join(' · '));
-  if (u.lastError) meta.append(el('div', { class: 'err', text: `last error ${timeOf(u.lastError.at)}: ${u.lastError.code}, ${u.lastError.message}` }));
+  if (u.lastError)
+    meta.append(el('div', { class: 'err', text: `last error ${timeOf(u.lastError.at)}: ${u.lastError.code}, ${u.lastError.message}` }));
   box.append(meta);
   if (u.budget && u.budget.limitMinute == null && u.budget.limitDay == null) {
-    box.append(el('div', { class: 'upstream-meta', text: `budget: no cap · ${u.budget.usedMinute} this minute, ${u.budget.usedDay} today` }));
+    box.append(
+      el('div', { class: 'upstream-meta', text: `budget: no cap · ${u.budget.usedMinute} this minute, ${u.budget.usedDay} today` }),
+    );
   } else if (u.budget) {
     box.append(gauge('minute', u.budget.usedMinute, u.budget.limitMinute, u.budget.leftMinute));
     box.append(gauge('day', u.budget.usedDay, u.budget.limitDay, u.budget.leftDay));
@@ -564,7 +637,13 @@ function gauge(label, used, limit, left) {
     else if (share < 0.5) fill.classList.add('mid');
     text = `${left} of ${limit} left`;
   }
-  const box = el('div', { class: 'gauge', gauge: label, title: `${used} used this ${label}` }, el('span', { text: `per ${label}` }), bar, el('span', { class: 'num', text }));
+  const box = el(
+    'div',
+    { class: 'gauge', gauge: label, title: `${used} used this ${label}` },
+    el('span', { text: `per ${label}` }),
+    bar,
+    el('span', { class: 'num', text }),
+  );
   return box;
 }
 
@@ -593,7 +672,12 @@ function streamUrl() {
 /** A pushed event as the panels' renderers take it; its id starts with when the upstream answered. */
 function pushed(event) {
   const producedAt = Number(String(event.lastEventId).split('-')[0]);
-  return { body: JSON.parse(event.data), cache: 'LIVE', producedAt: Number.isFinite(producedAt) && producedAt > 0 ? producedAt : Date.now(), partial: null };
+  return {
+    body: JSON.parse(event.data),
+    cache: 'LIVE',
+    producedAt: Number.isFinite(producedAt) && producedAt > 0 ? producedAt : Date.now(),
+    partial: null,
+  };
 }
 
 const STREAM_PANELS = { quote: 'quote-panel', brokerQuotes: 'broker-panel', overview: 'overview-panel', status: 'status-panel' };
@@ -609,7 +693,9 @@ function connectStream() {
   live.open = false;
   const source = new EventSource(url);
   live.source = source;
-  source.addEventListener('open', () => { live.open = true; });
+  source.addEventListener('open', () => {
+    live.open = true;
+  });
   source.addEventListener('quote', (event) => renderQuote(pushed(event)));
   source.addEventListener('overview', (event) => renderOverview(pushed(event)));
   source.addEventListener('status', (event) => renderStatus(pushed(event)));
@@ -642,7 +728,11 @@ function every(seconds, task) {
   const run = async () => {
     if (running || document.hidden) return;
     running = true;
-    try { await task(); } finally { running = false; }
+    try {
+      await task();
+    } finally {
+      running = false;
+    }
   };
   timers.push(run);
   setInterval(run, seconds * 1000);
@@ -670,7 +760,7 @@ function wireForms() {
   $('dividends-form').addEventListener('submit', (event) => {
     event.preventDefault();
     dividendsSymbol = $('dividends-symbol').value.trim().toUpperCase();
-    refreshDividends();
+    void refreshDividends();
   });
   document.addEventListener('visibilitychange', () => {
     if (!document.hidden) for (const run of timers) run();
@@ -683,19 +773,21 @@ function start() {
   // Intervals follow the default cache windows: a refresh inside the fresh window is a cache hit.
   // While the stream is open, the timers of its topics skip their turns.
   const unlessStreamed = (kind, task) => () => (streaming(kind) ? undefined : task());
-  every(10, unlessStreamed('status', refreshStatus));
+  void every(10, unlessStreamed('status', refreshStatus));
   let brokerTurn = 0;
   const firstRound = [
     every(60, unlessStreamed('overview', refreshOverview)),
     // Provider A paces its calls: the RSI and the price history ask after the quote, not alongside it.
-    every(60, unlessStreamed('quote', refreshQuote)).then(() => every(600, refreshRsi)).then(() => every(1800, refreshPrice)),
+    every(60, unlessStreamed('quote', refreshQuote))
+      .then(() => every(600, refreshRsi))
+      .then(() => every(1800, refreshPrice)),
     every(900, refreshDividends),
     every(15, () => refreshBroker(brokerTurn++ % 4 === 0)),
   ];
   // Once the first data has arrived, show the budget and health it produced rather than wait 10 s, and
   // switch to the stream (whose first events are then cache hits).
-  Promise.allSettled(firstRound).then(() => {
-    refreshStatus();
+  void Promise.allSettled(firstRound).then(() => {
+    void refreshStatus();
     connectStream();
   });
 }

@@ -50,7 +50,13 @@ function fail(message) {
 
 /** Runs a command to its end; its output is returned, and shown only when it fails. */
 function run(command, args, { input, quiet = true } = {}) {
-  const result = spawnSync(command, args, { cwd: repo, encoding: 'utf8', input, stdio: [input === undefined ? 'ignore' : 'pipe', quiet ? 'pipe' : 'inherit', quiet ? 'pipe' : 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(command, args, {
+    cwd: repo,
+    encoding: 'utf8',
+    input,
+    stdio: [input === undefined ? 'ignore' : 'pipe', quiet ? 'pipe' : 'inherit', quiet ? 'pipe' : 'inherit'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (result.error) fail(`${command} could not be run: ${result.error.message}`);
   if (result.status !== 0) {
     const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(-30).join('\n');
@@ -95,13 +101,16 @@ function imageUser(root, user) {
 
 /** Runs `args` in the server's network namespace, with this script's node when `image` is false, else as `docker exec` would. */
 function inContainer(pid, args, { image = false, user, env, timeoutMs = 30_000 } = {}) {
-  const enter = image ? ['-t', String(pid), '-n', '-m', '-r', '-w', '-S', String(user.uid), '-G', String(user.gid)] : ['-t', String(pid), '-n'];
+  const enter = image
+    ? ['-t', String(pid), '-n', '-m', '-r', '-w', '-S', String(user.uid), '-G', String(user.gid)]
+    : ['-t', String(pid), '-n'];
   return spawnSync('nsenter', [...enter, '--', ...args], { encoding: 'utf8', timeout: timeoutMs, env: image ? env : process.env });
 }
 
 async function main() {
   if (process.getuid?.() !== 0) fail('this check needs root (it mounts the image and runs it with chroot in namespaces of its own)');
-  for (const tool of ['unshare', 'nsenter', 'chroot', 'mount', 'ip']) if (!have(tool)) fail(`${tool} is not installed (apt-get install util-linux coreutils mount iproute2)`);
+  for (const tool of ['unshare', 'nsenter', 'chroot', 'mount', 'ip'])
+    if (!have(tool)) fail(`${tool} is not installed (apt-get install util-linux coreutils mount iproute2)`);
 
   await step('base', `base image ${BASE}`, () => {
     if (have('podman') && spawnSync('podman', ['image', 'exists', BASE]).status === 0) return void process.stdout.write('   present\n');
@@ -120,7 +129,7 @@ async function main() {
     process.stdout.write(`   image ${id.split('\n').at(-1).slice(0, 12)}, ${Math.round(size / 1e6)} MB\n`);
   });
 
-  const config = await step('inspect', 'the image\'s configuration (podman image inspect)', () => {
+  const config = await step('inspect', "the image's configuration (podman image inspect)", () => {
     const [image] = JSON.parse(run('podman', ['image', 'inspect', TAG]));
     const { Env = [], WorkingDir, Cmd, Entrypoint, User, Healthcheck } = image.Config ?? {};
     const command = [...(Entrypoint ?? []), ...(Cmd ?? [])];
@@ -129,12 +138,14 @@ async function main() {
     // Where podman puts it: beside Config (Docker's own inspect has it in Config).
     const healthcheck = Healthcheck ?? image.Healthcheck;
     // Names only: an image's Env could hold a secret.
-    process.stdout.write(`   user ${User || 'root'}, workdir ${WorkingDir || '/'}, cmd ${JSON.stringify(command)}\n   env ${Object.keys(env).join(' ')}\n`);
-    process.stdout.write(`   healthcheck ${healthcheck?.Test ? JSON.stringify(healthcheck.Test.slice(0, 2)) + '…' : 'none'}\n`);
+    process.stdout.write(
+      `   user ${User || 'root'}, workdir ${WorkingDir || '/'}, cmd ${JSON.stringify(command)}\n   env ${Object.keys(env).join(' ')}\n`,
+    );
+    process.stdout.write(`   healthcheck ${healthcheck?.Test ? `${JSON.stringify(healthcheck.Test.slice(0, 2))}…` : 'none'}\n`);
     return { env, workdir: WorkingDir || '/', command, user: User, healthcheck: healthcheck?.Test };
   });
 
-  const root = await step('mount', 'podman create + podman mount (the image\'s filesystem)', () => {
+  const root = await step('mount', "podman create + podman mount (the image's filesystem)", () => {
     const name = `mdp-image-check-${process.pid}`;
     const id = run('podman', ['create', '--name', name, TAG]);
     cleanups.push(() => run('podman', ['rm', '--force', id]));
@@ -156,51 +167,62 @@ async function main() {
   const env = { HOME: user.home, ...config.env };
   const port = Number(config.env.PORT ?? 3000);
 
-  const server = await step('start', `start: ${config.command.join(' ')} as ${user.name} (uid ${user.uid}) in ${config.workdir}, STATE_DIR a fresh volume, own network namespace`, async () => {
-    // Mounts made in a mount namespace of the server's own: they go when it exits, whatever happens here.
-    const setup = [
-      'set -e',
-      'root="$1"; volume="$2"; state="$3"; workdir="$4"; shift 4',
-      'mount --rbind /proc "$root/proc"',
-      'mount --rbind /dev "$root/dev"',
-      'mount --bind "$volume" "$root$state"',
-      'ip link set lo up',
-      `exec chroot --userspec=${user.uid}:${user.gid} --groups=${user.gid} "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$workdir" "$@"`,
-    ].join('\n');
-    const started = performance.now();
-    const child = spawn('unshare', ['--net', '--mount', '--', '/bin/sh', '-c', setup, 'setup', root, volume, stateDir, config.workdir, ...config.command], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    cleanups.push(() => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    });
-    const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    const logs = [];
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
-    let startedLine;
-    const startLine = new Promise((resolve) => (startedLine = resolve));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      let entry;
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        entry = { msg: line };
-      }
-      logs.push(entry);
-      if (typeof entry.msg === 'string' && entry.msg.startsWith('market data proxy started')) startedLine(entry);
-    });
-    let timer;
-    const line = await Promise.race([
-      startLine,
-      exited.then(({ code, signal }) => fail(`the server exited with ${code ?? signal} before it started:\n${stderr.trim()}`)),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new StepError(`no start line within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS))),
-    ]).finally(() => clearTimeout(timer));
-    const startedMs = Math.round(performance.now() - started);
-    process.stdout.write(`   pid ${child.pid}: "${line.msg}" at ${line.url} after ${startedMs} ms (metrics ${line.metrics})\n`);
-    return { child, exited, logs, stderr: () => stderr, started };
-  });
+  const server = await step(
+    'start',
+    `start: ${config.command.join(' ')} as ${user.name} (uid ${user.uid}) in ${config.workdir}, STATE_DIR a fresh volume, own network namespace`,
+    async () => {
+      // Mounts made in a mount namespace of the server's own: they go when it exits, whatever happens here.
+      const setup = [
+        'set -e',
+        'root="$1"; volume="$2"; state="$3"; workdir="$4"; shift 4',
+        'mount --rbind /proc "$root/proc"',
+        'mount --rbind /dev "$root/dev"',
+        'mount --bind "$volume" "$root$state"',
+        'ip link set lo up',
+        `exec chroot --userspec=${user.uid}:${user.gid} --groups=${user.gid} "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$workdir" "$@"`,
+      ].join('\n');
+      const started = performance.now();
+      const child = spawn(
+        'unshare',
+        ['--net', '--mount', '--', '/bin/sh', '-c', setup, 'setup', root, volume, stateDir, config.workdir, ...config.command],
+        {
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      cleanups.push(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      });
+      const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+      const logs = [];
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
+      let startedLine;
+      const startLine = new Promise((resolve) => (startedLine = resolve));
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        let entry;
+        try {
+          entry = JSON.parse(line);
+        } catch {
+          entry = { msg: line };
+        }
+        logs.push(entry);
+        if (typeof entry.msg === 'string' && entry.msg.startsWith('market data proxy started')) startedLine(entry);
+      });
+      let timer;
+      const line = await Promise.race([
+        startLine,
+        exited.then(({ code, signal }) => fail(`the server exited with ${code ?? signal} before it started:\n${stderr.trim()}`)),
+        new Promise(
+          (_, reject) =>
+            (timer = setTimeout(() => reject(new StepError(`no start line within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS)),
+        ),
+      ]).finally(() => clearTimeout(timer));
+      const startedMs = Math.round(performance.now() - started);
+      process.stdout.write(`   pid ${child.pid}: "${line.msg}" at ${line.url} after ${startedMs} ms (metrics ${line.metrics})\n`);
+      return { child, exited, logs, stderr: () => stderr, started };
+    },
+  );
 
   await step('answers', `GET /api/system/ready and /api/provider-a/quote?symbol=IBM on 127.0.0.1:${port}, and the HEALTHCHECK`, () => {
     // This script's node in the server's network namespace: a client on the host of a published port.
@@ -217,7 +239,9 @@ async function main() {
       const quote = await fetch(base + '/api/provider-a/quote?symbol=IBM');
       console.log(JSON.stringify({ ready: ready.status, readyError: ready.error, quote: quote.status, source: quote.headers.get('x-data-source'), body: await quote.text() }));
     `;
-    const result = inContainer(server.child.pid, [process.execPath, '--input-type=module', '-e', probe], { timeoutMs: START_TIMEOUT_MS + 10_000 });
+    const result = inContainer(server.child.pid, [process.execPath, '--input-type=module', '-e', probe], {
+      timeoutMs: START_TIMEOUT_MS + 10_000,
+    });
     if (result.status !== 0) fail(`the probe failed (${result.status ?? result.signal}): ${result.stderr.trim()}`);
     const answer = JSON.parse(result.stdout.trim().split('\n').at(-1));
     const firstAnswerMs = Math.round(performance.now() - server.started);
@@ -232,7 +256,9 @@ async function main() {
     if (answer.quote !== 200 || quote?.['01. symbol'] !== 'IBM' || !/^\d+\.\d{4}$/.test(quote?.['05. price'] ?? '')) {
       fail(`/api/provider-a/quote?symbol=IBM answered ${answer.quote}: ${answer.body.slice(0, 300)}`);
     }
-    process.stdout.write(`   /api/provider-a/quote?symbol=IBM 200, Global Quote IBM price ${quote['05. price']} (X-Data-Source ${answer.source})\n`);
+    process.stdout.write(
+      `   /api/provider-a/quote?symbol=IBM 200, Global Quote IBM price ${quote['05. price']} (X-Data-Source ${answer.source})\n`,
+    );
 
     if (config.healthcheck === undefined) return void process.stdout.write('   the image has no HEALTHCHECK\n');
     const [kind, ...test] = config.healthcheck;
@@ -240,7 +266,8 @@ async function main() {
     const command = kind === 'CMD-SHELL' ? ['/bin/sh', '-c', test.join(' ')] : test;
     // As the runtime runs it: in the container (its filesystem, user, Env, WorkingDir and network).
     const health = inContainer(server.child.pid, command, { image: true, user, env });
-    if (health.status !== 0) fail(`the HEALTHCHECK exited with ${health.status ?? health.signal}: ${`${health.stdout}${health.stderr}`.trim().slice(0, 500)}`);
+    if (health.status !== 0)
+      fail(`the HEALTHCHECK exited with ${health.status ?? health.signal}: ${`${health.stdout}${health.stderr}`.trim().slice(0, 500)}`);
     process.stdout.write(`   HEALTHCHECK exit 0\n`);
   });
 
@@ -265,7 +292,9 @@ try {
   await main();
 } catch (error) {
   failed = true;
-  process.stderr.write(`\ncontainer image check FAILED at "${current}": ${error instanceof StepError ? error.message : (error?.stack ?? error)}\n`);
+  process.stderr.write(
+    `\ncontainer image check FAILED at "${current}": ${error instanceof StepError ? error.message : (error?.stack ?? error)}\n`,
+  );
 } finally {
   cleanUp();
 }

@@ -6,7 +6,11 @@
 export const MINIMUM_NODE = '22.13.0';
 
 function parts(version) {
-  return String(version).replace(/^v/, '').split(/[.-]/).slice(0, 3).map((part) => parseInt(part, 10) || 0);
+  return String(version)
+    .replace(/^v/, '')
+    .split(/[.-]/)
+    .slice(0, 3)
+    .map((part) => parseInt(part, 10) || 0);
 }
 
 /** True when `version` (e.g. "v20.20.2" or "22.13.0") is at least `minimum`. */
@@ -29,6 +33,6 @@ export function nodeVersionProblem(version, minimum = MINIMUM_NODE) {
 export function exitIfNodeTooOld() {
   const problem = nodeVersionProblem(process.version);
   if (problem === undefined) return;
-  process.stderr.write(problem + '\n');
+  process.stderr.write(`${problem}\n`);
   process.exit(1);
 }

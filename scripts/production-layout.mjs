@@ -36,7 +36,11 @@ function copyTracked(to) {
 /** Starts `command`, waits for its first 200 on /api/system/ready, sends SIGTERM, checks the exit. */
 async function startAndStop(label, command, args, cwd, env) {
   const started = performance.now();
-  const child = spawn(command, args, { cwd, env: { ...process.env, PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info', STATE_DIR: join(cwd, 'data'), ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...process.env, PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info', STATE_DIR: join(cwd, 'data'), ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   const logs = [];
   const url = await new Promise((resolve, reject) => {
@@ -61,7 +65,9 @@ async function startAndStop(label, command, args, cwd, env) {
   const { code, signal } = await exited;
   const shutdown = logs.some((entry) => entry.msg === 'shutting down' && entry.signal === 'SIGTERM');
   const ok = code === 0 && signal === null && shutdown;
-  process.stdout.write(`${label}: listening at ${url}, first answer in ${firstAnswerMs} ms, exit ${code ?? signal}, shutdown line ${shutdown ? 'logged' : 'MISSING'}\n`);
+  process.stdout.write(
+    `${label}: listening at ${url}, first answer in ${firstAnswerMs} ms, exit ${code ?? signal}, shutdown line ${shutdown ? 'logged' : 'MISSING'}\n`,
+  );
   if (!ok) throw new Error(`${label}: no clean exit after SIGTERM`);
   return firstAnswerMs;
 }

@@ -12,10 +12,10 @@ function find(dir) {
 }
 
 const filter = process.argv.slice(2);
-const files = find('test').filter((f) => filter.length === 0 || filter.some((p) => f.includes(p))).sort();
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...files],
-  { stdio: 'inherit' },
-);
+const files = find('test')
+  .filter((f) => filter.length === 0 || filter.some((p) => f.includes(p)))
+  .sort();
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...files], {
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);

@@ -63,8 +63,10 @@ async function entry() {
   }
   const tsc = compiler();
   if (tsc !== undefined) return build(tsc);
-  process.stderr.write('failed to start: dist/ is missing or older than src/, and neither tsx nor tsc is installed: run npm install, or npm run build where they are\n');
+  process.stderr.write(
+    'failed to start: dist/ is missing or older than src/, and neither tsx nor tsc is installed: run npm install, or npm run build where they are\n',
+  );
   process.exit(1);
 }
 
-entry().then((path) => import(pathToFileURL(path).href));
+void entry().then((path) => import(pathToFileURL(path).href));

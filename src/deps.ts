@@ -85,7 +85,9 @@ const CURSOR_FOLLOW_MS = 3_600_000;
 
 export async function createDeps(config: Config, logger: Logger, options: CreateDepsOptions = {}): Promise<AppDeps> {
   // While a broker's circuit is open its callers hear "broker unavailable", as they would from the broker.
-  const health = new UpstreamHealth({ openCode: (upstream) => (upstream === config.broker.kind ? 'BROKER_UNAVAILABLE' : 'UPSTREAM_ERROR') });
+  const health = new UpstreamHealth({
+    openCode: (upstream) => (upstream === config.broker.kind ? 'BROKER_UNAVAILABLE' : 'UPSTREAM_ERROR'),
+  });
   const store = await StateStore.open({
     stateDir: config.stateDir,
     redisUrl: config.redis.url,
@@ -108,7 +110,10 @@ export async function createDeps(config: Config, logger: Logger, options: Create
 
   const av = config.alphaVantage;
   const avBudget = limits(ALPHA_VANTAGE, { perMinute: av.callsPerMinute, perDay: av.callsPerDay, minIntervalMs: av.minIntervalMs });
-  const avClient = av.apiKey === undefined ? undefined : new AlphaVantageClient({ url: av.url, apiKey: av.apiKey, http: http(ALPHA_VANTAGE), budget: avBudget });
+  const avClient =
+    av.apiKey === undefined
+      ? undefined
+      : new AlphaVantageClient({ url: av.url, apiKey: av.apiKey, http: http(ALPHA_VANTAGE), budget: avBudget });
   const alphaVantage = configured(avClient, 'provider A is not configured: set ALPHA_VANTAGE_API_KEY');
 
   // One Yahoo client and pool for the overview and both fallbacks, under one budget.
@@ -123,7 +128,15 @@ export async function createDeps(config: Config, logger: Logger, options: Create
   const fallback = config.yahoo.quoteFallback === 'yahoo' ? yahoo : undefined;
   const primaryScopes = { primary: scopes.of(ALPHA_VANTAGE), fallback: scopes.of(YAHOO) };
   const { windows } = config.cache;
-  const quotes = new QuoteService({ cache, window: windows.QUOTE, scopes: primaryScopes, alphaVantage, limits: avBudget.limits, fallback, tally: sources });
+  const quotes = new QuoteService({
+    cache,
+    window: windows.QUOTE,
+    scopes: primaryScopes,
+    alphaVantage,
+    limits: avBudget.limits,
+    fallback,
+    tally: sources,
+  });
   const technical = new TechnicalService({
     cache,
     windows: { daily: windows.TECHNICAL_DAILY, intraday: windows.TECHNICAL_INTRADAY },
@@ -135,7 +148,8 @@ export async function createDeps(config: Config, logger: Logger, options: Create
 
   const mv = config.massive;
   const massiveBudget = limits(MASSIVE, { perMinute: mv.callsPerMinute, perDay: 0, minIntervalMs: 0 });
-  const massiveClient = mv.apiKey === undefined ? undefined : new MassiveClient({ url: mv.url, apiKey: mv.apiKey, http: http(MASSIVE), budget: massiveBudget });
+  const massiveClient =
+    mv.apiKey === undefined ? undefined : new MassiveClient({ url: mv.url, apiKey: mv.apiKey, http: http(MASSIVE), budget: massiveBudget });
   const cursors = new CursorCodec({
     keys: await cursorKeys(config.cursorSecret, store.redis, logger),
     // Bound to the mode and Massive identity (URL and key): a cursor of another one is foreign here.
@@ -145,7 +159,16 @@ export async function createDeps(config: Config, logger: Logger, options: Create
 
   const overview =
     config.overview.source === 'yahoo' && yahoo !== undefined
-      ? new MarketOverview({ source: yahoo, scope: scopes.of(YAHOO), symbols: config.overview.symbols, concurrency: config.overview.concurrency, window: windows.OVERVIEW, cache, health, logger })
+      ? new MarketOverview({
+          source: yahoo,
+          scope: scopes.of(YAHOO),
+          symbols: config.overview.symbols,
+          concurrency: config.overview.concurrency,
+          window: windows.OVERVIEW,
+          cache,
+          health,
+          logger,
+        })
       : undefined;
 
   const broker = createBroker(config, logger, options.broker ?? {}, store, scopes);
@@ -182,7 +205,12 @@ function configured<T>(client: T | undefined, reason: string): () => T {
   };
 }
 
-function createCache(config: Config, logger: Logger, health: UpstreamHealth, store: StateStore): { cache: UpstreamCache; closeL2: () => void } {
+function createCache(
+  config: Config,
+  logger: Logger,
+  health: UpstreamHealth,
+  store: StateStore,
+): { cache: UpstreamCache; closeL2: () => void } {
   const memory = new MemoryCacheStore({ maxEntries: config.cache.maxEntries, maxBytes: config.cache.maxBytes });
   let l2: CacheStore | undefined;
   let closeL2 = (): void => {};
@@ -217,7 +245,8 @@ function budgetFactory(store: StateStore, scopes: StateScopes): BudgetFactory {
     if (store.redis !== undefined && store.heartbeat !== undefined) {
       return new RedisBudgetGuard(name, limits, store.redis, store.heartbeat, MAX_PACING_WAIT_MS, scopes.of(name), legacy);
     }
-    if (store.db !== undefined) return new EmbeddedBudgetGuard(name, limits, store.db, MAX_PACING_WAIT_MS, Date.now, scopes.of(name), legacy);
+    if (store.db !== undefined)
+      return new EmbeddedBudgetGuard(name, limits, store.db, MAX_PACING_WAIT_MS, Date.now, scopes.of(name), legacy);
     return new MemoryBudgetGuard(name, limits);
   };
 }
@@ -230,12 +259,22 @@ function createBroker(config: Config, logger: Logger, options: BrokerOptions, st
       return new NotConfiguredBroker('none', 'No broker is configured (BROKER=none): set BROKER to ibkr or tastytrade.');
     case 'ibkr': {
       const gateway = { pacer: ibkrPacer(config, store, scopes), ...options.ibkr?.gateway };
-      return new IbkrBroker({ timeoutMs: upstreamTimeoutMs, ...options.ibkr, gateway, url: broker.ibkr.url, tlsVerify: broker.ibkr.tlsVerify, logger });
+      return new IbkrBroker({
+        timeoutMs: upstreamTimeoutMs,
+        ...options.ibkr,
+        gateway,
+        url: broker.ibkr.url,
+        tlsVerify: broker.ibkr.tlsVerify,
+        logger,
+      });
     }
     case 'tastytrade': {
       const { url, clientSecret, refreshToken } = broker.tastytrade;
       if (clientSecret === undefined || refreshToken === undefined) {
-        return new NotConfiguredBroker('tastytrade', 'Tastytrade is not configured: set TASTYTRADE_CLIENT_SECRET and TASTYTRADE_REFRESH_TOKEN.');
+        return new NotConfiguredBroker(
+          'tastytrade',
+          'Tastytrade is not configured: set TASTYTRADE_CLIENT_SECRET and TASTYTRADE_REFRESH_TOKEN.',
+        );
       }
       return new TastytradeBroker({ timeoutMs: upstreamTimeoutMs, ...options.tastytrade, url, clientSecret, refreshToken, logger });
     }

@@ -20,10 +20,14 @@ test('unknown routes are JSON 404s; other methods on known routes are 405 with A
 
 test('CORS: preflight is answered and headers are exposed on responses', async (t) => {
   const { get } = await startApp(t);
-  const preflight = await get('/api/provider-a/quote?symbol=IBM', {
-    origin: 'https://dashboard.example',
-    'access-control-request-method': 'GET',
-  }, 'OPTIONS');
+  const preflight = await get(
+    '/api/provider-a/quote?symbol=IBM',
+    {
+      origin: 'https://dashboard.example',
+      'access-control-request-method': 'GET',
+    },
+    'OPTIONS',
+  );
   assert.equal(preflight.status, 204);
   assert.equal(preflight.headers['access-control-allow-origin'], '*');
   const res = await get('/api/provider-a/quote?symbol=IBM', { origin: 'https://dashboard.example' });
@@ -35,9 +39,23 @@ test('CORS: preflight is answered and headers are exposed on responses', async (
 
 /** Headers a browser script may read without being exposed, or that are not for scripts at all. */
 const NOT_FOR_SCRIPTS = new Set([
-  'cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma',
-  'vary', 'date', 'connection', 'keep-alive', 'transfer-encoding',
-  'x-content-type-options', 'referrer-policy', 'content-security-policy', 'cross-origin-resource-policy', 'strict-transport-security',
+  'cache-control',
+  'content-language',
+  'content-length',
+  'content-type',
+  'expires',
+  'last-modified',
+  'pragma',
+  'vary',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'x-content-type-options',
+  'referrer-policy',
+  'content-security-policy',
+  'cross-origin-resource-policy',
+  'strict-transport-security',
 ]);
 
 test('CORS exposes every header the API sends for scripts to read, on every kind of answer', async (t) => {
@@ -56,10 +74,15 @@ test('CORS exposes every header the API sends for scripts to read, on every kind
     await get('/api/system/status', origin),
   ];
   for (let i = 0; i < 12; i += 1) answers.push(await get('/api/provider-a/quote?symbol=MSFT', origin));
-  assert.ok(answers.some((a) => a.status === 429), 'a rate-limited answer is among them');
+  assert.ok(
+    answers.some((a) => a.status === 429),
+    'a rate-limited answer is among them',
+  );
   for (const res of answers) {
     const exposed = new Set(String(res.headers['access-control-expose-headers']).toLowerCase().split(/,\s*/));
-    const unreadable = Object.keys(res.headers).filter((h) => !NOT_FOR_SCRIPTS.has(h) && !h.startsWith('access-control-') && !exposed.has(h));
+    const unreadable = Object.keys(res.headers).filter(
+      (h) => !NOT_FOR_SCRIPTS.has(h) && !h.startsWith('access-control-') && !exposed.has(h),
+    );
     assert.deepEqual(unreadable, [], `${res.status} answer: not exposed to scripts`);
   }
   const limited = answers.find((a) => a.status === 200 && a.headers['x-ratelimit-remaining'] !== undefined);
@@ -83,7 +106,12 @@ test('HEAD works on GET routes', async (t) => {
 
 test('the API key never appears in a response or a log line, even when the upstream rejects it', async (t) => {
   const lines: string[] = [];
-  const sink = new Writable({ write: (chunk, _e, cb) => { lines.push(String(chunk)); cb(); } });
+  const sink = new Writable({
+    write: (chunk, _e, cb) => {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
   const secret = 'SECRETKEY1234567890';
   const { get } = await startApp(t, {
     logger: pino({ level: 'trace' }, sink),

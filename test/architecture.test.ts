@@ -54,7 +54,9 @@ async function importGraph(): Promise<Map<string, string[]>> {
     if (!file.startsWith('src/')) continue;
     graph.set(
       file,
-      input.imports.filter((i) => i.path.startsWith('src/') && (i.kind === 'import-statement' || i.kind === 'dynamic-import')).map((i) => i.path),
+      input.imports
+        .filter((i) => i.path.startsWith('src/') && (i.kind === 'import-statement' || i.kind === 'dynamic-import'))
+        .map((i) => i.path),
     );
   }
   return graph;
@@ -110,7 +112,7 @@ test('no run-time import cycle in src/', async () => {
   assert.deepEqual(cycles(await importGraph()), []);
 });
 
-test('folders import only from their own layer\'s folder and lower layers; simulators only the wire format', async () => {
+test("folders import only from their own layer's folder and lower layers; simulators only the wire format", async () => {
   const wrong: string[] = [];
   for (const [file, imports] of await importGraph()) {
     const from = folderOf(file);
@@ -126,7 +128,7 @@ test('folders import only from their own layer\'s folder and lower layers; simul
   assert.deepEqual(wrong, []);
 });
 
-test('simulators do not even name an adapter\'s types: what they share with it is src/wire/', () => {
+test("simulators do not even name an adapter's types: what they share with it is src/wire/", () => {
   const named = sources(join(SRC, 'sandbox')).flatMap((file) =>
     [...readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)]
       .map((m) => folderOf(relative(ROOT, join(file, '..', m[1] as string))))
@@ -156,5 +158,9 @@ test("the README's layout section names every folder of src/, layer by layer in 
   const firstMention = [...new Set(named)];
   assert.deepEqual([...firstMention].sort(), [...folders].sort(), 'every folder named');
   const layers = firstMention.map(layerOf);
-  assert.deepEqual(layers, [...layers].sort((a, b) => a - b), 'named lowest layer first');
+  assert.deepEqual(
+    layers,
+    [...layers].sort((a, b) => a - b),
+    'named lowest layer first',
+  );
 });

@@ -16,7 +16,8 @@ function problems(env: Record<string, string>): string[] {
 test('IBKR_REQUESTS_PER_SECOND: 8 by default, 1 to 9, never the gateway’s own 10', () => {
   assert.equal(loadConfig({}).broker.ibkr.requestsPerSecond, 8);
   assert.equal(loadConfig({ IBKR_REQUESTS_PER_SECOND: '5' }).broker.ibkr.requestsPerSecond, 5);
-  for (const bad of ['10', '0', '8.5', 'fast']) assert.match(problems({ IBKR_REQUESTS_PER_SECOND: bad }).join(), /IBKR_REQUESTS_PER_SECOND must be a whole number from 1 to 9/, bad);
+  for (const bad of ['10', '0', '8.5', 'fast'])
+    assert.match(problems({ IBKR_REQUESTS_PER_SECOND: bad }).join(), /IBKR_REQUESTS_PER_SECOND must be a whole number from 1 to 9/, bad);
 });
 
 test('CURSOR_SECRET: unset by default, at least 32 characters when set', () => {

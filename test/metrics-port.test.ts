@@ -29,7 +29,16 @@ async function occupy(t: TestContext, port: number): Promise<number> {
 function start(t: TestContext, env: Record<string, string>) {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('METRICS_') && name !== 'STATE_DIR'));
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
-    env: { ...base, DATA_MODE: 'sandbox', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json', STATE_DIR: tempDir(t), ...env },
+    env: {
+      ...base,
+      DATA_MODE: 'sandbox',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      STATE_DIR: tempDir(t),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => {
@@ -58,7 +67,10 @@ test('the warning names the port, the host and METRICS_PORT; none for a port tha
     'metrics listener not started: port 9464 is in use on 127.0.0.1; set METRICS_PORT to another port, 0 for any free one, or off',
   );
   assert.equal(defaultMetricsPortTaken(inUse, { host: '127.0.0.1', port: 9464 }, true), undefined);
-  assert.equal(defaultMetricsPortTaken(Object.assign(new Error('x'), { code: 'EACCES' }), { host: '127.0.0.1', port: 9464 }, false), undefined);
+  assert.equal(
+    defaultMetricsPortTaken(Object.assign(new Error('x'), { code: 'EACCES' }), { host: '127.0.0.1', port: 9464 }, false),
+    undefined,
+  );
 });
 
 test('the default metrics port taken: a warning, and the service starts, answers and stops cleanly without the listener', async (t) => {
@@ -66,7 +78,9 @@ test('the default metrics port taken: a warning, and the service starts, answers
   const server = start(t, {});
   const entry = await server.started;
   assert.ok(entry, `the service did not start: ${server.stderr()}`);
-  const warning = server.logs.find((line) => line.level === 40 && typeof line.msg === 'string' && line.msg.startsWith('metrics listener not started'));
+  const warning = server.logs.find(
+    (line) => line.level === 40 && typeof line.msg === 'string' && line.msg.startsWith('metrics listener not started'),
+  );
   assert.equal(
     warning?.msg,
     `metrics listener not started: port ${DEFAULT_METRICS_PORT} is in use on 127.0.0.1; set METRICS_PORT to another port, 0 for any free one, or off`,
@@ -87,7 +101,9 @@ test('a METRICS_PORT that was set and is taken still stops the start with the on
   assert.equal(await server.started, undefined, 'it must not start');
   const [code] = await server.exited;
   assert.equal(code, 1);
-  assert.deepEqual(server.stderr().trim().split('\n'), [`config error: METRICS_PORT ${port} is already in use on 127.0.0.1 (another process listens there)`]);
+  assert.deepEqual(server.stderr().trim().split('\n'), [
+    `config error: METRICS_PORT ${port} is already in use on 127.0.0.1 (another process listens there)`,
+  ]);
 });
 
 test('METRICS_PORT set to the default port, taken: also the config error (it was chosen)', async (t) => {

@@ -40,7 +40,10 @@ test('a STATE_DIR that cannot be created fails the start at once, in one line na
   const { code, stderr } = await run(tempDir(t), { STATE_DIR: '/proc/x/state' });
   assert.equal(code, 1);
   assert.equal(stderr.trim().split('\n').length, 1, stderr);
-  assert.match(stderr, /^failed to start: cannot open the embedded store at \/proc\/x\/state\/state\.db \(set STATE_DIR to a writable directory\)/);
+  assert.match(
+    stderr,
+    /^failed to start: cannot open the embedded store at \/proc\/x\/state\/state\.db \(set STATE_DIR to a writable directory\)/,
+  );
 });
 
 test('.env in the working directory is read at start, and the environment wins over it', async (t) => {

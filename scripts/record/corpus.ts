@@ -21,7 +21,9 @@ export function describeRequest(request: RecordedRequest): string {
     .map(([k, v]) => `${k}=${v}`)
     .join('&');
   const body =
-    request.requestBody === undefined ? '' : ` (body: ${typeof request.requestBody === 'string' ? request.requestBody : JSON.stringify(request.requestBody)})`;
+    request.requestBody === undefined
+      ? ''
+      : ` (body: ${typeof request.requestBody === 'string' ? request.requestBody : JSON.stringify(request.requestBody)})`;
   return `${request.method} ${request.path}${query === '' ? '' : `?${query}`}${body}`;
 }
 
@@ -48,8 +50,12 @@ export class CorpusError extends Error {
 export function tableOf(sources: string, file = 'SOURCES.md'): string {
   const start = sources.indexOf(TABLE_START);
   const end = sources.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new CorpusError(`${file} has no generated table (the markers "${TABLE_START}" and "${TABLE_END}" are missing)`);
-  return sources.slice(start + TABLE_START.length, end).replace(/^\n+/, '').replace(/\n+$/, '');
+  if (start < 0 || end < start)
+    throw new CorpusError(`${file} has no generated table (the markers "${TABLE_START}" and "${TABLE_END}" are missing)`);
+  return sources
+    .slice(start + TABLE_START.length, end)
+    .replace(/^\n+/, '')
+    .replace(/\n+$/, '');
 }
 
 /** SOURCES.md with the table between its markers replaced; the prose around it is kept as it is. */
@@ -86,7 +92,10 @@ export function writeSourcesTable(dir: string, provider: string, recordings: rea
  * Adds or replaces the entry of `entry.name`. A replaced entry keeps its place in the list, its body file
  * name and its notes (written by a person, about what the recording shows); a new one goes at the end.
  */
-export function upsertRecording(recordings: readonly Recording[], entry: Recording): { recordings: Recording[]; existed: boolean; body: string } {
+export function upsertRecording(
+  recordings: readonly Recording[],
+  entry: Recording,
+): { recordings: Recording[]; existed: boolean; body: string } {
   const index = recordings.findIndex((r) => r.name === entry.name);
   if (index < 0) return { recordings: [...recordings, entry], existed: false, body: entry.body };
   const old = recordings[index] as Recording;

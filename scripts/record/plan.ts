@@ -75,7 +75,11 @@ export interface ProviderPlan {
 const AV_SOURCE = 'Recorded by npm run record.';
 
 /** Alpha Vantage's only-key answers ("Note", "Information"): a premium notice, or else a limit. */
-function alphaVantageNotice(answer: Answer, request: PlannedRequest, date: string): { name: string; notes: string; stop: boolean } | undefined {
+function alphaVantageNotice(
+  answer: Answer,
+  request: PlannedRequest,
+  date: string,
+): { name: string; notes: string; stop: boolean } | undefined {
   const body = answer.json;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const keys = Object.keys(body);
@@ -83,7 +87,11 @@ function alphaVantageNotice(answer: Answer, request: PlannedRequest, date: strin
   const text = keys.map((k) => String((body as Record<string, unknown>)[k])).join(' ');
   const fn = (request.query?.function ?? 'call').toLowerCase().replace(/_/g, '-');
   if (/\bthis is a premium endpoint\b/i.test(text)) {
-    return { name: `premium-endpoint-notice-${fn}-${date}`, notes: `Premium notice answered to ${request.name}'s request (function ${request.query?.function}); the recording ${request.name} was left as it was.`, stop: false };
+    return {
+      name: `premium-endpoint-notice-${fn}-${date}`,
+      notes: `Premium notice answered to ${request.name}'s request (function ${request.query?.function}); the recording ${request.name} was left as it was.`,
+      stop: false,
+    };
   }
   return {
     name: `limit-notice-${date}`,
@@ -92,7 +100,13 @@ function alphaVantageNotice(answer: Answer, request: PlannedRequest, date: strin
   };
 }
 
-const av = (name: string, query: Record<string, string>, notes: string): PlannedRequest => ({ name, method: 'GET', path: '/query', query, notes: `${AV_SOURCE} ${notes}` });
+const av = (name: string, query: Record<string, string>, notes: string): PlannedRequest => ({
+  name,
+  method: 'GET',
+  path: '/query',
+  query,
+  notes: `${AV_SOURCE} ${notes}`,
+});
 const chart = (name: string, symbol: string, range: string, interval: string, notes: string, status?: number): PlannedRequest => ({
   name,
   method: 'GET',
@@ -111,7 +125,10 @@ function firstAccountOf(answer: Answer, read: (item: Record<string, unknown>) =>
 
 /** A snapshot row with any field besides its conid: the gateway has started sending data. */
 function snapshotPopulated(answer: Answer): boolean {
-  return Array.isArray(answer.json) && answer.json.some((row) => typeof row === 'object' && row !== null && Object.keys(row).some((k) => /^\d+$/.test(k)));
+  return (
+    Array.isArray(answer.json) &&
+    answer.json.some((row) => typeof row === 'object' && row !== null && Object.keys(row).some((k) => /^\d+$/.test(k)))
+  );
 }
 
 const IBKR_CONIDS = '265598,8314'; // AAPL and IBM on their US listings
@@ -129,18 +146,51 @@ export const PLAN: readonly ProviderPlan[] = [
     notice: alphaVantageNotice,
     requests: [
       av('global-quote-msft', { function: 'GLOBAL_QUOTE', symbol: 'MSFT' }, 'A known symbol.'),
-      av('global-quote-unknown-symbol-nosuchticker', { function: 'GLOBAL_QUOTE', symbol: 'NOSUCHTICKER' }, 'An unknown symbol: expected {"Global Quote": {}} with HTTP 200.'),
-      av('rsi-msft-daily', { function: 'RSI', symbol: 'MSFT', interval: 'daily', time_period: '14', series_type: 'close' }, 'RSI with the service\'s defaults (time_period 14, series_type close).'),
+      av(
+        'global-quote-unknown-symbol-nosuchticker',
+        { function: 'GLOBAL_QUOTE', symbol: 'NOSUCHTICKER' },
+        'An unknown symbol: expected {"Global Quote": {}} with HTTP 200.',
+      ),
+      av(
+        'rsi-msft-daily',
+        { function: 'RSI', symbol: 'MSFT', interval: 'daily', time_period: '14', series_type: 'close' },
+        "RSI with the service's defaults (time_period 14, series_type close).",
+      ),
       av('macd-ibm-daily', { function: 'MACD', symbol: 'IBM', interval: 'daily', series_type: 'open' }, 'MACD daily.'),
-      av('bbands-ibm-weekly', { function: 'BBANDS', symbol: 'IBM', interval: 'weekly', time_period: '5', series_type: 'close', nbdevup: '3', nbdevdn: '3', matype: '0' }, 'BBANDS weekly.'),
+      av(
+        'bbands-ibm-weekly',
+        {
+          function: 'BBANDS',
+          symbol: 'IBM',
+          interval: 'weekly',
+          time_period: '5',
+          series_type: 'close',
+          nbdevup: '3',
+          nbdevdn: '3',
+          matype: '0',
+        },
+        'BBANDS weekly.',
+      ),
       av('stoch-ibm-daily', { function: 'STOCH', symbol: 'IBM', interval: 'daily' }, 'STOCH daily (no time_period, no series_type).'),
-      av('sma-msft-15min', { function: 'SMA', symbol: 'MSFT', interval: '15min', time_period: '10', series_type: 'close' }, 'An intraday indicator.'),
+      av(
+        'sma-msft-15min',
+        { function: 'SMA', symbol: 'MSFT', interval: '15min', time_period: '10', series_type: 'close' },
+        'An intraday indicator.',
+      ),
       av('symbol-search-ba', { function: 'SYMBOL_SEARCH', keywords: 'BA' }, 'Symbol search.'),
       av('time-series-daily-msft', { function: 'TIME_SERIES_DAILY', symbol: 'MSFT', outputsize: 'compact' }, 'Daily series, compact.'),
       av('time-series-weekly-msft', { function: 'TIME_SERIES_WEEKLY', symbol: 'MSFT' }, 'Weekly series.'),
       av('time-series-monthly-msft', { function: 'TIME_SERIES_MONTHLY', symbol: 'MSFT' }, 'Monthly series.'),
-      av('time-series-intraday-msft-1min', { function: 'TIME_SERIES_INTRADAY', symbol: 'MSFT', interval: '1min', outputsize: 'compact' }, 'Intraday series, 1min.'),
-      av('time-series-intraday-msft-5min', { function: 'TIME_SERIES_INTRADAY', symbol: 'MSFT', interval: '5min', outputsize: 'compact' }, 'Intraday series at the service\'s default interval (5min): "Time Series (5min)".'),
+      av(
+        'time-series-intraday-msft-1min',
+        { function: 'TIME_SERIES_INTRADAY', symbol: 'MSFT', interval: '1min', outputsize: 'compact' },
+        'Intraday series, 1min.',
+      ),
+      av(
+        'time-series-intraday-msft-5min',
+        { function: 'TIME_SERIES_INTRADAY', symbol: 'MSFT', interval: '5min', outputsize: 'compact' },
+        'Intraday series at the service\'s default interval (5min): "Time Series (5min)".',
+      ),
     ],
   },
   {
@@ -151,7 +201,7 @@ export const PLAN: readonly ProviderPlan[] = [
     spacingReason: 'no published limit; Yahoo turns heavy users away',
     headers: { 'user-agent': BROWSER_USER_AGENT },
     requests: [
-      chart('chart-aapl-1d-1d', 'AAPL', '1d', '1d', 'A stock\'s one-day chart, as the overview and the quote fallback ask.'),
+      chart('chart-aapl-1d-1d', 'AAPL', '1d', '1d', "A stock's one-day chart, as the overview and the quote fallback ask."),
       chart('chart-gspc-1d-1d', '^GSPC', '1d', '1d', 'An index (path encodes ^ as %5E).'),
       chart('chart-gc-f-1d-1d', 'GC=F', '1d', '1d', 'A future (path encodes = as %3D).'),
       chart('chart-btc-usd-1d-1d', 'BTC-USD', '1d', '1d', 'Crypto (trades around the clock, UTC).'),
@@ -159,7 +209,14 @@ export const PLAN: readonly ProviderPlan[] = [
       chart('chart-aapl-5d-1m', 'AAPL', '5d', '1m', 'Intraday, 1-minute bars (Yahoo keeps about 7 days of them).'),
       chart('chart-aapl-1mo-5m', 'AAPL', '1mo', '5m', 'Intraday, 5-minute bars.'),
       chart('chart-aapl-6mo-60m', 'AAPL', '6mo', '60m', 'Intraday, hourly bars.'),
-      chart('chart-unknown-symbol-404', 'NOSUCHSYMBOLXYZ', '1d', '1d', 'An unknown symbol: expected HTTP 404 with chart.error "Not Found".', 404),
+      chart(
+        'chart-unknown-symbol-404',
+        'NOSUCHSYMBOLXYZ',
+        '1d',
+        '1d',
+        'An unknown symbol: expected HTTP 404 with chart.error "Not Found".',
+        404,
+      ),
     ],
   },
   {
@@ -182,7 +239,7 @@ export const PLAN: readonly ProviderPlan[] = [
         method: 'GET',
         path: '/v3/reference/dividends',
         query: { limit: '10', order: 'desc', sort: 'ex_dividend_date' },
-        notes: 'Recorded by npm run record. Without a ticker: every ticker\'s dividends, newest first.',
+        notes: "Recorded by npm run record. Without a ticker: every ticker's dividends, newest first.",
       },
       {
         name: 'dividends-qqqy-limit-1-next-url',
@@ -220,7 +277,13 @@ export const PLAN: readonly ProviderPlan[] = [
           return undefined;
         },
       },
-      { name: 'tickle', method: 'POST', path: '/tickle', body: {}, notes: 'Recorded by npm run record. POST with the JSON body {} (without one the gateway answers 411).' },
+      {
+        name: 'tickle',
+        method: 'POST',
+        path: '/tickle',
+        body: {},
+        notes: 'Recorded by npm run record. POST with the JSON body {} (without one the gateway answers 411).',
+      },
       {
         name: 'portfolio-accounts',
         method: 'GET',
@@ -228,15 +291,32 @@ export const PLAN: readonly ProviderPlan[] = [
         notes: 'Recorded by npm run record. Account ids, names and aliases scrubbed.',
         provides: { account: (a) => firstAccountOf(a, (item) => item.accountId ?? item.id) },
       },
-      { name: 'portfolio-positions-page-0', method: 'GET', path: '/portfolio/{account}/positions/0', notes: 'Recorded by npm run record. The first account\'s first page of positions.' },
-      { name: 'iserver-accounts', method: 'GET', path: '/iserver/accounts', notes: 'Recorded by npm run record. Read once per session before market data snapshots.' },
-      { name: 'secdef-search-aapl', method: 'GET', path: '/iserver/secdef/search', query: { symbol: 'AAPL' }, notes: 'Recorded by npm run record. Contract search as the service sends it (symbol only).' },
+      {
+        name: 'portfolio-positions-page-0',
+        method: 'GET',
+        path: '/portfolio/{account}/positions/0',
+        notes: "Recorded by npm run record. The first account's first page of positions.",
+      },
+      {
+        name: 'iserver-accounts',
+        method: 'GET',
+        path: '/iserver/accounts',
+        notes: 'Recorded by npm run record. Read once per session before market data snapshots.',
+      },
+      {
+        name: 'secdef-search-aapl',
+        method: 'GET',
+        path: '/iserver/secdef/search',
+        query: { symbol: 'AAPL' },
+        notes: 'Recorded by npm run record. Contract search as the service sends it (symbol only).',
+      },
       {
         name: 'snapshot-aapl-ibm-first-call',
         method: 'GET',
         path: '/iserver/marketdata/snapshot',
         query: { conids: IBKR_CONIDS, fields: SNAPSHOT_FIELDS },
-        notes: 'Recorded by npm run record. The first snapshot of the conids with the service\'s fields: expected without fields (it only subscribes), unless the session had asked for them already.',
+        notes:
+          "Recorded by npm run record. The first snapshot of the conids with the service's fields: expected without fields (it only subscribes), unless the session had asked for them already.",
       },
       {
         name: 'snapshot-aapl-ibm-populated',
@@ -265,21 +345,28 @@ export const PLAN: readonly ProviderPlan[] = [
         anonymous: true,
         required: 'every other call needs the access token (check TASTYTRADE_CLIENT_SECRET and TASTYTRADE_REFRESH_TOKEN)',
         notes: 'Recorded by npm run record. The shape only: the access token (and any other token) is scrubbed.',
-        provides: { accessToken: (a) => { const t = (a.json as { access_token?: unknown } | undefined)?.access_token; return typeof t === 'string' ? t : undefined; } },
+        provides: {
+          accessToken: (a) => {
+            const t = (a.json as { access_token?: unknown } | undefined)?.access_token;
+            return typeof t === 'string' ? t : undefined;
+          },
+        },
       },
       {
         name: 'customer-accounts',
         method: 'GET',
         path: '/customers/me/accounts',
         notes: 'Recorded by npm run record. Account numbers, nicknames and external ids scrubbed.',
-        provides: { account: (a) => firstAccountOf(a, (item) => (item.account as Record<string, unknown> | undefined)?.['account-number']) },
+        provides: {
+          account: (a) => firstAccountOf(a, (item) => (item.account as Record<string, unknown> | undefined)?.['account-number']),
+        },
       },
       {
         name: 'positions-include-marks',
         method: 'GET',
         path: '/accounts/{account}/positions',
         query: { 'include-marks': 'true' },
-        notes: 'Recorded by npm run record. The first account\'s positions with marks, as the service asks.',
+        notes: "Recorded by npm run record. The first account's positions with marks, as the service asks.",
       },
       {
         name: 'market-data-by-type-btc-aapl-tsla',

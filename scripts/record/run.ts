@@ -87,29 +87,36 @@ class UsageError extends Error {}
 /** An expected problem: its message is the whole story. */
 class RecordError extends Error {}
 
+const OPTIONS = {
+  only: { type: 'string', multiple: true },
+  'dry-run': { type: 'boolean' },
+  'render-tables': { type: 'boolean' },
+  out: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 function parse(argv: string[]): { only: Provider[]; dryRun: boolean; renderTables: boolean; out: string | undefined; help: boolean } {
-  let values;
+  let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        only: { type: 'string', multiple: true },
-        'dry-run': { type: 'boolean' },
-        'render-tables': { type: 'boolean' },
-        out: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: false,
-      strict: true,
-    }));
+    ({ values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false, strict: true }));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const only = (values.only ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const only = (values.only ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
   const unknown = only.filter((p) => !(PROVIDERS as readonly string[]).includes(p));
-  if (unknown.length > 0) throw new UsageError(`unknown provider ${unknown.map((u) => `"${u}"`).join(', ')} (known: ${PROVIDERS.join(', ')})`);
+  if (unknown.length > 0)
+    throw new UsageError(`unknown provider ${unknown.map((u) => `"${u}"`).join(', ')} (known: ${PROVIDERS.join(', ')})`);
   if (values['dry-run'] && values['render-tables']) throw new UsageError('--dry-run and --render-tables do not go together');
-  return { only: only as Provider[], dryRun: values['dry-run'] === true, renderTables: values['render-tables'] === true, out: values.out, help: values.help === true };
+  return {
+    only: only as Provider[],
+    dryRun: values['dry-run'] === true,
+    renderTables: values['render-tables'] === true,
+    out: values.out,
+    help: values.help === true,
+  };
 }
 
 function defaults(): RecordDeps {
@@ -144,7 +151,8 @@ function targetsOf(config: Config, env: Record<string, string | undefined>): Tar
     const base = bases[plan.provider];
     const target: Target = { plan, base, host: new URL(base).host, vars };
     if (missing.length > 0) target.skip = `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set`;
-    if (plan.provider === 'ibkr' && !config.broker.ibkr.tlsVerify) target.dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
+    if (plan.provider === 'ibkr' && !config.broker.ibkr.tlsVerify)
+      target.dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
     return target;
   });
 }
@@ -163,7 +171,12 @@ function credentialsOf(config: Config): Credential[] {
 const TEMPLATE = /\{(\w+)\}/g;
 
 function varsIn(request: PlannedRequest, plan: ProviderPlan): string[] {
-  const texts = [request.path, ...Object.values(request.body ?? {}), ...Object.values(plan.authQuery ?? {}), ...(request.anonymous ? [] : Object.values(plan.authHeaders ?? {}))];
+  const texts = [
+    request.path,
+    ...Object.values(request.body ?? {}),
+    ...Object.values(plan.authQuery ?? {}),
+    ...(request.anonymous ? [] : Object.values(plan.authHeaders ?? {})),
+  ];
   return [...new Set(texts.flatMap((t) => [...t.matchAll(TEMPLATE)].map((m) => m[1] as string)))];
 }
 
@@ -183,20 +196,26 @@ function queryString(query: Record<string, string>): string {
 }
 
 function urlOf(target: Target, req: PlannedRequest): string {
-  const query = { ...req.query, ...Object.fromEntries(Object.entries(target.plan.authQuery ?? {}).map(([k, v]) => [k, fill(v, target.vars)])) };
+  const query = {
+    ...req.query,
+    ...Object.fromEntries(Object.entries(target.plan.authQuery ?? {}).map(([k, v]) => [k, fill(v, target.vars)])),
+  };
   const qs = queryString(query);
-  const base = target.plan.provider === 'alpha-vantage' ? target.base : `${target.base.replace(/\/+$/, '')}${fill(req.path, target.vars, true)}`;
+  const base =
+    target.plan.provider === 'alpha-vantage' ? target.base : `${target.base.replace(/\/+$/, '')}${fill(req.path, target.vars, true)}`;
   return qs === '' ? base : `${base}${base.includes('?') ? '&' : '?'}${qs}`;
 }
 
 function transportProblem(error: unknown): string {
   const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;
-  if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT') return `no answer within ${TIMEOUT_MS / 1000} s`;
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT')
+    return `no answer within ${TIMEOUT_MS / 1000} s`;
   if (code === 'ECONNREFUSED') return 'connection refused (is it running?)';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found (no network?)';
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'the connection was closed';
-  if (code !== undefined && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return `its TLS certificate is not trusted (${code}; for the IBKR gateway's self-signed one, set IBKR_TLS_VERIFY=false)`;
+  if (code !== undefined && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
+    return `its TLS certificate is not trusted (${code}; for the IBKR gateway's self-signed one, set IBKR_TLS_VERIFY=false)`;
   return e.cause?.message ?? e.message ?? String(error);
 }
 
@@ -209,7 +228,13 @@ async function send(target: Target, req: PlannedRequest): Promise<Received> {
     body = JSON.stringify(Object.fromEntries(Object.entries(req.body).map(([k, v]) => [k, fill(v, vars)])));
     headers['content-type'] = 'application/json';
   }
-  const res = await request(urlOf(target, req), { method: req.method, headers, body, dispatcher: target.dispatcher, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const res = await request(urlOf(target, req), {
+    method: req.method,
+    headers,
+    body,
+    dispatcher: target.dispatcher,
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
   let raw = Buffer.from(await res.body.arrayBuffer());
   const encoding = String(res.headers['content-encoding'] ?? '').toLowerCase();
   let decoded: string | undefined;
@@ -224,7 +249,13 @@ async function send(target: Target, req: PlannedRequest): Promise<Received> {
   } catch {
     json = undefined;
   }
-  return { status: res.statusCode, json, contentType: Array.isArray(contentType) ? contentType.join(', ') : contentType, bytes: raw.toString('latin1'), decoded };
+  return {
+    status: res.statusCode,
+    json,
+    contentType: Array.isArray(contentType) ? contentType.join(', ') : contentType,
+    bytes: raw.toString('latin1'),
+    decoded,
+  };
 }
 
 interface RunContext {
@@ -262,7 +293,8 @@ function write(ctx: RunContext, target: Target, req: PlannedRequest, name: strin
   };
   const path = clean(fill(req.path, target.vars));
   const request: RecordedRequest = { method: req.method, path: path.text, query: { ...req.query } };
-  if (req.body !== undefined) request.requestBody = Object.fromEntries(Object.entries(req.body).map(([k, v]) => [k, clean(fill(v, target.vars)).text]));
+  if (req.body !== undefined)
+    request.requestBody = Object.fromEntries(Object.entries(req.body).map(([k, v]) => [k, clean(fill(v, target.vars)).text]));
   const contentType = answer.contentType === undefined ? undefined : clean(answer.contentType).text;
   const edits = [...scrubbed.edits, ...path.edits.map((e) => `in the request path, ${e}`)];
   if (answer.decoded !== undefined) edits.unshift(`decompressed (content-encoding ${answer.decoded})`);
@@ -290,7 +322,8 @@ function write(ctx: RunContext, target: Target, req: PlannedRequest, name: strin
   const realIds = [...ctx.aliases.keys()].filter((real) => !placeholders.has(real));
   const known = [...credentials.map((c) => c.value), ...realIds];
   const findings = credentialFindings(`${scrubbed.text}\n${JSON.stringify(next.find((r) => r.name === name))}`, known);
-  if (findings.length > 0) throw new RecordError(`refusing to write ${name}: after scrubbing it still contains ${[...new Set(findings)].join(', ')}`);
+  if (findings.length > 0)
+    throw new RecordError(`refusing to write ${name}: after scrubbing it still contains ${[...new Set(findings)].join(', ')}`);
 
   writeFileSync(join(dir, body), Buffer.from(scrubbed.text, 'latin1'));
   writeRecordings(dir, next);
@@ -298,7 +331,11 @@ function write(ctx: RunContext, target: Target, req: PlannedRequest, name: strin
   ctx.result.written.push({ provider: plan.provider, name, file: join(dir, body) });
   const size = Buffer.byteLength(scrubbed.text, 'latin1');
   const what = [...new Set(edits.map((e) => e.replace(/^in the request path, /, '').replace(/ -> .*$/, '')))];
-  log(ctx, plan.provider, `${name}: HTTP ${answer.status}, ${size} bytes -> ${body} (${existed ? 'refreshed' : 'new'}${what.length > 0 ? `; scrubbed: ${what.join(', ')}` : ''})`);
+  log(
+    ctx,
+    plan.provider,
+    `${name}: HTTP ${answer.status}, ${size} bytes -> ${body} (${existed ? 'refreshed' : 'new'}${what.length > 0 ? `; scrubbed: ${what.join(', ')}` : ''})`,
+  );
 }
 
 async function runProvider(ctx: RunContext, target: Target): Promise<void> {
@@ -315,7 +352,11 @@ async function runProvider(ctx: RunContext, target: Target): Promise<void> {
     ctx.result.failed.push({ provider, reason });
     log(ctx, provider, `FAILED: ${reason}`);
   };
-  log(ctx, provider, `${plan.requests.length} requests to ${target.host}, at least ${seconds(plan.spacingMs)} apart (${plan.spacingReason})`);
+  log(
+    ctx,
+    provider,
+    `${plan.requests.length} requests to ${target.host}, at least ${seconds(plan.spacingMs)} apart (${plan.spacingReason})`,
+  );
 
   for (const req of plan.requests) {
     const missing = varsIn(req, plan).filter((v) => !target.vars.has(v));
@@ -402,16 +443,22 @@ function printPlan(ctx: { deps: RecordDeps; out: string }, targets: Target[]): v
     const { plan } = target;
     const existing = new Set(readRecordings(join(ctx.out, plan.provider)).map((r) => r.name));
     stdout('');
-    stdout(`${plan.provider}: ${plan.requests.length} requests to ${target.base}, at least ${seconds(plan.spacingMs)} apart (${plan.spacingReason})`);
-    const cost = plan.callsPerDay === undefined ? '' : `; uses ${plan.requests.length} of the ${plan.callsPerDay} calls a day of a free key`;
+    stdout(
+      `${plan.provider}: ${plan.requests.length} requests to ${target.base}, at least ${seconds(plan.spacingMs)} apart (${plan.spacingReason})`,
+    );
+    const cost =
+      plan.callsPerDay === undefined ? '' : `; uses ${plan.requests.length} of the ${plan.callsPerDay} calls a day of a free key`;
     const run = plan.needs.length === 0 ? 'would run (no credentials needed), unless unreachable' : 'would run';
     stdout(`  ${target.skip === undefined ? `${run}${cost}` : `would be skipped: ${target.skip}`}`);
     const width = Math.max(...plan.requests.map((r) => r.name.length));
     for (const req of plan.requests) {
       const recorded: RecordedRequest = { method: req.method, path: req.path, query: req.query };
-      if (req.body !== undefined) recorded.requestBody = Object.fromEntries(Object.entries(req.body).map(([k, v]) => [k, v.replace(TEMPLATE, 'REDACTED')]));
+      if (req.body !== undefined)
+        recorded.requestBody = Object.fromEntries(Object.entries(req.body).map(([k, v]) => [k, v.replace(TEMPLATE, 'REDACTED')]));
       const extra = req.until === undefined ? '' : ` (asked up to ${req.until.attempts} times until ${req.until.wanted})`;
-      stdout(`  ${req.name.padEnd(width)}  ${existing.has(req.name) ? 'refresh' : 'new    '}  ${describeRequest(recorded)}${req.status === undefined ? '' : ` -> expects ${req.status}`}${extra}`);
+      stdout(
+        `  ${req.name.padEnd(width)}  ${existing.has(req.name) ? 'refresh' : 'new    '}  ${describeRequest(recorded)}${req.status === undefined ? '' : ` -> expects ${req.status}`}${extra}`,
+      );
     }
   }
 }
@@ -481,7 +528,11 @@ export async function record(argv: string[], partial: Partial<RecordDeps> = {}):
 }
 
 function isFsError(error: unknown): error is Error {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+  return (
+    error instanceof Error &&
+    typeof (error as NodeJS.ErrnoException).code === 'string' &&
+    typeof (error as NodeJS.ErrnoException).syscall === 'string'
+  );
 }
 
 function summarize(deps: RecordDeps, out: string, result: RecordResult): void {

@@ -38,10 +38,12 @@ export interface Scrubbed {
 }
 
 /** Fields whose value is a secret, whatever it looks like: tokens, secrets, passwords, keys. */
-const SECRET_FIELD = /^(?:[\w-]*[-_])?(?:access[-_]?token|refresh[-_]?token|id[-_]?token|session[-_]?token|remember[-_]?token|streamer[-_]?token|token|secret|client[-_]?secret|password|passwd|api[-_]?key|apikey)$/i;
+const SECRET_FIELD =
+  /^(?:[\w-]*[-_])?(?:access[-_]?token|refresh[-_]?token|id[-_]?token|session[-_]?token|remember[-_]?token|streamer[-_]?token|token|secret|client[-_]?secret|password|passwd|api[-_]?key|apikey)$/i;
 /** Fields naming a person (or chosen by one): accountTitle "Jane Doe", nickname, first-name, email. */
 // Not "fullName" or "name": IBKR's positions call a contract's description so.
-const NAME_FIELD = /^(?:accountTitle|displayName|accountAlias|alias|nickname|username|userName|user[-_]name|login|(?:first|last|middle|legal|given|family|prefix|suffix)[-_]name|firstName|lastName|middleName|givenName|familyName|email|email[-_]?address|emailAddress|external[-_]?id|externalId)$/;
+const NAME_FIELD =
+  /^(?:accountTitle|displayName|accountAlias|alias|nickname|username|userName|user[-_]name|login|(?:first|last|middle|legal|given|family|prefix|suffix)[-_]name|firstName|lastName|middleName|givenName|familyName|email|email[-_]?address|emailAddress|external[-_]?id|externalId)$/;
 const SESSION_FIELD = /^(?:session|sessionId|session[-_]id)$/;
 const USER_ID_FIELD = /^(?:userId|userID|user[-_]id)$/;
 
@@ -183,7 +185,10 @@ function scrubAccountBody(text: string, provider: string, aliases: Map<string, s
   );
   // IBKR's /iserver/accounts "aliases": {"U1234567": "<alias>"}: the values are chosen by the customer.
   out = out.replace(/("aliases"\s*:\s*\{)([^{}]*)(\})/g, (_, open: string, inner: string, close: string) => {
-    const scrubbed = inner.replace(STRING_MEMBER, (_m, key: string, colon: string, value: string) => `"${key}"${colon}"${scrubName('aliases', value)}"`);
+    const scrubbed = inner.replace(
+      STRING_MEMBER,
+      (_m, key: string, colon: string, value: string) => `"${key}"${colon}"${scrubName('aliases', value)}"`,
+    );
     return `${open}${scrubbed}${close}`;
   });
   out = out.replace(EMAIL, (email) => {

@@ -24,7 +24,19 @@ export interface BrokerAccount {
   currency: string | null;
 }
 
-export const ASSET_CLASSES = ['stock', 'option', 'future', 'future_option', 'forex', 'crypto', 'bond', 'fund', 'warrant', 'index', 'other'] as const;
+export const ASSET_CLASSES = [
+  'stock',
+  'option',
+  'future',
+  'future_option',
+  'forex',
+  'crypto',
+  'bond',
+  'fund',
+  'warrant',
+  'index',
+  'other',
+] as const;
 export type AssetClass = (typeof ASSET_CLASSES)[number];
 
 export interface BrokerPosition {
@@ -77,5 +89,16 @@ export interface Broker {
 }
 
 export function emptyQuote(symbol: string): BrokerQuote {
-  return { symbol, last: null, bid: null, ask: null, bidSize: null, askSize: null, change: null, changePercent: null, volume: null, updatedAt: null };
+  return {
+    symbol,
+    last: null,
+    bid: null,
+    ask: null,
+    bidSize: null,
+    askSize: null,
+    change: null,
+    changePercent: null,
+    volume: null,
+    updatedAt: null,
+  };
 }

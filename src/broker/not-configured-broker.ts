@@ -11,7 +11,15 @@ export class NotConfiguredBroker implements Broker {
   ) {}
 
   async health(): Promise<BrokerHealth> {
-    return { broker: this.kind, status: 'not_configured', authenticated: false, connected: false, checkedAt: new Date().toISOString(), latencyMs: 0, message: this.reason };
+    return {
+      broker: this.kind,
+      status: 'not_configured',
+      authenticated: false,
+      connected: false,
+      checkedAt: new Date().toISOString(),
+      latencyMs: 0,
+      message: this.reason,
+    };
   }
 
   accounts(): Promise<BrokerAccount[]> {

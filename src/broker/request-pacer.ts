@@ -61,7 +61,8 @@ export class RequestPacer implements Pacer {
       const at = this.nextSlot(now);
       const keyAt = key === undefined || spacing === undefined ? -Infinity : (this.lastByKey.get(key) ?? -Infinity) + spacing;
       if (keyAt > at) {
-        if (keyAt - now > maxWaitMs) throw this.unavailable(`${name} allows this call once per ${(spacing as number) / 1000} s`, keyAt - now);
+        if (keyAt - now > maxWaitMs)
+          throw this.unavailable(`${name} allows this call once per ${(spacing as number) / 1000} s`, keyAt - now);
         await sleep(keyAt - now);
         continue;
       }
@@ -87,7 +88,8 @@ export class RequestPacer implements Pacer {
       this.departures = this.departures.filter((t) => t > now - Math.max(windowMs, minIntervalMs));
       const last = this.departures.at(-1);
       let earliest = last === undefined ? now : last + minIntervalMs;
-      if (this.departures.length >= perWindow) earliest = Math.max(earliest, (this.departures[this.departures.length - perWindow] as number) + windowMs);
+      if (this.departures.length >= perWindow)
+        earliest = Math.max(earliest, (this.departures[this.departures.length - perWindow] as number) + windowMs);
       if (earliest <= now) {
         this.departures.push(now);
         return;
@@ -102,7 +104,10 @@ export class RequestPacer implements Pacer {
     const base = this.options.baseBackOffMs ?? 5_000;
     const max = this.options.maxBackOffMs ?? 600_000;
     const escalated = Math.min(max, base * 2 ** (this.refusals - 1));
-    const waitMs = retryAfterSeconds !== undefined && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : Math.round(escalated * (1 + Math.random() * 0.2));
+    const waitMs =
+      retryAfterSeconds !== undefined && retryAfterSeconds > 0
+        ? retryAfterSeconds * 1000
+        : Math.round(escalated * (1 + Math.random() * 0.2));
     this.backedOffUntil = Math.max(this.backedOffUntil, this.now() + waitMs);
     return waitMs;
   }

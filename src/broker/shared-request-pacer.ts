@@ -115,7 +115,9 @@ export class SharedRequestPacer implements Pacer {
     const waitMs = this.local.refused(retryAfterSeconds);
     this.alone?.backOffUntil(this.now() + waitMs);
     if (this.redis.ready) {
-      BACK_OFF.run(this.redis.client, [this.backoffKey], [Date.now() + waitMs + this.heartbeat.clockOffsetMs]).catch((error: unknown) => this.redis.noteFailure(error));
+      BACK_OFF.run(this.redis.client, [this.backoffKey], [Date.now() + waitMs + this.heartbeat.clockOffsetMs]).catch((error: unknown) =>
+        this.redis.noteFailure(error),
+      );
     }
     return waitMs;
   }
@@ -139,7 +141,11 @@ export class SharedRequestPacer implements Pacer {
     for (;;) {
       const id = randomBytes(6).toString('base64url');
       const args = [perWindow, windowMs, minIntervalMs, maxWaitMs, id, key ?? '', spacing];
-      const [ok, waitMs, why, slot] = await RESERVE.run<[number, number, number, number]>(this.redis.client, [this.slotsKey, this.backoffKey, this.keyedKey], args);
+      const [ok, waitMs, why, slot] = await RESERVE.run<[number, number, number, number]>(
+        this.redis.client,
+        [this.slotsKey, this.backoffKey, this.keyedKey],
+        args,
+      );
       if (ok === 1) {
         // The slot on this clock: the reply may have come late (a busy process), and the wait counts from the script.
         const due = slot - this.heartbeat.clockOffsetMs;

@@ -2,5 +2,8 @@
 // reported with the dotted form every other endpoint of this service uses.
 
 export function canonicalStockSymbol(symbol: string): string {
-  return symbol.trim().toUpperCase().replace(/^([A-Z]+)[ /-]([A-Z])$/, '$1.$2');
+  return symbol
+    .trim()
+    .toUpperCase()
+    .replace(/^([A-Z]+)[ /-]([A-Z])$/, '$1.$2');
 }

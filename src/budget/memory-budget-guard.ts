@@ -18,7 +18,10 @@ export class MemoryBudgetGuard implements BudgetGuard {
     this.state.calls = prune(this.state.calls, now, dayOf(this.limits));
     const decision = decide(this.state, this.limits, now, this.maxWaitMs);
     if (!decision.ok) {
-      throw new BudgetExhaustedError(`${this.name} call budget is spent; it returns in ${Math.ceil((decision.retryAt - now) / 1000)} s`, (decision.retryAt - now) / 1000);
+      throw new BudgetExhaustedError(
+        `${this.name} call budget is spent; it returns in ${Math.ceil((decision.retryAt - now) / 1000)} s`,
+        (decision.retryAt - now) / 1000,
+      );
     }
     // Reserve the slot before waiting, so concurrent callers queue behind it.
     this.state.calls.push(decision.at);
@@ -39,7 +42,13 @@ export class MemoryBudgetGuard implements BudgetGuard {
   protected onReserve(_at: number | undefined): void {}
 }
 
-export function snapshotOf(state: LedgerState, limits: BudgetLimits, now: number, store: string, mode?: BudgetSnapshot['mode']): BudgetSnapshot {
+export function snapshotOf(
+  state: LedgerState,
+  limits: BudgetLimits,
+  now: number,
+  store: string,
+  mode?: BudgetSnapshot['mode'],
+): BudgetSnapshot {
   const calls = prune(state.calls, now, dayOf(limits));
   const usedMinute = countSince(calls, now - minuteOf(limits));
   const usedDay = calls.length;

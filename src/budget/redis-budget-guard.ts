@@ -131,7 +131,8 @@ export class RedisBudgetGuard implements BudgetGuard {
     this.callsKey = redis.key(`budget:${ledger}:calls`);
     this.backoffKey = redis.key(`budget:${ledger}:backoff`);
     this.readKeys = [this.callsKey, this.backoffKey];
-    if (legacyLedger !== undefined) this.readKeys.push(redis.key(`budget:${legacyLedger}:calls`), redis.key(`budget:${legacyLedger}:backoff`));
+    if (legacyLedger !== undefined)
+      this.readKeys.push(redis.key(`budget:${legacyLedger}:calls`), redis.key(`budget:${legacyLedger}:backoff`));
     heartbeat.on('beat', () => void this.reconcile());
     redis.on('state:ready', () => void this.reconcile());
   }
@@ -214,7 +215,7 @@ export class RedisBudgetGuard implements BudgetGuard {
     const { perMinute, perDay } = this.limits;
     const usedDay = calls.length;
     const blindMinutes = 1 + Math.floor(Math.max(0, lostAt - this.syncedAt) / minuteOf(this.limits));
-    let phantoms = perMinute > 0 ? perMinute * blindMinutes : perDay > 0 ? perDay : 0;
+    let phantoms = perMinute > 0 ? perMinute * blindMinutes : Math.max(perDay, 0);
     if (perDay > 0) phantoms = Math.min(phantoms, Math.max(0, perDay - usedDay));
     for (let i = 0; i < phantoms; i += 1) calls.push(lostAt);
     const replicas = Math.max(1, this.replicasAtSync);
@@ -286,4 +287,3 @@ export class RedisBudgetGuard implements BudgetGuard {
     }
   }
 }
-

@@ -87,7 +87,11 @@ export class RedisFlightLock implements FlightLock {
       if (text === null) return undefined;
       const stored = JSON.parse(text) as StoredFailure;
       if (stored.at < since) return undefined;
-      return new ApiError(stored.code, stored.message, stored.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: stored.retryAfterSeconds });
+      return new ApiError(
+        stored.code,
+        stored.message,
+        stored.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: stored.retryAfterSeconds },
+      );
     } catch (failure) {
       this.redis.noteFailure(failure);
       return undefined;

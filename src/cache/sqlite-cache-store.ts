@@ -28,7 +28,9 @@ export class SqliteCacheStore implements CacheStore {
     private readonly options: SqliteCacheStoreOptions,
   ) {
     this.read = db.prepare('SELECT value, stored_at, fresh_until, stale_until FROM cache_entries WHERE key = ? AND stale_until > ?');
-    this.write = db.prepare('INSERT OR REPLACE INTO cache_entries (key, value, stored_at, fresh_until, stale_until) VALUES (?, ?, ?, ?, ?)');
+    this.write = db.prepare(
+      'INSERT OR REPLACE INTO cache_entries (key, value, stored_at, fresh_until, stale_until) VALUES (?, ?, ?, ?, ?)',
+    );
     this.sweep();
     this.timer = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 60_000);
     this.timer.unref();
@@ -52,7 +54,9 @@ export class SqliteCacheStore implements CacheStore {
   /** Drops expired rows, then the soonest-to-expire ones while over the entry or byte bound. */
   sweep(now = Date.now()): void {
     this.db.prepare('DELETE FROM cache_entries WHERE stale_until <= ?').run(now);
-    const { rows, bytes } = this.db.prepare('SELECT COUNT(*) AS rows, COALESCE(SUM(LENGTH(value) + LENGTH(key)), 0) AS bytes FROM cache_entries').get() as unknown as { rows: number; bytes: number };
+    const { rows, bytes } = this.db
+      .prepare('SELECT COUNT(*) AS rows, COALESCE(SUM(LENGTH(value) + LENGTH(key)), 0) AS bytes FROM cache_entries')
+      .get() as unknown as { rows: number; bytes: number };
     if (rows <= this.options.maxEntries && bytes <= this.options.maxBytes) return;
     const excessRows = Math.max(0, rows - this.options.maxEntries);
     const share = bytes > this.options.maxBytes ? Math.ceil(rows * (1 - this.options.maxBytes / bytes)) : 0;

@@ -9,7 +9,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ApiError } from '../core/errors.js';
 import type { UpstreamHealth } from '../health/upstream-health.js';
-import { type CacheEntry, type CacheResult, type CacheStatus, type CacheStore, type CacheWindow, isFresh, isServable, makeEntry } from './cache-store.js';
+import {
+  type CacheEntry,
+  type CacheResult,
+  type CacheStatus,
+  type CacheStore,
+  type CacheWindow,
+  isFresh,
+  isServable,
+  makeEntry,
+} from './cache-store.js';
 import type { FlightLock } from './flight-lock.js';
 import type { MemoryCacheStore } from './memory-cache-store.js';
 import { TieredCacheStore } from './tiered-cache-store.js';
@@ -146,7 +155,13 @@ export class UpstreamCache {
   }
 
   /** Waits for the refresh of a stale entry; the stale entry answers when the refresh fails or is paused. */
-  private async revalidate<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions, stale: CacheEntry<T>): Promise<CacheResult<T>> {
+  private async revalidate<T>(
+    key: string,
+    window: CacheWindow,
+    load: Load<T>,
+    options: FetchOptions,
+    stale: CacheEntry<T>,
+  ): Promise<CacheResult<T>> {
     const entry = await this.refresh(key, window, load, options);
     this.counters[entry === undefined ? 'stale' : 'miss'] += 1;
     return entry === undefined ? { entry: stale, status: 'STALE' } : { entry, status: 'MISS' };
@@ -172,7 +187,10 @@ export class UpstreamCache {
         if (this.refreshBlocked.size >= MAX_BLOCKED_KEYS) this.refreshBlocked.clear();
         this.refreshBlocked.set(key, Date.now() + pause);
       }
-      this.logger.debug({ key, upstream: options.upstream, code: (error as { code?: string }).code }, 'background refresh failed; serving stale');
+      this.logger.debug(
+        { key, upstream: options.upstream, code: (error as { code?: string }).code },
+        'background refresh failed; serving stale',
+      );
       return undefined;
     }
   }
@@ -183,15 +201,23 @@ export class UpstreamCache {
       this.counters.singleFlightWaits += 1;
       return pending as Promise<CacheEntry<T>>;
     }
-    const promise = (this.lock === undefined ? this.loadAndStore(key, window, load, options) : this.loadAcrossReplicas(key, window, load, options, this.lock)).finally(
-      () => this.inFlight.delete(key),
-    );
+    const promise = (
+      this.lock === undefined
+        ? this.loadAndStore(key, window, load, options)
+        : this.loadAcrossReplicas(key, window, load, options, this.lock)
+    ).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, promise as Promise<CacheEntry>);
     return promise;
   }
 
   /** One replica loads while the others poll L2 for its value, for at most `lockWaitMs`. */
-  private async loadAcrossReplicas<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions, lock: FlightLock): Promise<CacheEntry<T>> {
+  private async loadAcrossReplicas<T>(
+    key: string,
+    window: CacheWindow,
+    load: Load<T>,
+    options: FetchOptions,
+    lock: FlightLock,
+  ): Promise<CacheEntry<T>> {
     const startedAt = Date.now();
     const deadline = startedAt + this.lockWaitMs;
     for (;;) {
@@ -218,7 +244,12 @@ export class UpstreamCache {
     }
   }
 
-  private async waitForOther<T>(key: string, lock: FlightLock, startedAt: number, deadline: number): Promise<CacheEntry<T> | 'released' | 'timeout' | 'unavailable'> {
+  private async waitForOther<T>(
+    key: string,
+    lock: FlightLock,
+    startedAt: number,
+    deadline: number,
+  ): Promise<CacheEntry<T> | 'released' | 'timeout' | 'unavailable'> {
     let pause = 20;
     while (Date.now() < deadline) {
       await sleep(Math.min(pause, Math.max(1, deadline - Date.now())));
@@ -252,4 +283,3 @@ export class UpstreamCache {
     return entry;
   }
 }
-

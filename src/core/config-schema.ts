@@ -7,13 +7,16 @@ import { type TSchema, Type } from '@sinclair/typebox';
 /** Schema annotation: never echo the value in a message (keys, tokens, a Redis URL with a password). */
 export const SECRET = 'x-secret';
 
-const int = (fallback: number, minimum: number, maximum: number, description: string) => Type.Integer({ default: fallback, minimum, maximum, description });
+const int = (fallback: number, minimum: number, maximum: number, description: string) =>
+  Type.Integer({ default: fallback, minimum, maximum, description });
 const count = (fallback: number, description: string) => int(fallback, 0, Number.MAX_SAFE_INTEGER, description);
 const text = (fallback: string, description: string) => Type.String({ default: fallback, description });
 const optional = (description: string, options: Record<string, unknown> = {}) => Type.Optional(Type.String({ description, ...options }));
 const secret = (description: string) => optional(description, { [SECRET]: true });
 const oneOf = <T extends string>(values: readonly T[], description: string, fallback?: T) =>
-  (fallback === undefined ? Type.Optional(Type.Unsafe<T>({ type: 'string', enum: [...values], description })) : Type.Unsafe<T>({ type: 'string', enum: [...values], default: fallback, description }));
+  fallback === undefined
+    ? Type.Optional(Type.Unsafe<T>({ type: 'string', enum: [...values], description }))
+    : Type.Unsafe<T>({ type: 'string', enum: [...values], default: fallback, description });
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const BOOLEAN_WORDS = ['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off'] as const;
@@ -62,7 +65,12 @@ export const EnvSchema = Type.Object({
   ALPHA_VANTAGE_URL: text('https://www.alphavantage.co/query', 'Provider A endpoint.'),
   ALPHA_VANTAGE_CALLS_PER_MINUTE: count(5, 'Provider A calls per minute (0 = no cap).'),
   ALPHA_VANTAGE_CALLS_PER_DAY: count(500, 'Provider A calls per rolling 24 hours (0 = no cap).'),
-  ALPHA_VANTAGE_MIN_INTERVAL_MS: int(1_200, 0, 60_000, 'Minimum spacing of provider A calls (the provider allows 1 a second; the slack absorbs jitter).'),
+  ALPHA_VANTAGE_MIN_INTERVAL_MS: int(
+    1_200,
+    0,
+    60_000,
+    'Minimum spacing of provider A calls (the provider allows 1 a second; the slack absorbs jitter).',
+  ),
   MASSIVE_API_KEY: secret('Provider B key.'),
   MASSIVE_URL: text('https://api.massive.com', 'Provider B endpoint.'),
   MASSIVE_CALLS_PER_MINUTE: count(5, 'Provider B calls per minute (0 = no cap).'),
@@ -71,7 +79,10 @@ export const EnvSchema = Type.Object({
   OVERVIEW_SYMBOLS: text(DEFAULT_OVERVIEW_SYMBOLS.join(','), 'Comma list of overview instruments.'),
   OVERVIEW_CONCURRENCY: int(4, 1, 32, 'Overview instruments fetched at once.'),
   YAHOO_CALLS_PER_MINUTE: count(60, 'Budget of all Yahoo calls (0 = no cap).'),
-  QUOTE_FALLBACK: oneOf(['yahoo', 'none'] as const, "Quotes and indicators provider A cannot answer come from Yahoo's chart API (default yahoo; none when OVERVIEW_SOURCE=none)."),
+  QUOTE_FALLBACK: oneOf(
+    ['yahoo', 'none'] as const,
+    "Quotes and indicators provider A cannot answer come from Yahoo's chart API (default yahoo; none when OVERVIEW_SOURCE=none).",
+  ),
   BROKER: oneOf(['ibkr', 'tastytrade', 'none'] as const, 'The broker behind /api/broker.', 'ibkr'),
   IBKR_GATEWAY_URL: text('https://localhost:5000/v1/api', 'IBKR Client Portal Gateway.'),
   IBKR_TLS_VERIFY: oneOf(BOOLEAN_WORDS, "Verify the gateway's certificate (it is self-signed).", 'false'),
@@ -86,7 +97,9 @@ export const EnvSchema = Type.Object({
     description: 'The /metrics listener (off: none; 0: any free port).',
   }),
   METRICS_HOST: text('127.0.0.1', 'The /metrics listener address.'),
-  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: '/metrics on the public port too, to Authorization: Bearer <token>.', [SECRET]: true })),
+  METRICS_TOKEN: Type.Optional(
+    Type.String({ minLength: 16, description: '/metrics on the public port too, to Authorization: Bearer <token>.', [SECRET]: true }),
+  ),
   CURSOR_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HMAC key of the dividends paging cursors.', [SECRET]: true })),
   STATE_DIR: text('./data', 'Embedded persistence (budget ledger, last good values).'),
   CACHE_MAX_ENTRIES: int(10_000, 10, Number.MAX_SAFE_INTEGER, 'Entries of the in-process cache.'),

@@ -89,12 +89,19 @@ export function loadConfig(env: Env = process.env): Config {
       return value;
     }
   };
-  const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (value: string) =>
+    value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
 
   const certFile = v.TLS_CERT_FILE;
   const keyFile = v.TLS_KEY_FILE;
   if ((certFile === undefined) !== (keyFile === undefined)) problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
-  for (const [name, file] of [['TLS_CERT_FILE', certFile], ['TLS_KEY_FILE', keyFile]] as const) {
+  for (const [name, file] of [
+    ['TLS_CERT_FILE', certFile],
+    ['TLS_KEY_FILE', keyFile],
+  ] as const) {
     if (file !== undefined && !existsSync(file)) problems.push(`${name} points to a missing file (${file})`);
   }
   const corsList = list(v.CORS_ORIGINS);
@@ -154,7 +161,11 @@ export function loadConfig(env: Env = process.env): Config {
     cursorSecret: v.CURSOR_SECRET,
     stateDir: v.STATE_DIR,
     cache: { maxEntries: v.CACHE_MAX_ENTRIES, maxBytes: v.CACHE_MAX_BYTES, windows },
-    stream: { heartbeatSeconds: v.STREAM_HEARTBEAT_SECONDS, maxConnections: v.STREAM_MAX_CONNECTIONS, maxPerClient: v.STREAM_MAX_PER_CLIENT },
+    stream: {
+      heartbeatSeconds: v.STREAM_HEARTBEAT_SECONDS,
+      maxConnections: v.STREAM_MAX_CONNECTIONS,
+      maxPerClient: v.STREAM_MAX_PER_CLIENT,
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -174,9 +185,16 @@ function givenValues(env: Env): Record<string, string> {
 function validated(given: Record<string, string>): Vars {
   try {
     // env-schema sets additionalProperties on the schema it is given: a copy, so the shared one stays as written.
-    return envSchema<Vars>({ schema: structuredClone(EnvSchema), data: { ...given }, env: false, ajv: { customOptions: (ajv) => ajv.addKeyword(SECRET) } });
+    return envSchema<Vars>({
+      schema: structuredClone(EnvSchema),
+      data: { ...given },
+      env: false,
+      ajv: { customOptions: (ajv) => ajv.addKeyword(SECRET) },
+    });
   } catch (error) {
-    const failed = new Set(((error as { errors?: { instancePath: string }[] }).errors ?? []).map((e) => e.instancePath.slice(1).split('/')[0] as string));
+    const failed = new Set(
+      ((error as { errors?: { instancePath: string }[] }).errors ?? []).map((e) => e.instancePath.slice(1).split('/')[0] as string),
+    );
     if (failed.size === 0) throw error;
     throw new ConfigError([...failed].map((name) => problem(name, given[name])));
   }

@@ -41,8 +41,7 @@ export class ApiError extends Error {
     this.name = 'ApiError';
     this.code = code;
     this.status = ERROR_STATUS[code];
-    this.retryAfterSeconds =
-      options.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfterSeconds));
+    this.retryAfterSeconds = options.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfterSeconds));
     this.headers = options.headers ?? {};
   }
 }

@@ -18,7 +18,10 @@ export function parseSymbolList(raw: string, name = 'symbols'): string[] {
   const bad = parts.find((part) => !SYMBOL.test(part));
   if (bad !== undefined) {
     const shown = bad.length > 24 ? `${bad.slice(0, 24)}…` : bad;
-    throw new ApiError('INVALID_PARAMETER', `${name}: "${shown}" is not a valid symbol (letters, digits, ".", "-", "^", "=", at most 20 characters)`);
+    throw new ApiError(
+      'INVALID_PARAMETER',
+      `${name}: "${shown}" is not a valid symbol (letters, digits, ".", "-", "^", "=", at most 20 characters)`,
+    );
   }
   const distinct = [...new Set(parts.map((part) => part.toUpperCase()))].sort();
   if (distinct.length > MAX_SYMBOLS) {

@@ -43,7 +43,12 @@ export interface Area {
 
 /** The areas the status page always lists, whether or not anything has been called yet. */
 export const AREAS: readonly Area[] = [
-  { id: 'provider-a', label: 'Provider A (quotes, indicators)', routePrefix: '/api/provider-a/', configured: (c) => c.alphaVantage.apiKey !== undefined },
+  {
+    id: 'provider-a',
+    label: 'Provider A (quotes, indicators)',
+    routePrefix: '/api/provider-a/',
+    configured: (c) => c.alphaVantage.apiKey !== undefined,
+  },
   { id: 'provider-b', label: 'Provider B (dividends)', routePrefix: '/api/provider-b/', configured: (c) => c.massive.apiKey !== undefined },
   // The overview's source takes no credentials.
   { id: 'overview', label: 'Market overview', routePrefix: '/api/market/', configured: () => true },

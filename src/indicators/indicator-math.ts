@@ -246,7 +246,13 @@ export function stddev(x: Series, n: number): Series {
   });
 }
 
-export function bbands(x: Series, n: number, devUp: number, devDown: number, maType: number): { upper: Series; middle: Series; lower: Series } {
+export function bbands(
+  x: Series,
+  n: number,
+  devUp: number,
+  devDown: number,
+  maType: number,
+): { upper: Series; middle: Series; lower: Series } {
   const middle = movingAverage(maType, x, n);
   const sd = stddev(x, n);
   return {
@@ -379,7 +385,7 @@ function trendlineRaw(x: Series, h: HilbertState): Series {
     }
     return sum / count;
   });
-  const at = (i: number) => (instantaneous[Math.max(i, 0)] as number);
+  const at = (i: number) => instantaneous[Math.max(i, 0)] as number;
   return instantaneous.map((_, i) => (4 * at(i) + 3 * at(i - 1) + 2 * at(i - 2) + at(i - 3)) / 10);
 }
 

@@ -1,7 +1,14 @@
 // Lays out an Alpha Vantage technical-indicator body from computed outputs: `Meta Data` with Alpha
 // Vantage's numbered keys, and `Technical Analysis: <section>` rows newest first as 4-decimal strings.
 // The simulator (price-model bars) and the Yahoo fallback (chart bars) both answer through it.
-import { INTRADAY_INTERVALS, type IndicatorSpec, type Interval, indicatorParams, indicatorSpec, sectionKey } from '../wire/alpha-vantage/indicators.js';
+import {
+  INTRADAY_INTERVALS,
+  type IndicatorSpec,
+  type Interval,
+  indicatorParams,
+  indicatorSpec,
+  sectionKey,
+} from '../wire/alpha-vantage/indicators.js';
 import { fixed } from '../wire/alpha-vantage/decimal.js';
 import { computeIndicator, type OhlcvBar } from './compute-indicator.js';
 import { type IndicatorParams, T3_VOLUME_FACTOR } from './indicator-params.js';
@@ -58,7 +65,13 @@ export interface BodyOptions {
 }
 
 /** The body for `fn` over `bars` (oldest first); rows stop where the indicator is not yet defined. */
-export function technicalBody(fn: string, symbol: string, bars: readonly KeyedBar[], params: IndicatorParams, options: BodyOptions = {}): Record<string, unknown> {
+export function technicalBody(
+  fn: string,
+  symbol: string,
+  bars: readonly KeyedBar[],
+  params: IndicatorParams,
+  options: BodyOptions = {},
+): Record<string, unknown> {
   const spec = indicatorSpec(fn) as IndicatorSpec;
   const rows = options.rows ?? ROWS[params.interval];
   const outputs = computeIndicator(fn, bars, params);
@@ -75,7 +88,10 @@ export function technicalBody(fn: string, symbol: string, bars: readonly KeyedBa
   const lastKey = newest?.key ?? bars[bars.length - 1]?.key ?? '';
   // Recorded intraday SMA: "3: Last Refreshed" carries seconds ("2017-12-20 14:00:00"), its row keys do not.
   const lastRefreshed = INTRADAY_INTERVALS.has(params.interval) ? `${lastKey}:00` : lastKey;
-  return { 'Meta Data': metaData(fn, spec, symbol, lastRefreshed, params, zoneLabel(fn, options.timeZone ?? US_EASTERN)), [sectionKey(fn)]: section };
+  return {
+    'Meta Data': metaData(fn, spec, symbol, lastRefreshed, params, zoneLabel(fn, options.timeZone ?? US_EASTERN)),
+    [sectionKey(fn)]: section,
+  };
 }
 
 /**
@@ -84,7 +100,14 @@ export function technicalBody(fn: string, symbol: string, bars: readonly KeyedBa
  * time zone, each group taking the next number (recorded: MACD 5.1-5.3 then 6: Series Type, 7: Time Zone;
  * BBANDS 5: Time Period, 6.1-6.3, 7: Series Type, 8: Time Zone; STOCH 5.1-5.5 then 6: Time Zone).
  */
-function metaData(fn: string, spec: IndicatorSpec, symbol: string, lastRefreshed: string, params: IndicatorParams, timeZone: string): Record<string, string | number> {
+function metaData(
+  fn: string,
+  spec: IndicatorSpec,
+  symbol: string,
+  lastRefreshed: string,
+  params: IndicatorParams,
+  timeZone: string,
+): Record<string, string | number> {
   const meta: Record<string, string | number> = {
     '1: Symbol': symbol,
     '2: Indicator': spec.title,

@@ -123,7 +123,8 @@ export class BatchedLines implements DestinationStream {
       let end = this.pending.length;
       if (this.pendingChars > MAX_WRITE_CHARS) {
         let chars = this.pending[0]!.length;
-        for (end = 1; end < this.pending.length && chars + this.pending[end]!.length <= MAX_WRITE_CHARS; end += 1) chars += this.pending[end]!.length;
+        for (end = 1; end < this.pending.length && chars + this.pending[end]!.length <= MAX_WRITE_CHARS; end += 1)
+          chars += this.pending[end]!.length;
       }
       const notice = this.dropped > 0 ? (this.headIsRest ? 1 : 0) : -1;
       const pieces = this.pending.slice(0, end);

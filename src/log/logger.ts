@@ -121,7 +121,8 @@ export class RequestLog {
     this.output = own[streamSym] as DestinationStream;
     const hooks = own[hooksSym] as { streamWrite?: (line: string) => string; logMethod?: unknown };
     this.hook = hooks.streamWrite;
-    this.instrumented = own[mixinSym] !== undefined || (own[formattersSym] as { log?: unknown }).log !== undefined || hooks.logMethod !== undefined;
+    this.instrumented =
+      own[mixinSym] !== undefined || (own[formattersSym] as { log?: unknown }).log !== undefined || hooks.logMethod !== undefined;
   }
 
   get enabled(): boolean {
@@ -155,6 +156,7 @@ export class RequestLog {
 }
 
 /** The characters JSON.stringify escapes in a string (surrogates: it escapes lone ones). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it looks for.
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** One `,"key":value` as pino writes it: left out when undefined, non-finite numbers as null. */

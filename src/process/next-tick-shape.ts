@@ -12,6 +12,7 @@
 import { createHook } from 'node:async_hooks';
 
 /** A nextTick queue entry, held for the life of the process and never read: holding it is the point. */
+// biome-ignore lint/correctness/noUnusedVariables: held, never read; holding it is what keeps the maps alive.
 let pinned: object | undefined;
 
 function pinNextTickShape(): void {

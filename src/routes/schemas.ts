@@ -3,7 +3,6 @@ import { type SchemaOptions, type TSchema, type TUnsafe, Type } from '@sinclair/
 import { ERROR_CODES } from '../core/errors.js';
 import { SYMBOL_PATTERN } from '../core/symbol-list.js';
 
-
 /**
  * Marks an enum the route matches in any letter case (it normalises the value before validation): generated
  * clients keep the listed values as their type, and the description says what else is accepted.

@@ -20,10 +20,18 @@ export const RETRY_MS = 3_000;
 const Querystring = Type.Object(
   {
     quote: Type.Optional(
-      Type.String({ maxLength: 400, description: `Provider-A quotes: comma-separated symbols, at most ${MAX_QUOTE_SYMBOLS}; one \`quote\` event per symbol.`, examples: ['IBM,MSFT'] }),
+      Type.String({
+        maxLength: 400,
+        description: `Provider-A quotes: comma-separated symbols, at most ${MAX_QUOTE_SYMBOLS}; one \`quote\` event per symbol.`,
+        examples: ['IBM,MSFT'],
+      }),
     ),
     brokerQuotes: Type.Optional(
-      Type.String({ maxLength: 2_000, description: `Broker quotes: comma-separated symbols, at most ${MAX_SYMBOLS}; one \`brokerQuotes\` event for the set.`, examples: ['AAPL,SPY'] }),
+      Type.String({
+        maxLength: 2_000,
+        description: `Broker quotes: comma-separated symbols, at most ${MAX_SYMBOLS}; one \`brokerQuotes\` event for the set.`,
+        examples: ['AAPL,SPY'],
+      }),
     ),
     overview: Type.Optional(Type.Boolean({ description: 'The market overview (`overview` events).' })),
     status: Type.Optional(Type.Boolean({ description: 'The service status (`status` events).' })),
@@ -38,7 +46,7 @@ const DESCRIPTION = [
   '`quote=IBM`, when a topic cannot be served; the stream stays open), `shutdown` (the server is stopping: reconnect).',
   'The current value of every topic is sent at once on connect (and on a reconnect with `Last-Event-ID`), then an event only when it changes.',
   'Every event has an `id:`, `<ms since epoch when the upstream answered>-<sequence>`; the stream starts with a `retry:` hint and carries a comment every `STREAM_HEARTBEAT_SECONDS`.',
-  'One upstream poll per topic serves every viewer (across replicas with Redis), at the cadence of the route\'s cache window.',
+  "One upstream poll per topic serves every viewer (across replicas with Redis), at the cadence of the route's cache window.",
   'A client that does not read gets only the latest value per topic and is disconnected after two heartbeat periods.',
   'Limits: `STREAM_MAX_CONNECTIONS` per server and `STREAM_MAX_PER_CLIENT` per address answer 429 `RATE_LIMITED`.',
 ].join(' ');
@@ -101,7 +109,10 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
       reply.raw.once('close', () => {
         hub.detach(client);
         // The reply is hijacked, so no request line is logged for a stream: this is its line.
-        request.log.info({ topics: topics.map((t) => t.id), seconds: Math.round((Date.now() - openedAt) / 1000), dropped: client.dropped }, 'stream closed');
+        request.log.info(
+          { topics: topics.map((t) => t.id), seconds: Math.round((Date.now() - openedAt) / 1000), dropped: client.dropped },
+          'stream closed',
+        );
       });
       hub.attach(client, topics);
     },

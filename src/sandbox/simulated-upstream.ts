@@ -6,16 +6,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
-export const FAULT_KINDS = [
-  'http5xx',
-  'http429',
-  'malformed',
-  'html200',
-  'drop',
-  'reset-mid-body',
-  'slow-drip',
-  'huge',
-] as const;
+export const FAULT_KINDS = ['http5xx', 'http429', 'malformed', 'html200', 'drop', 'reset-mid-body', 'slow-drip', 'huge'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface Faults {
@@ -164,13 +155,25 @@ export class SimulatedUpstream extends EventEmitter {
   private injectFault(fault: FaultKind, res: ServerResponse): boolean {
     switch (fault) {
       case 'http5xx':
-        send(res, { status: this.faults.status ?? 503, body: '<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>', headers: { 'content-type': 'text/html' } });
+        send(res, {
+          status: this.faults.status ?? 503,
+          body: '<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>',
+          headers: { 'content-type': 'text/html' },
+        });
         return true;
       case 'http429':
-        send(res, { status: 429, body: { error: 'Too Many Requests' }, headers: this.faults.retryAfter === undefined ? {} : { 'retry-after': String(this.faults.retryAfter) } });
+        send(res, {
+          status: 429,
+          body: { error: 'Too Many Requests' },
+          headers: this.faults.retryAfter === undefined ? {} : { 'retry-after': String(this.faults.retryAfter) },
+        });
         return true;
       case 'html200':
-        send(res, { status: 200, body: '<!DOCTYPE html><html><head><title>Maintenance</title></head><body>Down for maintenance</body></html>', headers: { 'content-type': 'text/html' } });
+        send(res, {
+          status: 200,
+          body: '<!DOCTYPE html><html><head><title>Maintenance</title></head><body>Down for maintenance</body></html>',
+          headers: { 'content-type': 'text/html' },
+        });
         return true;
       case 'drop':
         res.socket?.destroy();

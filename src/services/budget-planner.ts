@@ -38,7 +38,8 @@ export class BudgetPlanner {
   ) {
     this.minuteMs = minuteOf(limits);
     this.demand = new DemandTracker(HALF_LIFE_MINUTES * this.minuteMs, now);
-    const keepable = (calls: number, windowMs: number) => (calls > 0 ? (calls * Math.max(freshMs, 1)) / windowMs : Number.POSITIVE_INFINITY);
+    const keepable = (calls: number, windowMs: number) =>
+      calls > 0 ? (calls * Math.max(freshMs, 1)) / windowMs : Number.POSITIVE_INFINITY;
     this.hot = Math.max(1, Math.floor(Math.min(keepable(limits.perMinute, this.minuteMs), keepable(limits.perDay, dayOf(limits)))));
   }
 

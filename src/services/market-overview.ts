@@ -51,7 +51,11 @@ export class MarketOverview {
 
   /** `revalidate`: a stream's poller waits for the refresh of a stale overview (see FetchOptions). */
   get(options: { revalidate?: boolean } = {}): Promise<CacheResult<OverviewValue>> {
-    return this.options.cache.fetch(this.key, this.options.window, () => this.collect(), { upstream: OVERVIEW_UPSTREAM, breaker: false, ...options });
+    return this.options.cache.fetch(this.key, this.options.window, () => this.collect(), {
+      upstream: OVERVIEW_UPSTREAM,
+      breaker: false,
+      ...options,
+    });
   }
 
   instrumentKey(symbol: string): string {

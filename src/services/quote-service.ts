@@ -42,7 +42,12 @@ export interface QuoteServiceOptions {
 }
 
 /** Provider A could not answer for a reason the fallback can cover (not the caller's or the symbol's fault). */
-const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set(['QUOTA_EXHAUSTED', 'UPSTREAM_ERROR', 'UPSTREAM_TIMEOUT', 'PROVIDER_NOT_CONFIGURED']);
+const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set([
+  'QUOTA_EXHAUSTED',
+  'UPSTREAM_ERROR',
+  'UPSTREAM_TIMEOUT',
+  'PROVIDER_NOT_CONFIGURED',
+]);
 
 /** Whether provider A's `error` is one the fallback answers for (quotes and technical indicators alike). */
 export function mayFallBack(error: unknown): boolean {
@@ -107,12 +112,18 @@ export class QuoteService {
   }
 
   /** Without a fallback: provider A's value as today, with the planner choosing which keys to refresh. */
-  private async primaryOnly(symbol: string, cached: CacheEntry<GlobalQuoteBody> | undefined, revalidate: boolean): Promise<SourcedResult<GlobalQuoteBody>> {
+  private async primaryOnly(
+    symbol: string,
+    cached: CacheEntry<GlobalQuoteBody> | undefined,
+    revalidate: boolean,
+  ): Promise<SourcedResult<GlobalQuoteBody>> {
     const servable = cached !== undefined && isServable(cached, Date.now());
     if (servable && !(revalidate && this.planner.isHot(symbol))) return this.answer(this.refreshed(symbol, cached), 'STALE', PRIMARY);
     if (!servable && !this.planner.mayLoad(symbol)) {
       this.planner.noteRefusal(symbol);
-      throw new ApiError('QUOTA_EXHAUSTED', 'provider A\'s calls are kept for symbols more in demand; try again later', { retryAfterSeconds: this.planner.minuteMs / 1000 });
+      throw new ApiError('QUOTA_EXHAUSTED', "provider A's calls are kept for symbols more in demand; try again later", {
+        retryAfterSeconds: this.planner.minuteMs / 1000,
+      });
     }
     try {
       const entry = await this.load(this.primary(symbol));
@@ -148,7 +159,12 @@ export class QuoteService {
 
   private primary(symbol: string): Source {
     const { scopes, alphaVantage } = this.options;
-    return { source: PRIMARY, key: `${scopes.primary}:quote:${symbol}`, upstream: ALPHA_VANTAGE, load: () => alphaVantage().globalQuote(symbol) };
+    return {
+      source: PRIMARY,
+      key: `${scopes.primary}:quote:${symbol}`,
+      upstream: ALPHA_VANTAGE,
+      load: () => alphaVantage().globalQuote(symbol),
+    };
   }
 
   private fallback(symbol: string): Source | undefined {

@@ -35,7 +35,9 @@ export class TechnicalService {
     const window = INTRADAY_INTERVALS.has(call.interval) ? this.options.windows.intraday : this.options.windows.daily;
     const { cache, scopes, alphaVantage } = this.options;
     try {
-      const result = await cache.fetch(this.key(scopes.primary, call), window, () => alphaVantage().technical(call), { upstream: ALPHA_VANTAGE });
+      const result = await cache.fetch(this.key(scopes.primary, call), window, () => alphaVantage().technical(call), {
+        upstream: ALPHA_VANTAGE,
+      });
       return this.answer(result, PRIMARY);
     } catch (error) {
       return this.fromYahoo(call, window, error);

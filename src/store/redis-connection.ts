@@ -109,5 +109,8 @@ function describe(error: unknown): string {
   const e = error as { code?: unknown; message?: unknown };
   if (typeof e.code === 'string') return e.code;
   const message = typeof e.message === 'string' ? e.message : 'unknown error';
-  return message.replace(/\b(?:redis|rediss):\/\/\S+/gi, '<redis>').replace(/\d{1,3}(?:\.\d{1,3}){3}:\d+/g, '<address>').slice(0, 120);
+  return message
+    .replace(/\b(?:redis|rediss):\/\/\S+/gi, '<redis>')
+    .replace(/\d{1,3}(?:\.\d{1,3}){3}:\d+/g, '<address>')
+    .slice(0, 120);
 }

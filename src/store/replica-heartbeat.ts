@@ -46,7 +46,10 @@ export class ReplicaHeartbeat extends EventEmitter {
     if (!this.redis.ready) return;
     try {
       const sentAt = Date.now();
-      const [count, now] = (await this.redis.client.eval(BEAT, 1, this.redis.key('replicas'), this.id, this.intervalMs * 3)) as [number, number];
+      const [count, now] = (await this.redis.client.eval(BEAT, 1, this.redis.key('replicas'), this.id, this.intervalMs * 3)) as [
+        number,
+        number,
+      ];
       this.count = Math.max(1, count);
       this.offset = now - Math.round((sentAt + Date.now()) / 2);
       this.emit('beat');

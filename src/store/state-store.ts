@@ -63,7 +63,16 @@ export class StateStore {
   status(): StoreStatusReport {
     const redis = this.redis;
     if (redis === undefined) {
-      return { kind: 'embedded', redis: null, redisReachable: null, fallback: false, lastError: null, since: this.openedAt.toISOString(), replicas: null, message: null };
+      return {
+        kind: 'embedded',
+        redis: null,
+        redisReachable: null,
+        fallback: false,
+        lastError: null,
+        since: this.openedAt.toISOString(),
+        replicas: null,
+        message: null,
+      };
     }
     const fallback = !redis.ready;
     return {

@@ -63,7 +63,8 @@ export class StateScopes {
   /** The key prefix for everything stored on behalf of the upstream `name`. */
   of(name: string): string {
     const scope = this.scopes.get(name);
-    if (scope === undefined) throw new Error(`no upstream identity for "${name}": add it to upstreamIdentities (src/store/upstream-identity.ts)`);
+    if (scope === undefined)
+      throw new Error(`no upstream identity for "${name}": add it to upstreamIdentities (src/store/upstream-identity.ts)`);
     return scope;
   }
 }

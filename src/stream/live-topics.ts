@@ -23,7 +23,8 @@ export class LiveTopics {
 
   load(topic: Topic, revalidate: boolean): Promise<CacheResult<unknown>> {
     const provider = this.providers.get(topic.kind);
-    if (provider === undefined) return Promise.reject(new ApiError('PROVIDER_NOT_CONFIGURED', `${topic.kind} is not served by this service`));
+    if (provider === undefined)
+      return Promise.reject(new ApiError('PROVIDER_NOT_CONFIGURED', `${topic.kind} is not served by this service`));
     return provider.load(topic.arg, { revalidate });
   }
 

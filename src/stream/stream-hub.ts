@@ -160,7 +160,9 @@ export class StreamHub {
   admit(address: string): void {
     const { maxConnections, maxPerClient } = this.options;
     if (this.clients.size >= maxConnections) {
-      throw new ApiError('RATE_LIMITED', `this server holds its maximum of ${maxConnections} streams; retry later or elsewhere`, { retryAfterSeconds: 5 });
+      throw new ApiError('RATE_LIMITED', `this server holds its maximum of ${maxConnections} streams; retry later or elsewhere`, {
+        retryAfterSeconds: 5,
+      });
     }
     if (maxPerClient > 0 && (this.perAddress.get(address) ?? 0) >= maxPerClient) {
       throw new ApiError('RATE_LIMITED', `at most ${maxPerClient} streams per client address; close one first`, { retryAfterSeconds: 5 });

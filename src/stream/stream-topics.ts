@@ -45,7 +45,10 @@ export function parseTopics(query: StreamQuery): Topic[] {
   if (query.overview === true) topics.push(topic('overview'));
   if (query.status === true) topics.push(topic('status'));
   if (topics.length === 0) {
-    throw new ApiError('MISSING_PARAMETER', `no topic: ask for quote=SYM,…, brokerQuotes=SYM,… (at most ${MAX_SYMBOLS}), overview=true or status=true`);
+    throw new ApiError(
+      'MISSING_PARAMETER',
+      `no topic: ask for quote=SYM,…, brokerQuotes=SYM,… (at most ${MAX_SYMBOLS}), overview=true or status=true`,
+    );
   }
   return topics;
 }

@@ -1,6 +1,6 @@
 // One event of a topic, as produced once by its poller and written unchanged to every viewer (and, with
 // Redis, published to the other replicas).
-import { ApiError, errorBody } from '../core/errors.js';
+import { type ApiError, errorBody } from '../core/errors.js';
 import type { Topic, TopicKind } from './stream-topics.js';
 
 export interface TopicEvent {

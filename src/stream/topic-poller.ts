@@ -40,13 +40,21 @@ export function retryAt(error: ApiError, startedAt: number, endedAt: number): nu
 }
 
 /** Reads a topic once and turns the outcome into its event, with the time of the next read. */
-export async function readTopic(topics: LiveTopics, topic: Topic, revalidate: boolean, logger: Logger): Promise<{ event: TopicEvent; nextAt: number }> {
+export async function readTopic(
+  topics: LiveTopics,
+  topic: Topic,
+  revalidate: boolean,
+  logger: Logger,
+): Promise<{ event: TopicEvent; nextAt: number }> {
   const startedAt = Date.now();
   try {
     const result = await topics.load(topic, revalidate);
     const endedAt = Date.now();
     const data = JSON.stringify(result.entry.value);
-    return { event: valueEvent(topic, data, topics.fingerprint(topic.kind, result.entry.value, data), result.entry.storedAt), nextAt: nextPollAt(result, startedAt, endedAt) };
+    return {
+      event: valueEvent(topic, data, topics.fingerprint(topic.kind, result.entry.value, data), result.entry.storedAt),
+      nextAt: nextPollAt(result, startedAt, endedAt),
+    };
   } catch (error) {
     const apiError = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'internal error');
     if (!(error instanceof ApiError)) logger.error({ err: error, topic: topic.id }, 'stream topic failed');

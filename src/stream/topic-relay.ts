@@ -89,7 +89,11 @@ export class TopicRelay {
   async hold(name: string): Promise<boolean | undefined> {
     if (!this.redis.ready) return undefined;
     try {
-      const held = await HOLD.run<number>(this.redis.client, [this.redis.key(`lock:${name}`)], [this.holderId, this.options.leaseMs ?? 3_000]);
+      const held = await HOLD.run<number>(
+        this.redis.client,
+        [this.redis.key(`lock:${name}`)],
+        [this.holderId, this.options.leaseMs ?? 3_000],
+      );
       return held === 1;
     } catch (error) {
       this.redis.noteFailure(error);

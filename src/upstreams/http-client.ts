@@ -107,7 +107,12 @@ class BodyTooLargeError extends Error {}
 function classify(error: unknown): TransportFailure {
   if (error instanceof BodyTooLargeError) return 'too_large';
   const name = (error as { name?: string }).name;
-  if (name === 'TimeoutError' || name === 'AbortError' || error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+  if (
+    name === 'TimeoutError' ||
+    name === 'AbortError' ||
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError
+  ) {
     return 'timeout';
   }
   if (error instanceof undiciErrors.ConnectTimeoutError) return 'timeout';

@@ -18,7 +18,8 @@ test('toNumber reads numbers, decimal strings, thousands separators, suffixes an
 });
 
 test('toNumber gives null for what holds no number', () => {
-  for (const raw of [null, undefined, '', 'N/A', 'abc', '12abc', NaN, Infinity, {}, [], true, 'C168.42']) assert.equal(toNumber(raw), null, String(raw));
+  for (const raw of [null, undefined, '', 'N/A', 'abc', '12abc', NaN, Infinity, {}, [], true, 'C168.42'])
+    assert.equal(toNumber(raw), null, String(raw));
 });
 
 test('changeFrom computes change and percent, and nulls when a side is unknown', () => {

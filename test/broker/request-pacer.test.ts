@@ -78,7 +78,10 @@ test('calls whose slots come due together after a blocked event loop still leave
   while (Date.now() < blockedUntil);
   await Promise.all(calls);
   const gaps = left.slice(1).map((at, i) => at - (left[i] as number));
-  assert.ok(gaps.every((gap) => gap >= 120), `gaps between departures: ${gaps.join(', ')} ms`);
+  assert.ok(
+    gaps.every((gap) => gap >= 120),
+    `gaps between departures: ${gaps.join(', ')} ms`,
+  );
 });
 
 test("a keyed call's spacing counts from the slot it got behind a queue, not from when it asked", async () => {

@@ -22,7 +22,10 @@ const ARGS = [
   '--disable-sync',
 ];
 
-const skip = !existsSync(CHROMIUM) && !IN_CI ? `Chromium not found at ${CHROMIUM} (apt-get install chromium); set CI=true to make this test mandatory` : false;
+const skip =
+  !existsSync(CHROMIUM) && !IN_CI
+    ? `Chromium not found at ${CHROMIUM} (apt-get install chromium); set CI=true to make this test mandatory`
+    : false;
 
 async function launch(t: TestContext): Promise<BrowserContext> {
   assert.ok(existsSync(CHROMIUM), `CI is set but Chromium is missing at ${CHROMIUM}`);
@@ -65,11 +68,15 @@ function watchProblems(page: Page): string[] {
 /** Waits until a panel has rendered data or an error, and says which, with the error it shows. */
 async function settle(page: Page, selector: string): Promise<{ selector: string; state: string; error: string }> {
   await page.waitForSelector(`${selector}[data-state="ready"], ${selector}[data-state="error"]`, { state: 'attached', timeout: 30_000 });
-  return page.$eval(selector, (node, sel) => ({
-    selector: sel,
-    state: (node as HTMLElement).dataset.state ?? '',
-    error: (node.closest('section') ?? node).querySelector('.error:not([hidden])')?.textContent ?? '',
-  }), selector);
+  return page.$eval(
+    selector,
+    (node, sel) => ({
+      selector: sel,
+      state: (node as HTMLElement).dataset.state ?? '',
+      error: (node.closest('section') ?? node).querySelector('.error:not([hidden])')?.textContent ?? '',
+    }),
+    selector,
+  );
 }
 
 const PANELS = ['#overview-panel', '#quote-panel', '#status-panel', '#dividends-panel', '#broker-panel'];
@@ -79,7 +86,9 @@ test('the dashboard renders tiles, a quote, the price and RSI charts and the sta
   // second; 1200 ms is the default spacing, whose slack absorbs a loaded machine's send jitter). Per minute
   // 6, not 5: a symbol costs three calls (quote, RSI, daily series), and the lookup below comes within the
   // same minute as the page's own three.
-  const { url } = await startApp(t, { env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '6', ALPHA_VANTAGE_CALLS_PER_DAY: '500', ALPHA_VANTAGE_MIN_INTERVAL_MS: '1200' } });
+  const { url } = await startApp(t, {
+    env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '6', ALPHA_VANTAGE_CALLS_PER_DAY: '500', ALPHA_VANTAGE_MIN_INTERVAL_MS: '1200' },
+  });
   const context = await launch(t);
   const page = context.pages()[0] ?? (await context.newPage());
   const problems = watchProblems(page);
@@ -88,19 +97,29 @@ test('the dashboard renders tiles, a quote, the price and RSI charts and the sta
   await page.goto(`${url}/`, { waitUntil: 'load' });
   const settled = await Promise.all([...PANELS, '#rsi-chart', '#price-chart'].map((panel) => settle(page, panel)));
   const readyMs = Date.now() - started;
-  assert.deepEqual(settled.filter((s) => s.state !== 'ready'), [], `every panel rendered; problems: ${problems.join(' | ')}`);
+  assert.deepEqual(
+    settled.filter((s) => s.state !== 'ready'),
+    [],
+    `every panel rendered; problems: ${problems.join(' | ')}`,
+  );
   await page.waitForSelector('#rsi-chart polyline', { state: 'attached' });
   const navigation = await page.evaluate(() => {
     const entry = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
     return { domContentLoaded: Math.round(entry.domContentLoadedEventEnd), load: Math.round(entry.loadEventEnd) };
   });
-  t.diagnostic(`dashboard: load event ${navigation.load} ms, DOMContentLoaded ${navigation.domContentLoaded} ms, every panel rendered ${readyMs} ms after navigation`);
+  t.diagnostic(
+    `dashboard: load event ${navigation.load} ms, DOMContentLoaded ${navigation.domContentLoaded} ms, every panel rendered ${readyMs} ms after navigation`,
+  );
 
   assert.equal(await page.textContent('#mode'), 'sandbox');
 
   // Market overview tiles: prices with two decimals, coloured by the sign of the change.
   const tiles = await page.$$eval('.tile', (nodes) =>
-    nodes.map((n) => ({ cls: n.className, price: n.querySelector('.price')?.textContent ?? '', chg: n.querySelector('.chg')?.textContent ?? '' })),
+    nodes.map((n) => ({
+      cls: n.className,
+      price: n.querySelector('.price')?.textContent ?? '',
+      chg: n.querySelector('.chg')?.textContent ?? '',
+    })),
   );
   assert.ok(tiles.length >= 5, `tiles: ${tiles.length}`);
   for (const tile of tiles) {
@@ -117,14 +136,23 @@ test('the dashboard renders tiles, a quote, the price and RSI charts and the sta
   assert.match((await page.textContent('#quote-change')) ?? '', /^[+-]?\d+\.\d{2} \([+-]?-?\d+\.\d{4}%\)$/);
   const points = ((await page.getAttribute('#rsi-chart polyline', 'points')) ?? '').split(' ').map((p) => p.split(',').map(Number));
   assert.ok(points.length >= 10, `RSI points: ${points.length}`);
-  assert.ok(points.every(([x, y]) => x! >= 0 && x! <= 400 && y! >= 0 && y! <= 120), 'RSI points inside the chart');
+  assert.ok(
+    points.every(([x, y]) => x! >= 0 && x! <= 400 && y! >= 0 && y! <= 120),
+    'RSI points inside the chart',
+  );
   assert.match((await page.textContent('#rsi-note')) ?? '', /^Latest RSI \d+\.\d{2} on \d{4}-\d{2}-\d{2}/);
   // The price chart from the daily series: 100 closes inside the chart.
   await page.waitForSelector('#price-chart polyline', { state: 'attached' });
   const closes = ((await page.getAttribute('#price-chart polyline', 'points')) ?? '').split(' ').map((p) => p.split(',').map(Number));
   assert.equal(closes.length, 100);
-  assert.ok(closes.every(([x, y]) => x! >= 0 && x! <= 400 && y! >= 0 && y! <= 120), 'price points inside the chart');
-  assert.match((await page.textContent('#price-note')) ?? '', /^Close [\d,]+\.\d{2} on \d{4}-\d{2}-\d{2} · 100-day range [\d,]+\.\d{2}–[\d,]+\.\d{2}$/);
+  assert.ok(
+    closes.every(([x, y]) => x! >= 0 && x! <= 400 && y! >= 0 && y! <= 120),
+    'price points inside the chart',
+  );
+  assert.match(
+    (await page.textContent('#price-note')) ?? '',
+    /^Close [\d,]+\.\d{2} on \d{4}-\d{2}-\d{2} · 100-day range [\d,]+\.\d{2}–[\d,]+\.\d{2}$/,
+  );
 
   // The status panel: every known upstream, a provider A budget gauge with real figures, freshness.
   const rows = await page.$$eval('.upstream', (nodes) => nodes.map((n) => (n as HTMLElement).dataset.upstream));
@@ -137,7 +165,10 @@ test('the dashboard renders tiles, a quote, the price and RSI charts and the sta
   assert.match((await page.textContent('#overall-text')) ?? '', /^(ok|degraded) · v1\.0\.0$/);
   assert.match((await page.textContent('[data-fresh-for="overview"]')) ?? '', /^data age \d+ s · (miss|hit|stale|live)$/);
   // Answers over HTTP say their source (X-Data-Source); a pushed stream event carries only the body.
-  assert.match((await page.textContent('[data-fresh-for="quote"]')) ?? '', /^data age \d+ s · ((miss|hit|stale) · from (alpha-vantage|yahoo)|live)$/);
+  assert.match(
+    (await page.textContent('[data-fresh-for="quote"]')) ?? '',
+    /^data age \d+ s · ((miss|hit|stale) · from (alpha-vantage|yahoo)|live)$/,
+  );
 
   // Dividends and broker rendered rows.
   assert.ok((await page.$$('#dividends-table tbody tr td:not(.empty)')).length > 0, 'dividend rows');
@@ -155,11 +186,16 @@ test('the dashboard renders tiles, a quote, the price and RSI charts and the sta
   await page.click('#dividends-form button');
   await page.waitForFunction(() => /for AAPL\.$/.test(document.getElementById('dividends-count')?.textContent ?? ''));
   const tickers = await page.$$eval('#dividends-table tbody tr:not(:has(td.empty))', (trs) => trs.map((tr) => tr.textContent ?? ''));
-  assert.ok(tickers.every((row) => row.includes('AAPL') || row.includes('No dividends')), 'filtered by symbol');
+  assert.ok(
+    tickers.every((row) => row.includes('AAPL') || row.includes('No dividends')),
+    'filtered by symbol',
+  );
   assert.deepEqual(problems, []);
 });
 
-test('the quote box searches as you type (debounced, cached) and a chosen match loads its quote, RSI and price chart', { skip }, async (t) => {
+test('the quote box searches as you type (debounced, cached) and a chosen match loads its quote, RSI and price chart', {
+  skip,
+}, async (t) => {
   const { url, sandbox } = await startApp(t);
   const context = await launch(t);
   const page = context.pages()[0] ?? (await context.newPage());
@@ -182,7 +218,10 @@ test('the quote box searches as you type (debounced, cached) and a chosen match 
   assert.deepEqual(searches, ['micro'], 'one request once typing pauses, not one per key');
   assert.equal(await page.getAttribute('#quote-symbol', 'aria-expanded'), 'true');
   const names = await page.$$eval('#quote-suggestions li', (items) => items.map((li) => li.textContent ?? ''));
-  assert.ok(names.some((n) => n.startsWith('MSFT') && n.includes('Microsoft Corporation')), names.join(' | '));
+  assert.ok(
+    names.some((n) => n.startsWith('MSFT') && n.includes('Microsoft Corporation')),
+    names.join(' | '),
+  );
 
   // Retyping the same words is answered from the page's own cache.
   await page.fill('#quote-symbol', '');
@@ -193,7 +232,11 @@ test('the quote box searches as you type (debounced, cached) and a chosen match 
 
   await page.click('#quote-suggestions li[data-symbol="MSFT"]');
   await page.waitForFunction(() => document.getElementById('quote-symbol-out')?.textContent === 'MSFT');
-  await page.waitForFunction(() => /on \d{4}-/.test(document.getElementById('price-note')?.textContent ?? '') && document.getElementById('price-chart')?.dataset.state === 'ready');
+  await page.waitForFunction(
+    () =>
+      /on \d{4}-/.test(document.getElementById('price-note')?.textContent ?? '') &&
+      document.getElementById('price-chart')?.dataset.state === 'ready',
+  );
   assert.deepEqual(dailies, ['IBM', 'MSFT']);
   assert.equal(await page.inputValue('#quote-symbol'), 'MSFT');
   assert.equal(await page.isHidden('#quote-suggestions'), true);
@@ -262,7 +305,9 @@ test('the dashboard takes quotes, broker quotes, the overview and the status fro
   const brokerQuotes = requestsTo(page, '/api/broker/quotes');
   const overviews = requestsTo(page, '/api/market/overview');
   await page.goto(`${url}/`, { waitUntil: 'load' });
-  await page.waitForFunction(() => /· live$/.test(document.querySelector('[data-fresh-for="overview"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+  await page.waitForFunction(() => /· live$/.test(document.querySelector('[data-fresh-for="overview"]')?.textContent ?? ''), undefined, {
+    timeout: 30_000,
+  });
   const { at: openedAt, url: stream } = streams.at(-1)!;
   assert.equal(stream.searchParams.get('overview'), 'true');
   assert.equal(stream.searchParams.get('status'), 'true');
@@ -271,10 +316,20 @@ test('the dashboard takes quotes, broker quotes, the overview and the status fro
   // Broker quotes move every second: the table changes twice, pushed, with no request for them.
   for (let i = 0; i < 2; i += 1) {
     const before = await page.textContent('#broker-quotes-table tbody');
-    await page.waitForFunction((text) => document.querySelector('#broker-quotes-table tbody')?.textContent !== text, before, { timeout: 15_000 });
+    await page.waitForFunction((text) => document.querySelector('#broker-quotes-table tbody')?.textContent !== text, before, {
+      timeout: 15_000,
+    });
   }
-  assert.deepEqual(brokerQuotes.filter((r) => r.at > openedAt), [], 'no broker quotes polled while streaming');
-  assert.deepEqual(overviews.filter((r) => r.at > openedAt), [], 'no overview polled while streaming');
+  assert.deepEqual(
+    brokerQuotes.filter((r) => r.at > openedAt),
+    [],
+    'no broker quotes polled while streaming',
+  );
+  assert.deepEqual(
+    overviews.filter((r) => r.at > openedAt),
+    [],
+    'no overview polled while streaming',
+  );
   assert.match((await page.textContent('[data-fresh-for="quote"]')) ?? '', /^data age \d+ (s|min) · live$/);
   assert.deepEqual(problems, []);
 });
@@ -284,19 +339,32 @@ test('without streams (refused here), the dashboard keeps every panel fresh by p
   const context = await launch(t);
   const page = context.pages()[0] ?? (await context.newPage());
   await page.route('**/api/stream?**', (route) =>
-    route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"code":"BROKER_UNAVAILABLE","message":"no streams here","status":503,"requestId":"x"}}' }),
+    route.fulfill({
+      status: 503,
+      contentType: 'application/json',
+      body: '{"error":{"code":"BROKER_UNAVAILABLE","message":"no streams here","status":503,"requestId":"x"}}',
+    }),
   );
-  const refusedAt = page.waitForRequest((request) => new URL(request.url()).pathname === '/api/stream', { timeout: 30_000 }).then(() => Date.now());
+  const refusedAt = page
+    .waitForRequest((request) => new URL(request.url()).pathname === '/api/stream', { timeout: 30_000 })
+    .then(() => Date.now());
   await page.goto(`${url}/`, { waitUntil: 'load' });
   const settled = await Promise.all(PANELS.map((panel) => settle(page, panel)));
-  assert.deepEqual(settled.filter((s) => s.state !== 'ready'), []);
+  assert.deepEqual(
+    settled.filter((s) => s.state !== 'ready'),
+    [],
+  );
   const at = await refusedAt;
   // The status timer (10 s) still runs after the stream was refused.
-  await page.waitForRequest((request) => new URL(request.url()).pathname === '/api/system/status' && Date.now() > at + 1_000, { timeout: 30_000 });
+  await page.waitForRequest((request) => new URL(request.url()).pathname === '/api/system/status' && Date.now() > at + 1_000, {
+    timeout: 30_000,
+  });
   assert.match((await page.textContent('[data-fresh-for="overview"]')) ?? '', /· (miss|hit|stale)$/);
 });
 
-test('the dividends table fits its panel at 1,400, 1,280 and 1,024 px; narrower, it scrolls inside the panel, never the page', { skip }, async (t) => {
+test('the dividends table fits its panel at 1,400, 1,280 and 1,024 px; narrower, it scrolls inside the panel, never the page', {
+  skip,
+}, async (t) => {
   const { url } = await startApp(t);
   const context = await launch(t);
   const page = context.pages()[0] ?? (await context.newPage());

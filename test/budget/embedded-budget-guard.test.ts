@@ -29,7 +29,10 @@ async function spend(guard: EmbeddedBudgetGuard, n: number): Promise<number> {
 test('the per-minute cap refuses with the moment the budget returns', async (t) => {
   const guard = new EmbeddedBudgetGuard('p', LIMITS, open(t, tempDir(t)));
   assert.equal(await spend(guard, 3), 3);
-  const error = await guard.acquire().then(() => undefined, (e: unknown) => e);
+  const error = await guard.acquire().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(error instanceof BudgetExhaustedError);
   assert.equal(error.code, 'QUOTA_EXHAUSTED');
   assert.ok(error.retryAfterSeconds !== undefined && error.retryAfterSeconds >= 59 && error.retryAfterSeconds <= 62);

@@ -42,7 +42,8 @@ function embedded(t: TestContext): OldVersion {
         for (const at of calls) db.prepare('INSERT INTO budget_calls (name, at) VALUES (?, ?)').run(LEGACY, at);
         if (backoffUntil !== undefined) db.prepare('INSERT INTO budget_backoff (name, until) VALUES (?, ?)').run(LEGACY, backoffUntil);
       }),
-    storedUpTo: async (at) => withDb((db) => (db.prepare('SELECT COUNT(*) AS n FROM budget_calls WHERE name = ? AND at <= ?').get(LEGACY, at) as { n: number }).n),
+    storedUpTo: async (at) =>
+      withDb((db) => (db.prepare('SELECT COUNT(*) AS n FROM budget_calls WHERE name = ? AND at <= ?').get(LEGACY, at) as { n: number }).n),
   };
 }
 
@@ -62,11 +63,16 @@ function redis(t: TestContext): OldVersion {
   };
 }
 
-for (const [store, oldVersion] of [['embedded', embedded], ['redis', redis]] as const) {
+for (const [store, oldVersion] of [
+  ['embedded', embedded],
+  ['redis', redis],
+] as const) {
   test(`${store}: a live guard counts the calls recorded under the bare provider name within the day window`, async (t) => {
     const old = oldVersion(t);
     const open = async (env: Record<string, string>) => {
-      const deps = await createDeps(loadConfig({ LOG_LEVEL: 'silent', ...old.env, ...env }), pino({ level: 'silent' }), { budgets: { alphaVantage: LIMITS } });
+      const deps = await createDeps(loadConfig({ LOG_LEVEL: 'silent', ...old.env, ...env }), pino({ level: 'silent' }), {
+        budgets: { alphaVantage: LIMITS },
+      });
       t.after(() => deps.close());
       return deps.budgets.get(LEGACY, LIMITS);
     };

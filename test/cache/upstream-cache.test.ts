@@ -103,15 +103,27 @@ test('a failed refresh keeps the stale value served and pauses refreshes of that
 test('errors and budget refusals are never cached; a budget refusal is not an upstream failure', async (t) => {
   const { cache, health } = embeddedCache(t);
   await assert.rejects(
-    cache.fetch('k', WINDOW, async () => {
-      throw new BudgetExhaustedError('spent', 30);
-    }, OPTS),
+    cache.fetch(
+      'k',
+      WINDOW,
+      async () => {
+        throw new BudgetExhaustedError('spent', 30);
+      },
+      OPTS,
+    ),
     BudgetExhaustedError,
   );
   assert.equal(health.state('test').calls, 0);
-  await assert.rejects(cache.fetch('k', WINDOW, async () => {
-    throw new ApiError('UPSTREAM_ERROR', 'bad');
-  }, OPTS));
+  await assert.rejects(
+    cache.fetch(
+      'k',
+      WINDOW,
+      async () => {
+        throw new ApiError('UPSTREAM_ERROR', 'bad');
+      },
+      OPTS,
+    ),
+  );
   assert.equal(health.state('test').errors, 1);
   const result = await cache.fetch('k', WINDOW, async () => 'ok', OPTS);
   assert.equal(result.status, 'MISS');
@@ -133,9 +145,14 @@ test('the last good value survives in SQLite and is served by a fresh process-le
   assert.deepEqual(hit.entry.value, { v: 42 });
   await new Promise((resolve) => setTimeout(resolve, 60));
   const { cache: later } = embeddedCache(t, dir);
-  const stale = await later.fetch('k', { freshMs: 50, staleMs: 60_000 }, async () => {
-    throw new ApiError('UPSTREAM_ERROR', 'down');
-  }, OPTS);
+  const stale = await later.fetch(
+    'k',
+    { freshMs: 50, staleMs: 60_000 },
+    async () => {
+      throw new ApiError('UPSTREAM_ERROR', 'down');
+    },
+    OPTS,
+  );
   assert.equal(stale.status, 'STALE');
   assert.deepEqual(stale.entry.value, { v: 42 });
 });
@@ -146,7 +163,8 @@ test('the SQLite tier drops expired rows and stays within its entry bound', asyn
   const store = new SqliteCacheStore(db, { maxEntries: 10, maxBytes: 1_000_000 });
   t.after(() => store.close());
   const now = Date.now();
-  for (let i = 0; i < 30; i += 1) await store.set(`k${i}`, { value: i, storedAt: now, freshUntil: now + 1000, staleUntil: now + 10_000 + i });
+  for (let i = 0; i < 30; i += 1)
+    await store.set(`k${i}`, { value: i, storedAt: now, freshUntil: now + 1000, staleUntil: now + 10_000 + i });
   await store.set('gone', { value: 0, storedAt: now - 10, freshUntil: now - 5, staleUntil: now + 1 });
   await new Promise((resolve) => setTimeout(resolve, 5));
   store.sweep();
@@ -160,7 +178,14 @@ test('with Redis, concurrent misses in two replicas cost one load; the loser tak
   const replicas = await Promise.all(
     [0, 1].map(async () => {
       const redis = await connectRedis(t, prefix);
-      return new UpstreamCache({ memory: memory(), logger, health: new UpstreamHealth(), l2: new RedisCacheStore(redis), lock: new RedisFlightLock(redis), lockTtlMs: 5_000 });
+      return new UpstreamCache({
+        memory: memory(),
+        logger,
+        health: new UpstreamHealth(),
+        l2: new RedisCacheStore(redis),
+        lock: new RedisFlightLock(redis),
+        lockTtlMs: 5_000,
+      });
     }),
   );
   let calls = 0;
@@ -179,7 +204,14 @@ test('with Redis, a failed load fails the waiting replica too instead of a secon
   const [a, b] = await Promise.all(
     [0, 1].map(async () => {
       const redis = await connectRedis(t, prefix);
-      return new UpstreamCache({ memory: memory(), logger, health: new UpstreamHealth(), l2: new RedisCacheStore(redis), lock: new RedisFlightLock(redis), lockTtlMs: 5_000 });
+      return new UpstreamCache({
+        memory: memory(),
+        logger,
+        health: new UpstreamHealth(),
+        l2: new RedisCacheStore(redis),
+        lock: new RedisFlightLock(redis),
+        lockTtlMs: 5_000,
+      });
     }),
   );
   let calls = 0;
@@ -200,7 +232,13 @@ test('with Redis unreachable the cache still answers from its own tier and loads
   const prefix = redisPrefix(t);
   const redis = await connectRedis(t, prefix, 'redis://127.0.0.1:1');
   assert.equal(redis.ready, false);
-  const cache = new UpstreamCache({ memory: memory(), logger, health: new UpstreamHealth(), l2: new RedisCacheStore(redis), lock: new RedisFlightLock(redis) });
+  const cache = new UpstreamCache({
+    memory: memory(),
+    logger,
+    health: new UpstreamHealth(),
+    l2: new RedisCacheStore(redis),
+    lock: new RedisFlightLock(redis),
+  });
   let calls = 0;
   const load = async () => {
     calls += 1;
@@ -218,14 +256,23 @@ test('revalidate (a stream poller): a stale entry waits for its one shared refre
   await cache.fetch('r', short, async () => ({ v: 1 }), OPTS);
   await new Promise((resolve) => setTimeout(resolve, 30));
   const loader = gatedLoader({ v: 2 });
-  const waiting = [cache.fetch('r', short, loader.load, { ...OPTS, revalidate: true }), cache.fetch('r', short, loader.load, { ...OPTS, revalidate: true })];
+  const waiting = [
+    cache.fetch('r', short, loader.load, { ...OPTS, revalidate: true }),
+    cache.fetch('r', short, loader.load, { ...OPTS, revalidate: true }),
+  ];
   // A request meanwhile is answered stale at once, and joins the same refresh rather than starting one.
   const request = await cache.fetch('r', short, loader.load, OPTS);
   assert.deepEqual([request.status, request.entry.value], ['STALE', { v: 1 }]);
   loader.release();
   const results = await Promise.all(waiting);
   assert.equal(loader.calls, 1);
-  assert.deepEqual(results.map((r) => [r.status, r.entry.value]), [['MISS', { v: 2 }], ['MISS', { v: 2 }]]);
+  assert.deepEqual(
+    results.map((r) => [r.status, r.entry.value]),
+    [
+      ['MISS', { v: 2 }],
+      ['MISS', { v: 2 }],
+    ],
+  );
 
   const now = Date.now();
   await cache.store.set('p', { value: { v: 2 }, storedAt: now - 10_000, freshUntil: now - 5_000, staleUntil: now + 600_000 });

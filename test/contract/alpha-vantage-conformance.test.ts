@@ -46,7 +46,14 @@ interface Sims {
 }
 
 async function started(options: Partial<AlphaVantageSimulatorOptions>): Promise<SimulatedUpstream> {
-  const sim = createAlphaVantageSimulator({ validKeys: [KEY], callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0, now: () => NOW, ...options });
+  const sim = createAlphaVantageSimulator({
+    validKeys: [KEY],
+    callsPerMinute: 0,
+    callsPerDay: 0,
+    burstPerSecond: 0,
+    now: () => NOW,
+    ...options,
+  });
   await sim.listen();
   return sim;
 }
@@ -81,7 +88,7 @@ const DATA_KEY = /^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?$/;
 function formatsOf(value: unknown, path = '$', out = new Map<string, Set<string>>()): Map<string, Set<string>> {
   const add = (p: string, f: string) => (out.get(p) ?? out.set(p, new Set()).get(p))?.add(f);
   if (typeof value === 'string' && /^[-+]?\d/.test(value)) add(path, format(value));
-  if (Array.isArray(value)) value.forEach((v) => formatsOf(v, `${path}[]`, out));
+  if (Array.isArray(value)) for (const v of value) formatsOf(v, `${path}[]`, out);
   else if (value !== null && typeof value === 'object') {
     for (const [key, child] of Object.entries(value)) {
       const data = DATA_KEY.test(key);
@@ -94,7 +101,11 @@ function formatsOf(value: unknown, path = '$', out = new Map<string, Set<string>
 
 function assertConforms(r: Loaded, simulated: unknown): void {
   const differences = compareShapes(shapeOf(r.json), shapeOf(simulated), TOLERANCES);
-  assert.equal(differences.length, 0, `${r.name}: the simulator's shape differs from the recorded answer\n${describeDifferences(differences)}`);
+  assert.equal(
+    differences.length,
+    0,
+    `${r.name}: the simulator's shape differs from the recorded answer\n${describeDifferences(differences)}`,
+  );
   const recorded = formatsOf(r.json);
   for (const [path, formats] of formatsOf(simulated)) {
     const real = recorded.get(path);
@@ -123,7 +134,11 @@ function assertTechnicalMeta(r: Loaded, fn: string, simulated: Json, symbol: str
   // Last Refreshed names the newest row (intraday with seconds the row keys lack), in both.
   for (const body of [r.json as Json, simulated]) {
     const newest = Object.keys(body[sectionKey(fn)])[0] as string;
-    assert.equal(body['Meta Data']['3: Last Refreshed'], INTRADAY_INTERVALS.has(body['Meta Data']['4: Interval']) ? `${newest}:00` : newest, r.name);
+    assert.equal(
+      body['Meta Data']['3: Last Refreshed'],
+      INTRADAY_INTERVALS.has(body['Meta Data']['4: Interval']) ? `${newest}:00` : newest,
+      r.name,
+    );
   }
 }
 
@@ -134,7 +149,8 @@ function assertValueKeyOrder(fn: string, simulated: Json, name: string): void {
     .flatMap((r) => Object.values((r.json as Json)[sectionKey(fn)] as Json).map((row) => Object.keys(row).join(',')));
   const ours = Object.values(simulated[sectionKey(fn)] as Json).map((row) => Object.keys(row).join(','));
   assert.ok(ours.length > 0, `${name}: no rows`);
-  for (const order of new Set(ours)) assert.ok(orders.includes(order), `${name}: value keys ${order}, recorded ${[...new Set(orders)].join(' | ')}`);
+  for (const order of new Set(ours))
+    assert.ok(orders.includes(order), `${name}: value keys ${order}, recorded ${[...new Set(orders)].join(' | ')}`);
 }
 
 describe('the simulated Alpha Vantage against the recorded corpus', () => {
@@ -157,7 +173,15 @@ describe('the simulated Alpha Vantage against the recorded corpus', () => {
         // Only the message was published, not its key: the simulator's notice for a premium function must
         // read the same (one notice key, classified alike), whatever its newer wording.
         assert.match(r.text, /premium endpoint/i, `${r.name}: a text body of another kind has no case here`);
-        const simulated = (await ask(await started({ premiumFunctions: [fn] }).then((s) => (t.after(() => s.close()), s)), r.request.query ?? {})).json as Json;
+        const simulated = (
+          await ask(
+            await started({ premiumFunctions: [fn] }).then((s) => {
+              t.after(() => s.close());
+              return s;
+            }),
+            r.request.query ?? {},
+          )
+        ).json as Json;
         assert.equal(Object.keys(simulated).length, 1, r.name);
         assert.ok(NOTICE_KEYS.includes(Object.keys(simulated)[0] as string), r.name);
         const [real, ours] = [classifyAlphaVantageBody({ Information: r.text.trim() }), classifyAlphaVantageBody(simulated)];
@@ -201,11 +225,13 @@ describe('the simulated Alpha Vantage against the recorded corpus', () => {
       } else if (indicatorSpec(fn) !== undefined) {
         assertTechnicalMeta(r, fn, simulated, query.symbol as string);
         assertValueKeyOrder(fn, simulated, r.name);
-        for (const row of Object.keys(simulated[sectionKey(fn)])) assert.equal(format(row), format(Object.keys(raw[sectionKey(fn)])[0] as string), r.name);
+        for (const row of Object.keys(simulated[sectionKey(fn)]))
+          assert.equal(format(row), format(Object.keys(raw[sectionKey(fn)])[0] as string), r.name);
       } else if (isSeriesFunction(fn)) {
         const [realMeta, ourMeta] = [raw['Meta Data'] as Json, simulated['Meta Data'] as Json];
         assert.deepEqual(Object.keys(ourMeta), Object.keys(realMeta), `${r.name}: Meta Data keys`);
-        for (const key of Object.keys(realMeta).filter((k) => !/Symbol|Last Refreshed|Information/.test(k))) assert.equal(ourMeta[key], realMeta[key], `${r.name}: ${key}`);
+        for (const key of Object.keys(realMeta).filter((k) => !/Symbol|Last Refreshed|Information/.test(k)))
+          assert.equal(ourMeta[key], realMeta[key], `${r.name}: ${key}`);
         // The intraday Information reads "Intraday (1min) prices and volumes" in the 2017 recording; answers
         // quoted since 2019 read "Intraday (5min) open, high, low, close prices and volume", as ours does.
         if (fn !== 'TIME_SERIES_INTRADAY') assert.equal(ourMeta['1. Information'], realMeta['1. Information'], r.name);
@@ -217,7 +243,9 @@ describe('the simulated Alpha Vantage against the recorded corpus', () => {
 
   // The computed fallback (Yahoo bars) answers through the same layout as the simulator, with the zone
   // the chart names: held to each recorded indicator body directly, without the simulator.
-  for (const r of recordings('alpha-vantage').filter((x) => indicatorSpec(String(x.request.query?.function)) !== undefined && x.json !== undefined)) {
+  for (const r of recordings('alpha-vantage').filter(
+    (x) => indicatorSpec(String(x.request.query?.function)) !== undefined && x.json !== undefined,
+  )) {
     test(`the computed body is laid out as ${r.name}`, () => {
       const fn = String(r.request.query?.function);
       const params = readIndicatorParams(fn, new URLSearchParams(r.request.query));
@@ -226,7 +254,14 @@ describe('the simulated Alpha Vantage against the recorded corpus', () => {
       const bars = Array.from({ length: 400 }, (_, i) => {
         const close = 100 + 5 * Math.sin(i / 6) + i / 20;
         const at = new Date(Date.UTC(2015, 0, 5) + i * (intraday ? 900_000 : 86_400_000)).toISOString();
-        return { key: intraday ? at.slice(0, 16).replace('T', ' ') : at.slice(0, 10), open: close - 0.3, high: close + 1, low: close - 1, close, volume: 1_000_000 };
+        return {
+          key: intraday ? at.slice(0, 16).replace('T', ' ') : at.slice(0, 10),
+          open: close - 0.3,
+          high: close + 1,
+          low: close - 1,
+          close,
+          volume: 1_000_000,
+        };
       });
       const symbol = String(r.request.query?.symbol);
       const body = technicalBody(fn, symbol, bars, params, { timeZone: 'US/Eastern' }) as Json;

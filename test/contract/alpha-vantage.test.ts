@@ -6,7 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type ApiError, driftOf } from '../../src/core/errors.js';
-import { type Classified, classifyAlphaVantageBody, LIMIT_WINDOWS, type LimitWindow } from '../../src/upstreams/alpha-vantage/classify-body.js';
+import {
+  type Classified,
+  classifyAlphaVantageBody,
+  LIMIT_WINDOWS,
+  type LimitWindow,
+} from '../../src/upstreams/alpha-vantage/classify-body.js';
 import { indicatorSpec, sectionKey } from '../../src/wire/alpha-vantage/indicators.js';
 import { parseGlobalQuote } from '../../src/upstreams/alpha-vantage/parse-global-quote.js';
 import { parseSymbolSearch } from '../../src/upstreams/alpha-vantage/parse-symbol-search.js';
@@ -51,7 +56,11 @@ function checkNotice(text: string, classified: Classified, name: string): void {
 function checkQuote(r: Loaded, body: Json): void {
   const raw = (r.json as Json)['Global Quote'] as Json;
   if (Object.keys(raw).length === 0) {
-    assert.throws(() => parseGlobalQuote(body), (e: ApiError) => e.code === 'SYMBOL_NOT_FOUND' && driftOf(e) === undefined, r.name);
+    assert.throws(
+      () => parseGlobalQuote(body),
+      (e: ApiError) => e.code === 'SYMBOL_NOT_FOUND' && driftOf(e) === undefined,
+      r.name,
+    );
     return;
   }
   const quote = parseGlobalQuote(body)['Global Quote'];
@@ -81,8 +90,10 @@ function checkTechnical(r: Loaded, fn: string, body: Json): void {
   const query = r.request.query ?? {};
   assert.equal(meta['1: Symbol'], query.symbol, r.name);
   assert.equal(meta['4: Interval'], query.interval, r.name);
-  if (query.time_period !== undefined) assert.equal(Object.entries(meta).find(([k]) => /: Time Period$/.test(k))?.[1], Number(query.time_period), r.name);
-  if (query.series_type !== undefined) assert.equal(Object.entries(meta).find(([k]) => /: Series Type$/.test(k))?.[1], query.series_type, r.name);
+  if (query.time_period !== undefined)
+    assert.equal(Object.entries(meta).find(([k]) => /: Time Period$/.test(k))?.[1], Number(query.time_period), r.name);
+  if (query.series_type !== undefined)
+    assert.equal(Object.entries(meta).find(([k]) => /: Series Type$/.test(k))?.[1], query.series_type, r.name);
   // Every row carries exactly the indicator's value keys.
   const valueKeys = [...(indicatorSpec(fn)?.valueKeys ?? [])].sort();
   for (const [time, row] of Object.entries(raw[section] as Json)) assert.deepEqual(Object.keys(row).sort(), valueKeys, `${r.name} ${time}`);
@@ -166,7 +177,10 @@ describe('Alpha Vantage adapter over the recorded corpus', () => {
     const msft = recordings('alpha-vantage').find((r) => r.name === 'global-quote-msft') as Loaded;
     const tampered = { ...msft, json: { 'Global Quote': { ...(msft.json as Json)['Global Quote'], '09. change': '-0.6700' } } };
     assert.throws(() => checkRecording(tampered));
-    assert.throws(() => checkRecording({ ...msft, name: 'unknown-fn', request: { ...msft.request, query: { function: 'NEWS_SENTIMENT' } } }), /unknown-fn: no adapter function/);
+    assert.throws(
+      () => checkRecording({ ...msft, name: 'unknown-fn', request: { ...msft.request, query: { function: 'NEWS_SENTIMENT' } } }),
+      /unknown-fn: no adapter function/,
+    );
     assert.throws(() => checkNotice('Thank you! 5 calls per minute.', { kind: 'refusal', message: '', windows: ['day'] }, 'n'));
   });
 });

@@ -35,7 +35,12 @@ async function send(method: string, path: string, query: Record<string, string> 
   const url = new URL(`${sim.baseUrl}${path}`);
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
   // The gateway refuses a POST without a JSON body (411); the adapter always sends {}.
-  const res = await request(url, { method: method as 'GET', body: method === 'POST' ? '{}' : undefined, headers: { 'content-type': 'application/json' }, dispatcher: insecure });
+  const res = await request(url, {
+    method: method as 'GET',
+    body: method === 'POST' ? '{}' : undefined,
+    headers: { 'content-type': 'application/json' },
+    dispatcher: insecure,
+  });
   const text = await res.body.text();
   return { status: res.statusCode, json: text === '' ? undefined : JSON.parse(text) };
 }

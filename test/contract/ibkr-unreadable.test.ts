@@ -21,7 +21,9 @@ test('unreadable broker answers (auth status, account list) show up as unreadabl
   });
   await gateway.listen();
   t.after(() => gateway.close());
-  const { get, scrape } = await startApp(t, { configure: (c) => ({ ...c, broker: { ...c.broker, kind: 'ibkr', ibkr: { ...c.broker.ibkr, url: `${gateway.origin}/v1/api` } } }) });
+  const { get, scrape } = await startApp(t, {
+    configure: (c) => ({ ...c, broker: { ...c.broker, kind: 'ibkr', ibkr: { ...c.broker.ibkr, url: `${gateway.origin}/v1/api` } } }),
+  });
 
   const health = await get('/api/broker/health');
   assert.equal(health.status, 200);

@@ -98,12 +98,19 @@ function checkPositions(r: Loaded): void {
 function checkSnapshot(r: Loaded): void {
   const raw = bodyOf(r) as Row[];
   const rows = parseSnapshot(raw);
-  assert.deepEqual(rows.map((row) => row.conid), raw.map((row) => row.conid));
+  assert.deepEqual(
+    rows.map((row) => row.conid),
+    raw.map((row) => row.conid),
+  );
   const codes = Object.values(FIELD) as string[];
   raw.forEach((fields, i) => {
     const row = rows[i]!;
     // The first answer for a conid has no field at all: no data, and a quote of nulls the broker asks again for.
-    assert.equal(row.hasData, codes.some((code) => code !== FIELD.symbol && code !== FIELD.availability && fields[code] !== undefined), `row ${i}`);
+    assert.equal(
+      row.hasData,
+      codes.some((code) => code !== FIELD.symbol && code !== FIELD.availability && fields[code] !== undefined),
+      `row ${i}`,
+    );
     const quote = snapshotToQuote('X', row);
     assert.deepEqual(
       { last: quote.last, bid: quote.bid, ask: quote.ask, bidSize: quote.bidSize, askSize: quote.askSize, volume: quote.volume },
@@ -137,7 +144,9 @@ function checkSecdef(r: Loaded): void {
   );
   const symbol = r.request.query?.symbol as string;
   const picked = pickListing(listings, symbol);
-  const usable = raw.filter((row) => row.symbol === symbol && (row.sections as Row[]).some((s) => s.secType === 'STK' || s.secType === 'IND'));
+  const usable = raw.filter(
+    (row) => row.symbol === symbol && (row.sections as Row[]).some((s) => s.secType === 'STK' || s.secType === 'IND'),
+  );
   assert.equal(picked?.conid, usable.length === 0 ? undefined : Number(usable[0]?.conid));
 }
 
@@ -184,15 +193,30 @@ test('end to end over loopback: the empty first snapshot is hidden by the warm-u
     // Recorded with secType=STK; the broker searches without it (an index is as good an answer).
     { ...secdef, request: { ...secdef.request, query: { symbol: 'AAPL' } }, text: JSON.stringify(withoutElisions(secdef.text)) },
     // No /iserver/accounts answer was recorded; the broker only needs one to have been read before snapshots.
-    { ...first, name: 'stand-in-iserver-accounts', request: { method: 'GET', path: '/iserver/accounts' }, text: '{"accounts":["DU1234567"],"selectedAccount":"DU1234567","isPaper":true}' },
+    {
+      ...first,
+      name: 'stand-in-iserver-accounts',
+      request: { method: 'GET', path: '/iserver/accounts' },
+      text: '{"accounts":["DU1234567"],"selectedAccount":"DU1234567","isPaper":true}',
+    },
   ];
   const replay = await startReplay(t, 'ibkr', served, '/v1/api');
-  const broker = new IbkrBroker({ url: `${replay.origin}/v1/api`, tlsVerify: false, timeoutMs: 5_000, logger: pino({ level: 'silent' }), tickleIntervalMs: 0, warmupDelayMs: 1 });
+  const broker = new IbkrBroker({
+    url: `${replay.origin}/v1/api`,
+    tlsVerify: false,
+    timeoutMs: 5_000,
+    logger: pino({ level: 'silent' }),
+    tickleIntervalMs: 0,
+    warmupDelayMs: 1,
+  });
   t.after(() => broker.close());
   const { quotes, missing } = await broker.quotes(['AAPL']);
   assert.deepEqual(missing, []);
   assert.deepEqual(replay.misses, []);
-  assert.deepEqual(replay.served.filter((name) => name.startsWith('snapshot')), [first.name, later.name]);
+  assert.deepEqual(
+    replay.served.filter((name) => name.startsWith('snapshot')),
+    [first.name, later.name],
+  );
   const row = (later.json as Row[]).find((x) => x.conid === Number((withoutElisions(secdef.text) as Row[])[0]?.conid)) as Row;
   assert.equal(quotes.AAPL?.last, numberIn(row[FIELD.last]));
   assert.equal(quotes.AAPL?.bidSize, numberIn(row[FIELD.bidSize]));

@@ -41,7 +41,7 @@ async function ask(query: Record<string, string>, key: string | undefined): Prom
 function simulatedQuery(r: Loaded): Record<string, string> {
   const query = { ...r.request.query };
   if (query.ticker !== undefined) {
-    const frequency = ((r.json as { results: { frequency?: number }[] }).results[0])?.frequency;
+    const frequency = (r.json as { results: { frequency?: number }[] }).results[0]?.frequency;
     const records = sim.records();
     query.ticker = (records.find((d) => d.frequency === frequency) ?? records[0])!.ticker;
   }
@@ -67,7 +67,11 @@ async function comparePage(r: Loaded): Promise<void> {
   const cursorOf = (url: string) => /[?&]cursor=([^&]*)/.exec(url)?.[1] as string;
   const UNPADDED_BASE64URL = /^[A-Za-z0-9_-]+$/;
   assert.match(cursorOf(recordedNext), UNPADDED_BASE64URL);
-  assert.match(cursorOf(simulatedNext as string), UNPADDED_BASE64URL, 'the cursor as written on the wire: unpadded base64url, nothing escaped');
+  assert.match(
+    cursorOf(simulatedNext as string),
+    UNPADDED_BASE64URL,
+    'the cursor as written on the wire: unpadded base64url, nothing escaped',
+  );
 }
 
 async function compareKeyNotProvided(r: Loaded): Promise<void> {
@@ -104,7 +108,10 @@ describe('the simulated Massive server speaks the recorded wire', () => {
     it(`${r.name}`, async () => {
       const place = placeOf(r);
       if (typeof place === 'string') {
-        assert.ok(NOT_COMPARED[r.name] !== undefined, `recording "${r.name}" is neither compared nor listed as without an equivalent (${place})`);
+        assert.ok(
+          NOT_COMPARED[r.name] !== undefined,
+          `recording "${r.name}" is neither compared nor listed as without an equivalent (${place})`,
+        );
         return;
       }
       await place(r);

@@ -58,7 +58,12 @@ function checkError(r: Loaded): void {
   if (classified.kind !== 'error') return;
   assert.equal(classified.error.code, 'UPSTREAM_ERROR');
   assert.equal(driftOf(classified.error), undefined, 'a refusal is an answer in the documented format, not drift');
-  const told = raw.status === 'NOT_AUTHORIZED' ? /plan .* does not include/ : /not provided/i.test(text) ? /no API key was sent/ : /unknown or revoked/;
+  const told =
+    raw.status === 'NOT_AUTHORIZED'
+      ? /plan .* does not include/
+      : /not provided/i.test(text)
+        ? /no API key was sent/
+        : /unknown or revoked/;
   assert.match(classified.error.message, told);
   assert.equal(saysKeyNotProvided(responseOf(r)), /not provided/i.test(text));
   // Nothing of the answer is repeated: not its request id, not the pricing URL the real 403 ends with.
@@ -71,7 +76,8 @@ function placeOf(r: Loaded): ((r: Loaded) => void) | undefined {
   if (r.request.path === DIVIDENDS_PATH && r.status === 200) return checkPage;
   // Error bodies share one envelope on every endpoint (the recorded 403 is from aggregates): the
   // dividends classifier is what would read the same body.
-  if (r.status >= 400 && r.json !== null && typeof r.json === 'object' && typeof (r.json as RawError).status === 'string') return checkError;
+  if (r.status >= 400 && r.json !== null && typeof r.json === 'object' && typeof (r.json as RawError).status === 'string')
+    return checkError;
   return undefined;
 }
 

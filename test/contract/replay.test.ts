@@ -33,7 +33,8 @@ async function liveService(t: TestContext, replays: Partial<Record<Provider, rea
   for (const [provider, list] of Object.entries(replays) as [Provider, Loaded[]][]) {
     started[provider] = await startReplay(t, provider, list, provider === 'ibkr' ? '/v1/api' : '');
   }
-  const url = (provider: Provider, path = '') => (started[provider] === undefined ? 'http://127.0.0.1:9' : `${started[provider].origin}${path}`);
+  const url = (provider: Provider, path = '') =>
+    started[provider] === undefined ? 'http://127.0.0.1:9' : `${started[provider].origin}${path}`;
   const server = await startServer(t, {
     DATA_MODE: 'live',
     LOG_LEVEL: 'info',
@@ -62,7 +63,12 @@ describe('live mode against the recorded answers', () => {
       t,
       {
         // Limit notices are played on their own below: here every call is answered with data or its error.
-        'alpha-vantage': without('alpha-vantage', 'note-5-per-minute-500-per-day', 'information-daily-cap-2025-12', 'premium-endpoint-message-2022'),
+        'alpha-vantage': without(
+          'alpha-vantage',
+          'note-5-per-minute-500-per-day',
+          'information-daily-cap-2025-12',
+          'premium-endpoint-message-2022',
+        ),
         yahoo: recordings('yahoo'),
         massive: recordings('massive'),
         ibkr: without('ibkr', 'auth-status-authenticated-2022', 'auth-status-not-authenticated', 'init-session-first-400'),
@@ -77,7 +83,8 @@ describe('live mode against the recorded answers', () => {
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.headers['x-data-source'], 'alpha-vantage');
       const q = res.body['Global Quote'];
-      for (const field of ['02. open', '03. high', '04. low', '05. price', '08. previous close', '09. change']) assert.equal(q[field], four(raw[field]), `${name} ${field}`);
+      for (const field of ['02. open', '03. high', '04. low', '05. price', '08. previous close', '09. change'])
+        assert.equal(q[field], four(raw[field]), `${name} ${field}`);
       assert.equal(q['10. change percent'], `${four(raw['10. change percent'])}%`);
       assert.equal(q['07. latest trading day'], raw['07. latest trading day']);
     }
@@ -144,7 +151,10 @@ describe('live mode against the recorded answers', () => {
     const status = await get(base, '/api/system/status');
     const unreadable = status.body.upstreams.map((u: any) => [u.id, u.unreadableAnswers.byReason]);
     // The GBTC {} is the one unreadable answer asked for on purpose.
-    assert.deepEqual(unreadable.filter(([, byReason]: [string, object]) => Object.keys(byReason).length > 0), [['provider-a', { 'empty-object': 1 }]]);
+    assert.deepEqual(
+      unreadable.filter(([, byReason]: [string, object]) => Object.keys(byReason).length > 0),
+      [['provider-a', { 'empty-object': 1 }]],
+    );
   });
 
   test("provider A's daily cap: a day's back-off, Yahoo's one-day chart answering the quote, no second call to provider A", async (t) => {
@@ -170,12 +180,16 @@ describe('live mode against the recorded answers', () => {
   });
 
   test('Tastytrade: quotes from the recorded market data', async (t) => {
-    const { base, replays } = await liveService(t, { tastytrade: [...only('tastytrade', 'oauth-token-documented', 'market-data-by-type-btc-aapl-tsla')] }, {
-      BROKER: 'tastytrade',
-      TASTYTRADE_CLIENT_SECRET: 'replay-secret',
-      TASTYTRADE_REFRESH_TOKEN: 'replay-refresh-token',
-      OVERVIEW_SOURCE: 'none',
-    });
+    const { base, replays } = await liveService(
+      t,
+      { tastytrade: [...only('tastytrade', 'oauth-token-documented', 'market-data-by-type-btc-aapl-tsla')] },
+      {
+        BROKER: 'tastytrade',
+        TASTYTRADE_CLIENT_SECRET: 'replay-secret',
+        TASTYTRADE_REFRESH_TOKEN: 'replay-refresh-token',
+        OVERVIEW_SOURCE: 'none',
+      },
+    );
     const res = await get(base, '/api/broker/quotes?symbols=AAPL,TSLA,BTC-USD');
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const items = (recording('tastytrade', 'market-data-by-type-btc-aapl-tsla').json as any).data.items as any[];

@@ -70,7 +70,9 @@ function assertConforms(r: Loaded, kind: string, simulated: { status: number; js
   // A redacted recording's strings say nothing of how values are written.
   if (/REDACTED/.test(r.edits)) return;
   const recorded = stringClasses(r.json);
-  const written = [...stringClasses(body)].filter(([path, classes]) => recorded.has(path) && [...classes].some((c) => !recorded.get(path)?.has(c)));
+  const written = [...stringClasses(body)].filter(
+    ([path, classes]) => recorded.has(path) && [...classes].some((c) => !recorded.get(path)?.has(c)),
+  );
   assert.deepEqual(
     written.map(([path, classes]) => `${path}: simulator ${[...classes].join('|')}, recorded ${[...(recorded.get(path) ?? [])].join('|')}`),
     [],
@@ -121,9 +123,11 @@ function placeOf(r: Loaded): ((r: Loaded) => Promise<void>) | undefined {
   const { method, path, query } = r.request;
   if (method === 'POST' && path === '/oauth/token' && r.status === 200) return compareToken;
   if (method !== 'GET') return undefined;
-  if (/^\/accounts\/[^/]+\/positions$/.test(path)) return r.status === 200 ? comparePositions : r.status === 403 ? compareNotPermitted : undefined;
+  if (/^\/accounts\/[^/]+\/positions$/.test(path))
+    return r.status === 200 ? comparePositions : r.status === 403 ? compareNotPermitted : undefined;
   // The adapter asks for equities, indices and crypto only (src/upstreams/tastytrade/symbols.ts).
-  if (path === '/market-data/by-type' && Object.keys(query ?? {}).every((type) => ['equity', 'index', 'cryptocurrency'].includes(type))) return compareMarketData;
+  if (path === '/market-data/by-type' && Object.keys(query ?? {}).every((type) => ['equity', 'index', 'cryptocurrency'].includes(type)))
+    return compareMarketData;
   if (path === '/customers/me/accounts') return compareAccounts;
   return undefined;
 }
@@ -131,7 +135,8 @@ function placeOf(r: Loaded): ((r: Loaded) => Promise<void>) | undefined {
 /** Recordings the simulator has no equivalent for, each with the reason. */
 const NOT_COMPARED: Record<string, string> = {
   'market-data-by-type-equity-options-data-only': 'equity options: the adapter never asks for them, so the simulator serves none',
-  'error-invalid-credentials-legacy-sessions': 'the password login (POST /sessions) was decommissioned; the simulator, like the API, has OAuth only',
+  'error-invalid-credentials-legacy-sessions':
+    'the password login (POST /sessions) was decommissioned; the simulator, like the API, has OAuth only',
   'error-preflight-check-failure-nested': 'an order refusal: the adapter places no orders and the simulator has no order endpoint',
 };
 

@@ -55,23 +55,31 @@ function checkPositions(r: Loaded): void {
 function checkMarketData(r: Loaded): void {
   const items = itemsOf(r);
   const parsed = parseMarketData(asReceived(r));
-  assert.deepEqual(parsed.map((p) => p.symbol), items.map((item) => item.symbol), 'OCC symbols keep their inner spaces');
+  assert.deepEqual(
+    parsed.map((p) => p.symbol),
+    items.map((item) => item.symbol),
+    'OCC symbols keep their inner spaces',
+  );
   items.forEach((item, i) => {
     const last = Number(item.last);
     const previous = Number(item['prev-close']);
     const change = roundTo(last - previous, 6);
-    assert.deepEqual(parsed[i]?.quote, {
-      last,
-      bid: Number(item.bid),
-      ask: Number(item.ask),
-      // Sizes and volume are decimal strings ("2.0", "35348839.0"); crypto has no volume at all.
-      bidSize: Number(item['bid-size']),
-      askSize: Number(item['ask-size']),
-      change,
-      changePercent: roundTo((change / previous) * 100, 4),
-      volume: item.volume === undefined ? null : Number(item.volume),
-      updatedAt: new Date(String(item['updated-at'])).toISOString(),
-    }, String(item.symbol));
+    assert.deepEqual(
+      parsed[i]?.quote,
+      {
+        last,
+        bid: Number(item.bid),
+        ask: Number(item.ask),
+        // Sizes and volume are decimal strings ("2.0", "35348839.0"); crypto has no volume at all.
+        bidSize: Number(item['bid-size']),
+        askSize: Number(item['ask-size']),
+        change,
+        changePercent: roundTo((change / previous) * 100, 4),
+        volume: item.volume === undefined ? null : Number(item.volume),
+        updatedAt: new Date(String(item['updated-at'])).toISOString(),
+      },
+      String(item.symbol),
+    );
   });
 }
 
@@ -132,18 +140,28 @@ test('a recorded refusal reaches the caller with its codes, the specific nested 
   t.after(() => http.close());
   let answer: Loaded = recording('tastytrade', 'error-preflight-check-failure-nested');
   http.request = async (url): Promise<UpstreamResponse> => {
-    if (String(url).endsWith('/oauth/token')) return { status: 200, headers: {}, json: { access_token: 'a', expires_in: 900, token_type: 'Bearer' }, text: '' };
+    if (String(url).endsWith('/oauth/token'))
+      return { status: 200, headers: {}, json: { access_token: 'a', expires_in: 900, token_type: 'Bearer' }, text: '' };
     return { status: answer.status, headers: {}, json: answer.json, text: answer.text };
   };
-  const client = new TastytradeClient({ url: 'http://127.0.0.1:9', clientSecret: 's', refreshToken: 'r', http, logger: pino({ level: 'silent' }) });
+  const client = new TastytradeClient({
+    url: 'http://127.0.0.1:9',
+    clientSecret: 's',
+    refreshToken: 'r',
+    http,
+    logger: pino({ level: 'silent' }),
+  });
   for (const name of ['error-preflight-check-failure-nested', 'error-not-permitted']) {
     answer = recording('tastytrade', name);
     const raw = (answer.json as { error: { code: string; message: string; errors?: { code: string }[] } }).error;
-    const error = await client.get('/accounts/5WT00001/positions', () => null).then(
-      () => assert.fail('expected a refusal'),
-      (e: Error) => e,
-    );
-    for (const code of [raw.code, ...(raw.errors ?? []).map((e) => e.code)]) assert.ok(error.message.includes(code), `${name}: ${error.message}`);
+    const error = await client
+      .get('/accounts/5WT00001/positions', () => null)
+      .then(
+        () => assert.fail('expected a refusal'),
+        (e: Error) => e,
+      );
+    for (const code of [raw.code, ...(raw.errors ?? []).map((e) => e.code)])
+      assert.ok(error.message.includes(code), `${name}: ${error.message}`);
     assert.ok(!error.message.includes(raw.message), name);
   }
 });

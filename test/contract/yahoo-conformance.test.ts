@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
 import { chartInstrument } from '../../src/sandbox/yahoo/chart-instruments.js';
 import { chartPath, createYahooSimulator, type YahooSimulator } from '../../src/sandbox/yahoo/yahoo-simulator.js';
-import { type Loaded, recordings } from '../helpers/recorded.js';
+import { recordings } from '../helpers/recorded.js';
 import { compareShapes, describeDifferences, type JsonType, shapeOf, type Tolerances } from '../helpers/wire-shape.js';
 
 type Json = Record<string, any>;
@@ -19,7 +19,14 @@ const RESULT = '$.chart.result[]';
 const ANY: readonly JsonType[] = ['null', 'boolean', 'number', 'string', 'array', 'object'];
 
 /** A symbol the simulator knows, of the kind (meta.instrumentType) of one it does not. */
-const STAND_INS: Record<string, string> = { EQUITY: 'AAPL', ETF: 'AAPL', MUTUALFUND: 'AAPL', INDEX: '^GSPC', FUTURE: 'GC=F', CRYPTOCURRENCY: 'BTC-USD' };
+const STAND_INS: Record<string, string> = {
+  EQUITY: 'AAPL',
+  ETF: 'AAPL',
+  MUTUALFUND: 'AAPL',
+  INDEX: '^GSPC',
+  FUTURE: 'GC=F',
+  CRYPTOCURRENCY: 'BTC-USD',
+};
 
 /**
  * Daily charts: keys present in some real daily answers and absent from others (and the types reality gives
@@ -119,7 +126,11 @@ describe('the simulated Yahoo chart API against the recorded corpus', () => {
       const ours = simulated.json as Json;
       const intraday = !/^\d+(d|wk|mo)$/.test(String(meta.dataGranularity));
       const differences = compareShapes(shapeOf(real), shapeOf(ours), intraday ? INTRADAY : DAILY);
-      assert.equal(differences.length, 0, `${r.name}: the simulator's shape differs from the recorded answer\n${describeDifferences(differences)}`);
+      assert.equal(
+        differences.length,
+        0,
+        `${r.name}: the simulator's shape differs from the recorded answer\n${describeDifferences(differences)}`,
+      );
 
       // What the request decides, beyond the shape: the range reported ("" for a dated chart), the granularity,
       // bars inside a dated window, and bars or none as recorded.
@@ -128,7 +139,8 @@ describe('the simulated Yahoo chart API against the recorded corpus', () => {
       assert.equal(ourMeta.dataGranularity, meta.dataGranularity, r.name);
       assert.equal('timestamp' in ours.chart.result[0], !empty, `${r.name}: bars or none`);
       if (query.period1 !== undefined) {
-        for (const t of ours.chart.result[0].timestamp ?? []) assert.ok(t >= Number(query.period1) && t <= Number(query.period2), `${r.name}: bar ${t} outside the window`);
+        for (const t of ours.chart.result[0].timestamp ?? [])
+          assert.ok(t >= Number(query.period1) && t <= Number(query.period2), `${r.name}: bar ${t} outside the window`);
       }
     });
   }

@@ -17,10 +17,26 @@ type Json = Record<string, any>;
 const CHART_PATH = /^\/v8\/finance\/chart\/([^/]+)$/;
 
 /** Yahoo's bar intervals as the Alpha Vantage intervals chartBars serves them from. */
-const AV_INTERVAL: Record<string, Interval> = { '1m': '1min', '5m': '5min', '15m': '15min', '30m': '30min', '60m': '60min', '1h': '60min', '1d': 'daily' };
+const AV_INTERVAL: Record<string, Interval> = {
+  '1m': '1min',
+  '5m': '5min',
+  '15m': '15min',
+  '30m': '30min',
+  '60m': '60min',
+  '1h': '60min',
+  '1d': 'daily',
+};
 
 /** Our categories for Yahoo's instrument types (overview-source.ts). */
-const CATEGORY: Record<string, string> = { INDEX: 'index', FUTURE: 'commodity', CRYPTOCURRENCY: 'crypto', CURRENCY: 'currency', EQUITY: 'equity', ETF: 'equity', MUTUALFUND: 'equity' };
+const CATEGORY: Record<string, string> = {
+  INDEX: 'index',
+  FUTURE: 'commodity',
+  CRYPTOCURRENCY: 'crypto',
+  CURRENCY: 'currency',
+  EQUITY: 'equity',
+  ETF: 'equity',
+  MUTUALFUND: 'equity',
+};
 
 const response = (r: Loaded): ChartResponse => ({ status: r.status, headers: {}, json: r.json });
 
@@ -82,15 +98,19 @@ function checkSnapshot(r: Loaded, symbol: string, asked: ChartAsk, result: Json)
   const snapshot = expectValue(classified, `${r.name} snapshot`);
   const closes = ((result.indicators?.quote?.[0]?.close ?? []) as (number | null)[]).filter((c): c is number => typeof c === 'number');
   const name = [meta.shortName, meta.longName].find((n) => typeof n === 'string' && n.trim() !== '');
-  assert.deepEqual(snapshot, {
-    symbol: symbol.toUpperCase(),
-    price: meta.regularMarketPrice ?? closes.at(-1),
-    previousClose,
-    currency: meta.currency,
-    name: name === undefined ? null : name.trim().replace(/\s+/g, ' '),
-    category: CATEGORY[String(meta.instrumentType).toUpperCase()],
-    asOf: new Date(meta.regularMarketTime * 1000).toISOString(),
-  }, r.name);
+  assert.deepEqual(
+    snapshot,
+    {
+      symbol: symbol.toUpperCase(),
+      price: meta.regularMarketPrice ?? closes.at(-1),
+      previousClose,
+      currency: meta.currency,
+      name: name === undefined ? null : name.trim().replace(/\s+/g, ' '),
+      category: CATEGORY[String(meta.instrumentType).toUpperCase()],
+      asOf: new Date(meta.regularMarketTime * 1000).toISOString(),
+    },
+    r.name,
+  );
 }
 
 function checkQuote(r: Loaded, symbol: string, asked: ChartAsk, result: Json, intraday: boolean): void {
@@ -106,22 +126,28 @@ function checkQuote(r: Loaded, symbol: string, asked: ChartAsk, result: Json, in
   const [first] = dayBars as [ExpectedBar];
   const dayHigh = meta.regularMarketDayHigh ?? (intraday ? Math.max(...dayBars.map((b) => b.high)) : first.high);
   const dayLow = meta.regularMarketDayLow ?? (intraday ? Math.min(...dayBars.map((b) => b.low)) : first.low);
-  const barVolume = intraday ? dayBars.reduce<number | undefined>((sum, b) => (b.volume === undefined ? sum : (sum ?? 0) + b.volume), undefined) : first.volume;
+  const barVolume = intraday
+    ? dayBars.reduce<number | undefined>((sum, b) => (b.volume === undefined ? sum : (sum ?? 0) + b.volume), undefined)
+    : first.volume;
   const price = meta.regularMarketPrice as number;
   const change = Number(four(price)) - Number(four(previous));
-  assert.deepEqual(quote, {
-    '01. symbol': `${symbol}.CALLER`,
-    '02. open': four(first.open),
-    // Widened to hold the price: recorded ^TNX has its price above regularMarketDayHigh.
-    '03. high': four(Math.max(dayHigh, price)),
-    '04. low': four(Math.min(dayLow, price)),
-    '05. price': four(price),
-    '06. volume': String(Math.round(meta.regularMarketVolume ?? barVolume ?? 0)),
-    '07. latest trading day': day,
-    '08. previous close': four(previous),
-    '09. change': four(change),
-    '10. change percent': `${four(previous === 0 ? 0 : (change / Number(four(previous))) * 100)}%`,
-  }, r.name);
+  assert.deepEqual(
+    quote,
+    {
+      '01. symbol': `${symbol}.CALLER`,
+      '02. open': four(first.open),
+      // Widened to hold the price: recorded ^TNX has its price above regularMarketDayHigh.
+      '03. high': four(Math.max(dayHigh, price)),
+      '04. low': four(Math.min(dayLow, price)),
+      '05. price': four(price),
+      '06. volume': String(Math.round(meta.regularMarketVolume ?? barVolume ?? 0)),
+      '07. latest trading day': day,
+      '08. previous close': four(previous),
+      '09. change': four(change),
+      '10. change percent': `${four(previous === 0 ? 0 : (change / Number(four(previous))) * 100)}%`,
+    },
+    r.name,
+  );
 }
 
 function checkBars(r: Loaded, symbol: string, result: Json, interval: Interval, intraday: boolean): void {
@@ -130,7 +156,11 @@ function checkBars(r: Loaded, symbol: string, result: Json, interval: Interval, 
   const expected = barsOf(result, intraday);
   // Bars count = the non-null bars (none at all for a chart without `timestamp`, `quote: [{}]`).
   assert.equal(bars.length, expected.length, r.name);
-  assert.deepEqual(bars, expected.map((b) => ({ ...b, volume: b.volume ?? 0 })), r.name);
+  assert.deepEqual(
+    bars,
+    expected.map((b) => ({ ...b, volume: b.volume ?? 0 })),
+    r.name,
+  );
   const zone = result.meta.exchangeTimezoneName as string;
   assert.equal(timeZone, zone === 'America/New_York' ? 'US/Eastern' : zone, r.name);
 }
@@ -145,7 +175,10 @@ function checkRecording(r: Loaded): void {
     return;
   }
   const match = CHART_PATH.exec(r.request.path);
-  assert.ok(match !== null, `${r.name}: ${r.request.method} ${r.request.path} (status ${r.status}) is not a chart answer, and no case here places it`);
+  assert.ok(
+    match !== null,
+    `${r.name}: ${r.request.method} ${r.request.path} (status ${r.status}) is not a chart answer, and no case here places it`,
+  );
   const symbol = decodeURIComponent(match[1] as string);
   if (r.status === 404) {
     assert.equal((classifyChartResponse(response(r), symbol) as { error?: ApiError }).error?.code, 'SYMBOL_NOT_FOUND', r.name);
@@ -154,7 +187,10 @@ function checkRecording(r: Loaded): void {
   assert.equal(r.status, 200, `${r.name}: no case here places a chart answer of status ${r.status}`);
   const query = r.request.query ?? {};
   // A period1/period2 request names no range: its chartPreviousClose is the close before the period.
-  assert.ok((query.range === undefined) !== (query.period1 === undefined), `${r.name}: a chart asked with range or with period1, not both or neither`);
+  assert.ok(
+    (query.range === undefined) !== (query.period1 === undefined),
+    `${r.name}: a chart asked with range or with period1, not both or neither`,
+  );
   const asked: ChartAsk = { range: query.range ?? '', interval: query.interval ?? '1d' };
   const interval = AV_INTERVAL[asked.interval];
   assert.ok(interval !== undefined, `${r.name}: no case here reads ${asked.interval} bars`);

@@ -66,5 +66,6 @@ test('.env.example names every variable of the schema, set to its default or com
   const cacheWindows = new Set([...cacheVariables('FRESH'), ...cacheVariables('STALE')]);
   const missing = VARIABLES.filter((name) => !named.has(name) && !cacheWindows.has(name));
   assert.deepEqual(missing, []);
-  for (const [name, value] of named) if (value !== undefined) assert.equal(value, defaultOf(name), `${name} set in .env.example to something other than its default`);
+  for (const [name, value] of named)
+    if (value !== undefined) assert.equal(value, defaultOf(name), `${name} set in .env.example to something other than its default`);
 });

@@ -7,7 +7,10 @@ import { tempDir } from '../helpers/config.js';
 
 test('.env fills what the environment does not set; the environment wins', (t) => {
   const dir = tempDir(t);
-  writeFileSync(join(dir, '.env'), '# a comment\nPORT=4000\nLOG_LEVEL=debug  # trailing comment\nCORS_ORIGINS="https://a.example, https://b.example"\n');
+  writeFileSync(
+    join(dir, '.env'),
+    '# a comment\nPORT=4000\nLOG_LEVEL=debug  # trailing comment\nCORS_ORIGINS="https://a.example, https://b.example"\n',
+  );
   const env: NodeJS.ProcessEnv = { PORT: '5000' };
   assert.equal(loadEnvFile(dir, env), join(dir, '.env'));
   assert.deepEqual(env, { PORT: '5000', LOG_LEVEL: 'debug', CORS_ORIGINS: 'https://a.example, https://b.example' });

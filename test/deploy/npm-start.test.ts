@@ -50,6 +50,9 @@ test('SIGTERM to `npm start` reaches the server, which drains, logs its shutdown
   npm.kill('SIGTERM');
   const [code, signal] = await exited;
   assert.deepEqual({ code, signal }, { code: 0, signal: null }, stderr);
-  assert.ok(logs.some((entry) => entry.msg === 'shutting down' && entry.signal === 'SIGTERM' && entry.pid === pid), 'the server logged its shutdown');
+  assert.ok(
+    logs.some((entry) => entry.msg === 'shutting down' && entry.signal === 'SIGTERM' && entry.pid === pid),
+    'the server logged its shutdown',
+  );
   assert.equal(alive(pid), false, 'no server left running');
 });

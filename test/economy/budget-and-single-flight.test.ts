@@ -16,10 +16,17 @@ async function serviceOn(t: TestContext, upstream: CountingUpstream, env: Record
 
 test('1,000 concurrent requests for one cold symbol reach the upstream exactly once', async (t) => {
   const upstream = await startCountingUpstream(t);
-  const service = await serviceOn(t, upstream, { ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500', ALPHA_VANTAGE_MIN_INTERVAL_MS: '1000' });
+  const service = await serviceOn(t, upstream, {
+    ALPHA_VANTAGE_CALLS_PER_MINUTE: '5',
+    ALPHA_VANTAGE_CALLS_PER_DAY: '500',
+    ALPHA_VANTAGE_MIN_INTERVAL_MS: '1000',
+  });
   const answers = await Promise.all(Array.from({ length: 1000 }, () => ask(`${service.url}/api/provider-a/quote?symbol=IBM`)));
   assert.equal(upstream.calls.length, 1);
-  assert.ok(answers.every((a) => a.status === 200), JSON.stringify(answers.find((a) => a.status !== 200)));
+  assert.ok(
+    answers.every((a) => a.status === 200),
+    JSON.stringify(answers.find((a) => a.status !== 200)),
+  );
   assert.ok(answers.every((a) => a.cache === 'MISS' || a.cache === 'HIT'));
   const again = await ask(`${service.url}/api/provider-a/quote?symbol=IBM`);
   assert.equal(again.cache, 'HIT');
@@ -54,18 +61,27 @@ test('a burst of distinct symbols: the upstream sees at most the minute budget; 
       assert.equal(answer.code, 'QUOTA_EXHAUSTED');
       // The minute budget returns one minute (counted with its 2 % margin) after the oldest call of the window.
       const expected = Math.ceil(((upstream.calls[0] as number) + 61_200 - finishedAt) / 1000);
-      assert.ok(answer.retryAfter !== undefined && Math.abs(answer.retryAfter - expected) <= 2, `Retry-After ${answer.retryAfter}, expected about ${expected}`);
+      assert.ok(
+        answer.retryAfter !== undefined && Math.abs(answer.retryAfter - expected) <= 2,
+        `Retry-After ${answer.retryAfter}, expected about ${expected}`,
+      );
     }
   }
   assert.ok(answers.filter((a) => a.status === 429).length >= burst.length - 4 - warm.length);
-  const status = (await service.get('/api/system/status')).body as { upstreams: { id: string; budget: { usedMinute: number; leftMinute: number } | null }[] };
+  const status = (await service.get('/api/system/status')).body as {
+    upstreams: { id: string; budget: { usedMinute: number; leftMinute: number } | null }[];
+  };
   const providerA = status.upstreams.find((u) => u.budget !== null && u.budget.usedMinute > 0);
   assert.equal(providerA?.budget?.leftMinute, 0);
 });
 
 test('the day budget: the upstream never sees more than the day cap, and 429 says when it returns', async (t) => {
   const upstream = await startCountingUpstream(t);
-  const service = await serviceOn(t, upstream, { ALPHA_VANTAGE_CALLS_PER_MINUTE: '0', ALPHA_VANTAGE_CALLS_PER_DAY: '3', ALPHA_VANTAGE_MIN_INTERVAL_MS: '0' });
+  const service = await serviceOn(t, upstream, {
+    ALPHA_VANTAGE_CALLS_PER_MINUTE: '0',
+    ALPHA_VANTAGE_CALLS_PER_DAY: '3',
+    ALPHA_VANTAGE_MIN_INTERVAL_MS: '0',
+  });
   const answers = await Promise.all(SYMBOLS.slice(0, 12).map((symbol) => ask(`${service.url}/api/provider-a/quote?symbol=${symbol}`)));
   assert.equal(upstream.calls.length, 3);
   assert.equal(answers.filter((a) => a.status === 200).length, 3);
@@ -80,7 +96,12 @@ test('an upstream limit body is never cached and makes the guard back off', asyn
   // This simulator enforces its own 1-per-second burst limit; our spacing is off, so the second call is refused upstream.
   const { createAlphaVantageSimulator } = await import('../../src/sandbox/alpha-vantage/alpha-vantage-simulator.js');
   const { SANDBOX_CREDENTIALS } = await import('../../src/sandbox/index.js');
-  const sim = createAlphaVantageSimulator({ validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey], callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 1 });
+  const sim = createAlphaVantageSimulator({
+    validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey],
+    callsPerMinute: 0,
+    callsPerDay: 0,
+    burstPerSecond: 1,
+  });
   await sim.listen();
   t.after(() => sim.close());
   const service = await startApp(t, {

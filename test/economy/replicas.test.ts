@@ -25,16 +25,28 @@ test('three replicas on one Redis: one cold key costs one call, and together the
   };
   const replicas = await Promise.all([0, 1, 2].map(() => startReplica(t, env)));
 
-  const cold = await Promise.all(replicas.flatMap((r) => Array.from({ length: 200 }, () => ask(`${r.url}/api/provider-a/quote?symbol=IBM`))));
-  assert.ok(cold.every((a) => a.status === 200), JSON.stringify(cold.find((a) => a.status !== 200)));
+  const cold = await Promise.all(
+    replicas.flatMap((r) => Array.from({ length: 200 }, () => ask(`${r.url}/api/provider-a/quote?symbol=IBM`))),
+  );
+  assert.ok(
+    cold.every((a) => a.status === 200),
+    JSON.stringify(cold.find((a) => a.status !== 200)),
+  );
   assert.equal(upstream.calls.length, 1, 'one call for one cold key across three replicas');
 
   const burst = SYMBOLS.slice(0, 30);
-  const answers = await Promise.all(burst.flatMap((symbol, i) => [replicas[i % 3]!, replicas[(i + 1) % 3]!].map((r) => ask(`${r.url}/api/provider-a/quote?symbol=${symbol}`))));
+  const answers = await Promise.all(
+    burst.flatMap((symbol, i) =>
+      [replicas[i % 3]!, replicas[(i + 1) % 3]!].map((r) => ask(`${r.url}/api/provider-a/quote?symbol=${symbol}`)),
+    ),
+  );
   assert.ok(upstream.calls.length <= 5, `upstream saw ${upstream.calls.length} calls`);
   const gaps = upstream.calls.slice(1).map((at, i) => at - (upstream.calls[i] as number));
   // Spacing holds at send time; arrival adds a few ms of jitter either way.
-  assert.ok(gaps.every((gap) => gap >= 250), `gaps between calls: ${gaps.join(', ')} ms`);
+  assert.ok(
+    gaps.every((gap) => gap >= 250),
+    `gaps between calls: ${gaps.join(', ')} ms`,
+  );
   for (const answer of answers) {
     assert.ok(answer.status === 200 || answer.status === 429, `status ${answer.status}`);
     if (answer.status === 429) assert.ok(answer.code === 'QUOTA_EXHAUSTED' && answer.retryAfter! >= 1);
@@ -54,7 +66,8 @@ test('kill -9 and restart on the embedded store: the day count and the last good
     CACHE_QUOTE_FRESH_SECONDS: '1',
   };
   const first = await startReplica(t, env);
-  for (const symbol of ['AAPL', 'MSFT', 'NVDA']) assert.equal((await ask(`${first.url}/api/provider-a/quote?symbol=${symbol}`)).status, 200);
+  for (const symbol of ['AAPL', 'MSFT', 'NVDA'])
+    assert.equal((await ask(`${first.url}/api/provider-a/quote?symbol=${symbol}`)).status, 200);
   assert.equal(upstream.calls.length, 3);
   await first.kill('SIGKILL');
   assert.equal(first.child.signalCode, 'SIGKILL');

@@ -47,7 +47,12 @@ export interface CountingUpstream {
 
 /** The simulator with its own limits off: the service alone must keep the budget, and we count. */
 export async function startCountingUpstream(t: TestContext): Promise<CountingUpstream> {
-  const sim = createAlphaVantageSimulator({ validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey], callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 });
+  const sim = createAlphaVantageSimulator({
+    validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey],
+    callsPerMinute: 0,
+    callsPerDay: 0,
+    burstPerSecond: 0,
+  });
   await sim.listen();
   t.after(() => sim.close());
   const calls: number[] = [];
@@ -59,7 +64,12 @@ export async function startCountingUpstream(t: TestContext): Promise<CountingUps
 
 export function upstreamEnv(upstream: CountingUpstream): Record<string, string> {
   // Provider A's budget alone: with the default Yahoo fallback, live mode would also try Yahoo's real host.
-  return { ALPHA_VANTAGE_URL: upstream.url, ALPHA_VANTAGE_API_KEY: SANDBOX_CREDENTIALS.alphaVantageKey, DATA_MODE: 'live', QUOTE_FALLBACK: 'none' };
+  return {
+    ALPHA_VANTAGE_URL: upstream.url,
+    ALPHA_VANTAGE_API_KEY: SANDBOX_CREDENTIALS.alphaVantageKey,
+    DATA_MODE: 'live',
+    QUOTE_FALLBACK: 'none',
+  };
 }
 
 /** The largest number of calls inside any window of `windowMs` (a sliding count, as the provider does). */
@@ -91,5 +101,10 @@ export async function ask(url: string): Promise<Answer> {
     code = undefined;
   }
   const retry = res.headers['retry-after'];
-  return { status: res.statusCode, cache: res.headers['x-cache'] as string | undefined, retryAfter: retry === undefined ? undefined : Number(retry), code };
+  return {
+    status: res.statusCode,
+    cache: res.headers['x-cache'] as string | undefined,
+    retryAfter: retry === undefined ? undefined : Number(retry),
+    code,
+  };
 }

@@ -82,7 +82,11 @@ test('after the cooldown exactly one probe goes out; the others wait for it and 
     calls += 1;
     return new Promise<string>((resolve) => (release = resolve));
   });
-  const waiting = [breaker.run(async () => ((calls += 1), 'a')), breaker.run(async () => ((calls += 1), 'b'))];
+  const counted = (value: string) => async () => {
+    calls += 1;
+    return value;
+  };
+  const waiting = [breaker.run(counted('a')), breaker.run(counted('b'))];
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(calls, 1, 'only the probe is out');
   release('back');
@@ -127,7 +131,10 @@ test('a probe that ends without a verdict (budget refusal) lets the next call pr
   const breaker = new CircuitBreaker('E', { failureThreshold: 1, cooldownMs: 100, jitter: 0, now: c.now });
   await failTimes(breaker, 1);
   c.t += 100;
-  await assert.rejects(breaker.run(() => Promise.reject(new BudgetExhaustedError('spent', 1))), BudgetExhaustedError);
+  await assert.rejects(
+    breaker.run(() => Promise.reject(new BudgetExhaustedError('spent', 1))),
+    BudgetExhaustedError,
+  );
   assert.equal(await breaker.run(ok), 'ok');
   assert.equal(breaker.snapshot().state, 'closed');
 });
@@ -143,7 +150,10 @@ test('jitter keeps the cooldown within its spread', async () => {
 });
 
 test('UpstreamHealth guards each upstream separately, records no call for fast fails, and a real success elsewhere closes it', async () => {
-  const health = new UpstreamHealth({ breaker: { failureThreshold: 2, cooldownMs: 60_000 }, openCode: (u) => (u === 'ibkr' ? 'BROKER_UNAVAILABLE' : 'UPSTREAM_ERROR') });
+  const health = new UpstreamHealth({
+    breaker: { failureThreshold: 2, cooldownMs: 60_000 },
+    openCode: (u) => (u === 'ibkr' ? 'BROKER_UNAVAILABLE' : 'UPSTREAM_ERROR'),
+  });
   for (let i = 0; i < 2; i += 1) await assert.rejects(health.track('ibkr', sick));
   assert.equal(health.circuits().ibkr?.state, 'open');
   await assert.rejects(health.track('ibkr', ok), { name: 'CircuitOpenError', code: 'BROKER_UNAVAILABLE' });

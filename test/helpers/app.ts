@@ -9,7 +9,14 @@ import { request } from 'undici';
 import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/core/config.js';
 import { REDACT_PATHS, secretsOf } from '../../src/log/logger.js';
-import { SANDBOX_CREDENTIALS, type Sandbox, type SandboxOptions, sandboxConfig, sandboxOptionsFor, startSandbox } from '../../src/sandbox/index.js';
+import {
+  SANDBOX_CREDENTIALS,
+  type Sandbox,
+  type SandboxOptions,
+  sandboxConfig,
+  sandboxOptionsFor,
+  startSandbox,
+} from '../../src/sandbox/index.js';
 import type { SimRequestEvent } from '../../src/sandbox/simulated-upstream.js';
 import { testConfig } from './config.js';
 import { Contract, type Document } from './contract.js';

@@ -83,7 +83,8 @@ export class Contract {
     }
     const json = documented.content?.['application/json'];
     if (method === 'HEAD' || json === undefined) return found;
-    if (!/^application\/json/.test(String(res.headers['content-type']))) return [...found, `content type ${String(res.headers['content-type'])}`];
+    if (!/^application\/json/.test(String(res.headers['content-type'])))
+      return [...found, `content type ${String(res.headers['content-type'])}`];
     const problem = this.check(json.schema, res.body);
     return problem === null ? found : [...found, `body: ${problem}`];
   }
@@ -91,7 +92,9 @@ export class Contract {
   assert(method: string, url: string, res: TestResponse): void {
     const problems = this.problems(method, url, res);
     if (problems.length > 0) {
-      throw new Error(`${method} ${url} -> ${res.status} does not match the OpenAPI document:\n  ${problems.join('\n  ')}\n${res.text.slice(0, 300)}`);
+      throw new Error(
+        `${method} ${url} -> ${res.status} does not match the OpenAPI document:\n  ${problems.join('\n  ')}\n${res.text.slice(0, 300)}`,
+      );
     }
   }
 }

@@ -22,9 +22,7 @@ export class ReplayUpstream extends SimulatedUpstream {
     /** The base path the provider's paths hang off (IBKR's `/v1/api`). */
     private readonly base = '',
   ) {
-    let self: ReplayUpstream | undefined;
-    super({ name: `replay-${name}`, handler: (req) => (self as ReplayUpstream).answer(req) });
-    self = this;
+    super({ name: `replay-${name}`, handler: (req) => (this as ReplayUpstream).answer(req) });
   }
 
   private answer(req: SimRequest): SimResponse {
@@ -46,7 +44,11 @@ export class ReplayUpstream extends SimulatedUpstream {
     this.next.set(key, index + 1);
     const recorded = matches[Math.min(index, matches.length - 1)] as Loaded;
     this.served.push(recorded.name);
-    return { status: recorded.status, body: recorded.text, headers: recorded.contentType === undefined ? {} : { 'content-type': recorded.contentType } };
+    return {
+      status: recorded.status,
+      body: recorded.text,
+      headers: recorded.contentType === undefined ? {} : { 'content-type': recorded.contentType },
+    };
   }
 }
 

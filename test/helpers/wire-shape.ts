@@ -19,7 +19,10 @@ export function shapeOf(value: unknown, isDataKey: (key: string, path: string) =
   const shape: Shape = new Map();
   const visit = (v: unknown, path: string) => {
     let types = shape.get(path);
-    if (types === undefined) shape.set(path, (types = new Set()));
+    if (types === undefined) {
+      types = new Set();
+      shape.set(path, types);
+    }
     types.add(typeOf(v));
     if (Array.isArray(v)) for (const element of v) visit(element, `${path}[]`);
     else if (v !== null && typeof v === 'object') {
@@ -58,7 +61,12 @@ export function compareShapes(recorded: Shape, simulated: Shape, tolerances: Tol
       // Elements of an array or of a map keyed by data may be none: only named keys are required.
       const element = path.endsWith('[]') || path.endsWith('.*');
       if (element || allowed !== undefined || !parentsPresent(path, r === undefined ? recorded : simulated)) continue;
-      differences.push({ path, problem: r === undefined ? 'not in the recorded answer' : 'missing in the simulator', recorded: list(r), simulated: list(s) });
+      differences.push({
+        path,
+        problem: r === undefined ? 'not in the recorded answer' : 'missing in the simulator',
+        recorded: list(r),
+        simulated: list(s),
+      });
       continue;
     }
     const reality = new Set([...r, ...(allowed ?? [])]);
@@ -87,5 +95,7 @@ function parentsPresent(path: string, shape: Shape): boolean {
 
 /** One line per difference, for an assertion message. */
 export function describeDifferences(differences: readonly ShapeDifference[]): string {
-  return differences.map((d) => `${d.path}: ${d.problem} (recorded ${d.recorded.join('|') || '-'}, simulator ${d.simulated.join('|') || '-'})`).join('\n');
+  return differences
+    .map((d) => `${d.path}: ${d.problem} (recorded ${d.recorded.join('|') || '-'}, simulator ${d.simulated.join('|') || '-'})`)
+    .join('\n');
 }

@@ -44,48 +44,70 @@ const NOT_CROSS_CHECKED: Record<string, string> = {
  * and volume. Flat stretches are left out on purpose: there indicators divide 0 by 0, and each library
  * picks its own convention (our own tests pin ours).
  */
-export const walkArb = (length: number) => fc
-  .record({
-    start: fc.double({ min: 5, max: 2_000, noNaN: true }),
-    steps: fc.array(
-      fc.record({
-        move: fc.double({ min: 0.0005, max: 0.04, noNaN: true }),
-        down: fc.boolean(),
-        openAt: fc.double({ min: 0, max: 1, noNaN: true }),
-        wickUp: fc.double({ min: 0.0005, max: 0.02, noNaN: true }),
-        wickDown: fc.double({ min: 0.0005, max: 0.02, noNaN: true }),
-        volume: fc.integer({ min: 100, max: 50_000_000 }),
-      }),
-      { minLength: length, maxLength: length },
-    ),
-  })
-  .map(({ start, steps }) => {
-    let close = start;
-    return steps.map((s): OhlcvBar => {
-      const previous = close;
-      close = Math.max(0.01, previous * (1 + (s.down ? -s.move : s.move)));
-      const open = previous + s.openAt * (close - previous);
-      const high = Math.max(open, close) * (1 + s.wickUp);
-      const low = Math.min(open, close) * (1 - s.wickDown);
-      return { open, high, low, close, volume: s.volume };
+export const walkArb = (length: number) =>
+  fc
+    .record({
+      start: fc.double({ min: 5, max: 2_000, noNaN: true }),
+      steps: fc.array(
+        fc.record({
+          move: fc.double({ min: 0.0005, max: 0.04, noNaN: true }),
+          down: fc.boolean(),
+          openAt: fc.double({ min: 0, max: 1, noNaN: true }),
+          wickUp: fc.double({ min: 0.0005, max: 0.02, noNaN: true }),
+          wickDown: fc.double({ min: 0.0005, max: 0.02, noNaN: true }),
+          volume: fc.integer({ min: 100, max: 50_000_000 }),
+        }),
+        { minLength: length, maxLength: length },
+      ),
+    })
+    .map(({ start, steps }) => {
+      let close = start;
+      return steps.map((s): OhlcvBar => {
+        const previous = close;
+        close = Math.max(0.01, previous * (1 + (s.down ? -s.move : s.move)));
+        const open = previous + s.openAt * (close - previous);
+        const high = Math.max(open, close) * (1 + s.wickUp);
+        const low = Math.min(open, close) * (1 - s.wickDown);
+        return { open, high, low, close, volume: s.volume };
+      });
     });
-  });
 
 const DEFAULT_EXTRA: Record<string, number> = {
-  fastperiod: 12, slowperiod: 26, signalperiod: 9, nbdevup: 2, nbdevdn: 2, matype: 0, fastkperiod: 5, slowkperiod: 3,
-  slowdperiod: 3, slowkmatype: 0, slowdmatype: 0, timeperiod1: 7, timeperiod2: 14, timeperiod3: 28, acceleration: 0.01, maximum: 0.2,
+  fastperiod: 12,
+  slowperiod: 26,
+  signalperiod: 9,
+  nbdevup: 2,
+  nbdevdn: 2,
+  matype: 0,
+  fastkperiod: 5,
+  slowkperiod: 3,
+  slowdperiod: 3,
+  slowkmatype: 0,
+  slowdmatype: 0,
+  timeperiod1: 7,
+  timeperiod2: 14,
+  timeperiod3: 28,
+  acceleration: 0.01,
+  maximum: 0.2,
 };
 
 export function paramsFor(fn: string, timePeriod: number): IndicatorParams {
   const spec = indicatorSpec(fn);
   assert.ok(spec !== undefined, fn);
   const extra = fn === 'ADOSC' ? { ...DEFAULT_EXTRA, fastperiod: 3, slowperiod: 10 } : DEFAULT_EXTRA;
-  return { interval: 'daily', timePeriod: spec.timePeriod === null ? null : timePeriod, seriesType: spec.seriesType ? 'close' : null, extra };
+  return {
+    interval: 'daily',
+    timePeriod: spec.timePeriod === null ? null : timePeriod,
+    seriesType: spec.seriesType ? 'close' : null,
+    extra,
+  };
 }
 
 /** A period, and as many bars as the service computes for it: its run-in, then the compared rows. */
 function periodAndBars(fn: string): fc.Arbitrary<[number, OhlcvBar[]]> {
-  return fc.integer({ min: 5, max: 30 }).chain((n) => walkArb(warmup(paramsFor(fn, n)) + COMPARED).map((bars): [number, OhlcvBar[]] => [n, bars]));
+  return fc
+    .integer({ min: 5, max: 30 })
+    .chain((n) => walkArb(warmup(paramsFor(fn, n)) + COMPARED).map((bars): [number, OhlcvBar[]] => [n, bars]));
 }
 
 /** The largest relative difference over the compared bars; fails when either side has no value there. */

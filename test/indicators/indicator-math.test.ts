@@ -106,10 +106,14 @@ describe('momentum', () => {
 
   test('RSI stays within 0..100 and CMO within −100..100 on any series', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: 0.01, max: 10_000, noNaN: true }), { minLength: 20, maxLength: 200 }), fc.integer({ min: 1, max: 30 }), (x, n) => {
-        within(m.rsi(x, n), 0, 100);
-        within(m.cmo(x, n), -100, 100);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: 0.01, max: 10_000, noNaN: true }), { minLength: 20, maxLength: 200 }),
+        fc.integer({ min: 1, max: 30 }),
+        (x, n) => {
+          within(m.rsi(x, n), 0, 100);
+          within(m.cmo(x, n), -100, 100);
+        },
+      ),
     );
   });
 
@@ -171,7 +175,11 @@ describe('Hilbert transform family', () => {
     const x = linear(200);
     const trend = m.htTrendline(x);
     assert.ok((trend[199] as number) < 299 && (trend[199] as number) > 250);
-    assert.ok(defined(m.htTrendMode(x)).slice(-20).every((v) => v === 1));
+    assert.ok(
+      defined(m.htTrendMode(x))
+        .slice(-20)
+        .every((v) => v === 1),
+    );
   });
 });
 

@@ -126,7 +126,10 @@ test('while the output keeps failing, what is held is bounded: the oldest lines 
   failures.length = 0;
   t.mock.timers.tick(1_000);
   const [notice, ...kept] = output.written.join('').split(/(?<=\n)/);
-  assert.match(notice ?? '', new RegExp(`^\\{"level":40,"time":\\d+,"msg":"log output failed: ${sent.length - kept.length} older log lines were dropped"\\}\\n$`));
+  assert.match(
+    notice ?? '',
+    new RegExp(`^\\{"level":40,"time":\\d+,"msg":"log output failed: ${sent.length - kept.length} older log lines were dropped"\\}\\n$`),
+  );
   assert.deepEqual(kept, sent.slice(sent.length - kept.length), 'the newest lines, in order');
   assert.ok(kept.join('').length <= 1_000, 'never more than the bound held');
   assert.equal(lines.droppedLines, 0);
@@ -166,6 +169,9 @@ test('after a failure, what is held goes out in writes of at most 64 KiB, and th
   for (const line of sent.slice(19)) lines.write(line);
   assert.ok(output.attempts > 3, 'and with the output back, the hot path writes again');
   lines.flushSync();
-  assert.ok(output.written.every((block) => block.length <= 64 * 1024), 'writes of 64 KiB at most');
+  assert.ok(
+    output.written.every((block) => block.length <= 64 * 1024),
+    'writes of 64 KiB at most',
+  );
   assert.equal(output.written.join(''), sent.join(''));
 });

@@ -87,7 +87,10 @@ test('a closed descriptor: the error names it and nothing is thrown at the loggi
 test('an explicit flush waits for a full pipe (EAGAIN) a little; the hot path does not', () => {
   const fd = fakeFd(1_000, [1, 2]);
   const output = new FdOutput(9, fd.write);
-  assert.throws(() => output.write('first\n', 0), (e: unknown) => e instanceof PartialWriteError && e.writtenChars === 0);
+  assert.throws(
+    () => output.write('first\n', 0),
+    (e: unknown) => e instanceof PartialWriteError && e.writtenChars === 0,
+  );
   output.write('second\n', 1_000);
   assert.equal(fd.bytes(), 'second\n');
   assert.equal(fd.calls(), 3);
@@ -142,7 +145,10 @@ test('stdout as a real pipe whose reader falls behind (EAGAIN): every line arriv
   const [code] = await exited;
   assert.equal(code, 0, stderr);
   assert.ok(Number(/failures (\d+)/.exec(stderr)?.[1]) > 0, `the pipe was full at least once: ${stderr}`);
-  const received = Buffer.concat(chunks).toString().split('\n').filter((line) => line !== '');
+  const received = Buffer.concat(chunks)
+    .toString()
+    .split('\n')
+    .filter((line) => line !== '');
   assert.deepEqual(
     received.map((line) => (JSON.parse(line) as { n: number }).n),
     Array.from({ length: 2000 }, (_, i) => i),

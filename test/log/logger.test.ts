@@ -67,7 +67,10 @@ test('every line of a real run, 5xx answers included, is JSON with each key once
     if (entry.msg === 'request' && entry.reqId !== undefined) requestLines.set(entry.reqId, (requestLines.get(entry.reqId) ?? 0) + 1);
   }
   for (const id of sent.keys()) assert.equal(requestLines.get(id), 1, `one request line for ${id}`);
-  assert.ok(server.raw.some((l) => l.includes('"msg":"request failed"')), 'the 5xx detail line is there too');
+  assert.ok(
+    server.raw.some((l) => l.includes('"msg":"request failed"')),
+    'the 5xx detail line is there too',
+  );
   assert.equal(server.raw.filter((l) => l.includes('"msg":"shutting down"')).length, 1, 'each line written once');
 });
 
@@ -90,7 +93,9 @@ test('pretty lines are readable and still scrubbed of secrets', async (t) => {
   assert.throws(() => JSON.parse(text), 'not JSON');
 });
 
-test('LOG_FORMAT defaults to pretty on a terminal and is JSON through a pipe', { skip: !existsSync('/usr/bin/script') && 'util-linux script(1) is needed for a terminal' }, async () => {
+test('LOG_FORMAT defaults to pretty on a terminal and is JSON through a pipe', {
+  skip: !existsSync('/usr/bin/script') && 'util-linux script(1) is needed for a terminal',
+}, async () => {
   // HOST 999.1.1.1 stops the start right after the first log line, whatever the output is.
   const env = { ...process.env, DATA_MODE: 'sandbox', HOST: '999.1.1.1', PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: '' };
   delete (env as Record<string, string | undefined>).LOG_FORMAT;
@@ -112,15 +117,22 @@ test('LOG_FORMAT defaults to pretty on a terminal and is JSON through a pipe', {
 });
 
 test('a key a caller sends in the query string is redacted from the logged URL, wherever it stands', () => {
-  assert.equal(redactUrl('/api/provider-a/query?function=RSI&apikey=ABC123&symbol=IBM'), '/api/provider-a/query?function=RSI&apikey=[REDACTED]&symbol=IBM');
-  assert.equal(redactUrl('/api/provider-a/query?apikey=ABC123&apiKey=DEF&api_key=G&token=T'), '/api/provider-a/query?apikey=[REDACTED]&apiKey=[REDACTED]&api_key=[REDACTED]&token=[REDACTED]');
+  assert.equal(
+    redactUrl('/api/provider-a/query?function=RSI&apikey=ABC123&symbol=IBM'),
+    '/api/provider-a/query?function=RSI&apikey=[REDACTED]&symbol=IBM',
+  );
+  assert.equal(
+    redactUrl('/api/provider-a/query?apikey=ABC123&apiKey=DEF&api_key=G&token=T'),
+    '/api/provider-a/query?apikey=[REDACTED]&apiKey=[REDACTED]&api_key=[REDACTED]&token=[REDACTED]',
+  );
   assert.equal(redactUrl('/api/provider-a/query?APIKEY=abc#frag'), '/api/provider-a/query?APIKEY=[REDACTED]#frag');
   // Repeated calls give the same answer (no regex state carried between lines).
   for (let i = 0; i < 3; i += 1) assert.equal(redactUrl('/q?apikey=x'), '/q?apikey=[REDACTED]');
 });
 
 test('URLs without a caller key are returned as they are', () => {
-  for (const url of ['/api/provider-a/quote?symbol=IBM', '/api/x?notapikey=1', '/api/x?myapikey=1', undefined]) assert.equal(redactUrl(url), url);
+  for (const url of ['/api/provider-a/quote?symbol=IBM', '/api/x?notapikey=1', '/api/x?myapikey=1', undefined])
+    assert.equal(redactUrl(url), url);
 });
 
 /** A string of any of the 256 characters Node's HTTP parser can hand over (it reads bytes as latin1). */
@@ -138,7 +150,12 @@ test('a request line is, byte for byte, the line pino writes for the same fields
   const requestLine = fc.record({
     reqId: fc.oneof(latin1, fc.constant(KEY)),
     method: maybe(fc.constantFrom('GET', 'HEAD', 'OPTIONS')),
-    url: maybe(fc.oneof(latin1, latin1.map((s) => `/api/provider-a/quote?symbol=${s}&x=${KEY}`))),
+    url: maybe(
+      fc.oneof(
+        latin1,
+        latin1.map((s) => `/api/provider-a/quote?symbol=${s}&x=${KEY}`),
+      ),
+    ),
     status: fc.integer({ min: 100, max: 599 }),
     ms: fc.oneof(fc.integer({ min: 0, max: 120_000 }), fc.double()),
     cache: maybe(fc.oneof(fc.constantFrom('HIT', 'MISS', 'STALE'), latin1, fc.integer(), fc.array(latin1, { maxLength: 3 }))),
@@ -166,7 +183,13 @@ test("request lines reach pino's instrumentation points: its tracing channel, a 
 
   // An APM agent subscribed to pino's tracing channel sees the line being serialised.
   const seen: unknown[] = [];
-  const subscriber = { start: (message: unknown) => seen.push(message), end: () => {}, asyncStart: () => {}, asyncEnd: () => {}, error: () => {} };
+  const subscriber = {
+    start: (message: unknown) => seen.push(message),
+    end: () => {},
+    asyncStart: () => {},
+    asyncEnd: () => {},
+    error: () => {},
+  };
   const channel = tracingChannel('pino_asJson');
   channel.subscribe(subscriber);
   try {

@@ -57,7 +57,10 @@ function exampleFor(p: Parameter): string | undefined {
 
 function checkAgainstDocument(check: ReturnType<typeof validatorFor>, op: Operation, label: string, res: TestResponse): void {
   const documented = op.responses[String(res.status)];
-  assert.ok(documented, `${label}: status ${res.status} is not documented (${Object.keys(op.responses).join(', ')}); body ${res.text.slice(0, 300)}`);
+  assert.ok(
+    documented,
+    `${label}: status ${res.status} is not documented (${Object.keys(op.responses).join(', ')}); body ${res.text.slice(0, 300)}`,
+  );
   const content = documented.content?.['application/json'];
   assert.ok(content, `${label}: ${res.status} has no application/json schema`);
   assert.match(String(res.headers['content-type']), /^application\/json/, label);
@@ -89,7 +92,8 @@ test('the document is OpenAPI 3.1, version 1.0.0, with every endpoint, parameter
       assert.equal(bad?.$ref, '#/components/schemas/ErrorResponse', `${path}: 400 is the shared error body`);
     }
     // Allowed values are listed plainly, not as a union of one-value schemas.
-    for (const p of op.parameters ?? []) assert.ok(!JSON.stringify(p.schema).includes('"anyOf"'), `${path}: ${p.name} lists its values as an enum`);
+    for (const p of op.parameters ?? [])
+      assert.ok(!JSON.stringify(p.schema).includes('"anyOf"'), `${path}: ${p.name} lists its values as an enum`);
   }
   const technical = doc.paths['/api/provider-a/technical']?.get?.parameters ?? [];
   const indicator = technical.find((p) => p.name === 'indicator');
@@ -109,7 +113,10 @@ test('real responses from every documented GET path validate against the documen
     // A stream never ends: test/routes/stream.test.ts reads it.
     if (op === undefined || op.responses['200']?.content?.['text/event-stream'] !== undefined) continue;
     const params = op.parameters ?? [];
-    assert.ok(params.every((p) => p.in === 'query'), `${path}: only query parameters are expected`);
+    assert.ok(
+      params.every((p) => p.in === 'query'),
+      `${path}: only query parameters are expected`,
+    );
     const query = new URLSearchParams(EXAMPLE_EXTRAS[path]);
     for (const p of params) {
       const value = p.required ? exampleFor(p) : undefined;
@@ -119,7 +126,10 @@ test('real responses from every documented GET path validate against the documen
     const url = query.size > 0 ? `${path}?${query}` : path;
     const res = await get(url);
     checkAgainstDocument(check, op, `GET ${url}`, res);
-    assert.ok(res.status < 400 || path === '/api/system/ready', `GET ${url} should succeed in the sandbox, got ${res.status}: ${res.text.slice(0, 300)}`);
+    assert.ok(
+      res.status < 400 || path === '/api/system/ready',
+      `GET ${url} should succeed in the sandbox, got ${res.status}: ${res.text.slice(0, 300)}`,
+    );
     exercised += 1;
 
     // The documented error for a missing required parameter, too.
@@ -157,7 +167,10 @@ test('browsable docs are served at /api/docs with their assets, no network neede
   const html = page.status === 302 ? await get('/api/docs/') : page;
   assert.equal(html.status, 200);
   assert.match(html.text, /swagger-ui/i);
-  assert.ok(!/https?:\/\/(?!127\.0\.0\.1)[a-z]/i.test(html.text.replace(/<!--[\s\S]*?-->/g, '').replace(/xmlns(:\w+)?="[^"]*"/g, '')), 'no external URL');
+  assert.ok(
+    !/https?:\/\/(?!127\.0\.0\.1)[a-z]/i.test(html.text.replace(/<!--[\s\S]*?-->/g, '').replace(/xmlns(:\w+)?="[^"]*"/g, '')),
+    'no external URL',
+  );
   const assets = [...html.text.matchAll(/(?:href|src)="\.?\/?([^"]+\.(?:css|js))"/g)].map((m) => m[1]!);
   assert.ok(assets.length > 0);
   for (const asset of assets) {
@@ -175,7 +188,11 @@ test('every operation has a unique operationId (routes added later too), and the
   const ids: string[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item as Record<string, Operation>)) {
-      assert.match(String(op.operationId), /^[a-z][A-Za-z0-9]+$/, `${method.toUpperCase()} ${path} has no operationId (add one to its route schema)`);
+      assert.match(
+        String(op.operationId),
+        /^[a-z][A-Za-z0-9]+$/,
+        `${method.toUpperCase()} ${path} has no operationId (add one to its route schema)`,
+      );
       ids.push(op.operationId!);
     }
   }
@@ -186,19 +203,36 @@ test('every operation has a unique operationId (routes added later too), and the
 test('cached routes document 304 and the cache headers; every response its X-Request-Id; 429 its Retry-After', async (t) => {
   const { get } = await startApp(t);
   const doc = (await get('/api/openapi.json')).body as Document;
-  for (const name of ['X-Cache', 'Age', 'ETag', 'Cache-Control', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Data-Mode', 'X-Request-Id']) {
+  for (const name of [
+    'X-Cache',
+    'Age',
+    'ETag',
+    'Cache-Control',
+    'Retry-After',
+    'X-RateLimit-Limit',
+    'X-RateLimit-Remaining',
+    'X-RateLimit-Reset',
+    'X-Data-Mode',
+    'X-Request-Id',
+  ]) {
     assert.ok(doc.components.headers[name], `${name} is a header component`);
   }
   const quote = doc.paths['/api/provider-a/quote']!.get!;
   for (const status of ['200', '304']) {
-    assert.deepEqual(Object.keys(quote.responses[status]!.headers ?? {}).filter((h) => ['X-Cache', 'Age', 'ETag', 'Cache-Control'].includes(h)).sort(), ['Age', 'Cache-Control', 'ETag', 'X-Cache']);
+    assert.deepEqual(
+      Object.keys(quote.responses[status]!.headers ?? {})
+        .filter((h) => ['X-Cache', 'Age', 'ETag', 'Cache-Control'].includes(h))
+        .sort(),
+      ['Age', 'Cache-Control', 'ETag', 'X-Cache'],
+    );
   }
   assert.equal(quote.responses['304']!.content, undefined, '304 has no body');
   assert.ok(quote.responses['429']!.headers?.['Retry-After']);
   assert.ok(quote.responses['200']!.headers?.['X-RateLimit-Remaining']);
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const op of Object.values(item as Record<string, Operation>)) {
-      for (const [status, response] of Object.entries(op.responses)) assert.ok(response.headers?.['X-Request-Id'], `${path} ${status}: X-Request-Id`);
+      for (const [status, response] of Object.entries(op.responses))
+        assert.ok(response.headers?.['X-Request-Id'], `${path} ${status}: X-Request-Id`);
     }
   }
   const indicator = doc.paths['/api/provider-a/technical']!.get!.parameters!.find((p) => p.name === 'indicator')!;

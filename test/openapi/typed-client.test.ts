@@ -73,14 +73,24 @@ test('an openapi-typescript client calling every operation compiles with strict 
   symlinkSync(join(process.cwd(), 'node_modules'), join(dir, 'node_modules'), 'dir');
   writeFileSync(join(dir, 'schema.d.ts'), await openapiTS(doc as never));
   writeFileSync(join(dir, 'client.ts'), PROGRAM.replace('REAL_TECHNICAL', technical.text));
-  const compilerOptions = { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], types: [] };
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    lib: ['es2022', 'dom'],
+    types: [],
+  };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['client.ts'] }));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
 
   const tsc = spawnSync(join(process.cwd(), 'node_modules/.bin/tsc'), ['-p', dir], { encoding: 'utf8' });
   assert.equal(tsc.status, 0, `tsc:\n${tsc.stdout}${tsc.stderr}`);
 
-  const program = (await import(pathToFileURL(join(dir, 'client.ts')).href)) as { callEveryOperation(baseUrl: string): Promise<Record<string, number>> };
+  const program = (await import(pathToFileURL(join(dir, 'client.ts')).href)) as {
+    callEveryOperation(baseUrl: string): Promise<Record<string, number>>;
+  };
   const statuses = await program.callEveryOperation(url);
   const operations = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
   const uncalled = operations.filter((id) => !(id in statuses));
@@ -96,7 +106,13 @@ test('the generated type rejects a body that breaks the technical schema (the ch
   writeFileSync(join(dir, 'schema.d.ts'), await openapiTS(doc as never));
   const wrong = `import type { paths } from './schema.js';\nexport const x: paths['/api/provider-a/technical']['get']['responses'][200]['content']['application/json'] = { 'Meta Data': {}, 'Technical Analysis: NOPE': {} };\n`;
   writeFileSync(join(dir, 'wrong.ts'), wrong);
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', types: [] }, files: ['wrong.ts'] }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', types: [] },
+      files: ['wrong.ts'],
+    }),
+  );
   const tsc = spawnSync(join(process.cwd(), 'node_modules/.bin/tsc'), ['-p', dir], { encoding: 'utf8' });
   assert.notEqual(tsc.status, 0, 'an unknown section is a type error');
   assert.match(tsc.stdout, /Technical Analysis: NOPE/);

@@ -18,7 +18,10 @@ async function listenError(t: TestContext, port: number, host: string): Promise<
 
 test('each listen failure is one line naming HOST or PORT', async (t) => {
   const unresolvable = await listenError(t, 0, '999.1.1.1');
-  assert.match(listenProblem(unresolvable, { host: '999.1.1.1', port: 0 }) ?? '', /^HOST 999\.1\.1\.1 is not an address or a name that resolves/);
+  assert.match(
+    listenProblem(unresolvable, { host: '999.1.1.1', port: 0 }) ?? '',
+    /^HOST 999\.1\.1\.1 is not an address or a name that resolves/,
+  );
 
   const notOurs = await listenError(t, 0, '192.0.2.1'); // TEST-NET-1: no machine has it
   assert.match(listenProblem(notOurs, { host: '192.0.2.1', port: 0 }) ?? '', /^HOST 192\.0\.2\.1 is not an address of this machine/);
@@ -28,11 +31,15 @@ test('each listen failure is one line naming HOST or PORT', async (t) => {
   await once(first, 'listening');
   const { port } = first.address() as { port: number };
   const taken = await listenError(t, port, '127.0.0.1');
-  assert.equal(listenProblem(taken, { host: '127.0.0.1', port }), `PORT ${port} is already in use on 127.0.0.1 (another process listens there)`);
+  assert.equal(
+    listenProblem(taken, { host: '127.0.0.1', port }),
+    `PORT ${port} is already in use on 127.0.0.1 (another process listens there)`,
+  );
   assert.match(listenProblem(taken, { host: '127.0.0.1', port }, METRICS_ADDRESS) ?? '', /^METRICS_PORT \d+ is already in use/);
 
   // root may bind low ports; EACCES is then shown with the errno code node gives for it.
-  const privileged = process.getuid?.() === 0 ? Object.assign(new Error('listen EACCES'), { code: 'EACCES' }) : await listenError(t, 80, '127.0.0.1');
+  const privileged =
+    process.getuid?.() === 0 ? Object.assign(new Error('listen EACCES'), { code: 'EACCES' }) : await listenError(t, 80, '127.0.0.1');
   assert.match(listenProblem(privileged, { host: '127.0.0.1', port: 80 }) ?? '', /^PORT 80 needs privileges/);
 
   assert.equal(listenProblem(new Error('something else'), { host: '127.0.0.1', port }), undefined);
@@ -46,6 +53,8 @@ test('the real entry point with HOST=999.1.1.1 stops with one config error line 
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const [code] = await once(child, 'close');
-  assert.deepEqual(stderr.trim().split('\n'), ['config error: HOST 999.1.1.1 is not an address or a name that resolves (e.g. 127.0.0.1, 0.0.0.0, ::)']);
+  assert.deepEqual(stderr.trim().split('\n'), [
+    'config error: HOST 999.1.1.1 is not an address or a name that resolves (e.g. 127.0.0.1, 0.0.0.0, ::)',
+  ]);
   assert.equal(code, 1);
 });

@@ -15,9 +15,13 @@ function literalFeedback(t: TestContext, mode: 'pin' | 'none'): { states: string
   const file = join(tempDir(t), 'feedback.txt');
   const out = openSync(file, 'w');
   try {
-    execFileSync(process.execPath, ['--allow-natives-syntax', '--expose-gc', '--no-concurrent-recompilation', '--import', 'tsx', probe, mode], {
-      stdio: ['ignore', out, 'inherit'],
-    });
+    execFileSync(
+      process.execPath,
+      ['--allow-natives-syntax', '--expose-gc', '--no-concurrent-recompilation', '--import', 'tsx', probe, mode],
+      {
+        stdio: ['ignore', out, 'inherit'],
+      },
+    );
   } finally {
     closeSync(out);
   }

@@ -21,7 +21,9 @@ test('a native module that does not load says "run npm rebuild", on one line', (
   assert.match(line, /run npm rebuild/);
   assert.doesNotMatch(line, /\n|STATE_DIR/);
 
-  const abi = new Error('The module was compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires NODE_MODULE_VERSION 137.');
+  const abi = new Error(
+    'The module was compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires NODE_MODULE_VERSION 137.',
+  );
   assert.match(startFailureMessage(abi), /^failed to start: .*run npm rebuild\. The module was compiled .* using NODE_MODULE_VERSION 115/);
 });
 

@@ -32,7 +32,10 @@ test('the server-wide limit counts every address', async (t) => {
   const { url } = await startApp(t, { env: { STREAM_MAX_PER_CLIENT: '0', STREAM_MAX_CONNECTIONS: '3' } });
   const path = `${url}/api/stream?status=true`;
   const open = await Promise.all([0, 1, 2].map(() => SseClient.open(t, path)));
-  assert.deepEqual(open.map((s) => s.status), [200, 200, 200]);
+  assert.deepEqual(
+    open.map((s) => s.status),
+    [200, 200, 200],
+  );
   const refused = await SseClient.open(t, path);
   assert.equal(refused.status, 429);
   assert.match(JSON.parse(refused.body).error.message, /maximum of 3 streams/);
@@ -80,7 +83,13 @@ test('reconnecting with Last-Event-ID gets the current snapshot at once (a real 
   assert.equal(lastEventIds[1], lastId, 'the browser sends the id of the last event it saw');
   // Neither value changed (60 s fresh windows): what arrives is the snapshot sent on connect.
   await eventually(() => seen.filter((s) => s.connection === 2).length >= 2, 'the snapshot after the reconnect', 10_000);
-  assert.deepEqual(seen.filter((s) => s.connection === 2).map((s) => s.type).sort(), ['overview', 'quote']);
+  assert.deepEqual(
+    seen
+      .filter((s) => s.connection === 2)
+      .map((s) => s.type)
+      .sort(),
+    ['overview', 'quote'],
+  );
   assert.equal(app.streamHub.stats().topics, 2);
 });
 
@@ -104,7 +113,10 @@ test('a client that never reads holds only the latest value per topic and is dis
     peak = Math.max(peak, app.streamHub.stats().bufferedBytes);
     await new Promise((resolve) => setImmediate(resolve));
   }
-  await reader.until((s) => s.of('status').some((e) => JSON.parse(e.data).n === events - 1), 'the last injected event at the reading client');
+  await reader.until(
+    (s) => s.of('status').some((e) => JSON.parse(e.data).n === events - 1),
+    'the last injected event at the reading client',
+  );
   const stats = app.streamHub.stats();
   t.diagnostic(`${events} events of ${frameBytes} bytes: peak held ${peak} bytes, dropped ${stats.dropped}, blocked ${stats.blocked}`);
   assert.equal(stats.blocked, 1, 'the silent client is blocked');

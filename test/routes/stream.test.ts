@@ -10,13 +10,18 @@ const SNAPSHOT = '/iserver/marketdata/snapshot';
 
 test('one connection carries every topic: the current values at once, each exactly its GET body', async (t) => {
   const { url, get } = await startApp(t);
-  const stream = await SseClient.open(t, `${url}/api/stream?quote=ibm,MSFT&brokerQuotes=SPY,AAPL&overview=true&status=true`, { origin: 'https://example.test' });
+  const stream = await SseClient.open(t, `${url}/api/stream?quote=ibm,MSFT&brokerQuotes=SPY,AAPL&overview=true&status=true`, {
+    origin: 'https://example.test',
+  });
   assert.equal(stream.status, 200);
   assert.match(String(stream.headers['content-type']), /^text\/event-stream/);
   assert.equal(stream.headers['access-control-allow-origin'], '*');
   assert.equal(stream.headers['cache-control'], 'no-store');
   assert.ok(stream.headers['x-request-id']);
-  await stream.until((s) => s.of('quote').length >= 2 && ['brokerQuotes', 'overview', 'status'].every((e) => s.of(e).length >= 1), 'one event per topic');
+  await stream.until(
+    (s) => s.of('quote').length >= 2 && ['brokerQuotes', 'overview', 'status'].every((e) => s.of(e).length >= 1),
+    'one event per topic',
+  );
   assert.equal(stream.retry, 3_000);
 
   const quotes = new Map(stream.of('quote').map((e) => [JSON.parse(e.data)['Global Quote']['01. symbol'] as string, JSON.parse(e.data)]));
@@ -52,7 +57,12 @@ test('bad or missing topics and too many symbols: the JSON error before any stre
     ['?quote=IBM,$$$', 400, 'INVALID_PARAMETER', /quote: "\$\$\$" is not a valid symbol/],
     ['?quote=,', 400, 'MISSING_PARAMETER', /quote is required/],
     [`?quote=${Array.from({ length: 11 }, (_, i) => `S${i}`).join(',')}`, 400, 'INVALID_PARAMETER', /at most 10 symbols/],
-    [`?brokerQuotes=${Array.from({ length: 51 }, (_, i) => `S${i}`).join(',')}`, 400, 'INVALID_PARAMETER', /brokerQuotes: at most 50 symbols/],
+    [
+      `?brokerQuotes=${Array.from({ length: 51 }, (_, i) => `S${i}`).join(',')}`,
+      400,
+      'INVALID_PARAMETER',
+      /brokerQuotes: at most 50 symbols/,
+    ],
     ['?status=maybe', 400, 'INVALID_PARAMETER', /status/],
   ];
   for (const [query, status, code, message] of cases) {
@@ -108,13 +118,20 @@ test('the stream is in the OpenAPI document: operationId, topics, an event-strea
   assert.equal(op?.operationId, 'stream');
   assert.deepEqual(op.parameters.map((p: { name: string }) => p.name).sort(), ['brokerQuotes', 'overview', 'quote', 'status']);
   assert.ok(op.responses['200'].content['text/event-stream']);
-  for (const status of ['400', '429']) assert.equal(op.responses[status].content['application/json'].schema.$ref, '#/components/schemas/ErrorResponse');
-  for (const event of ['quote', 'brokerQuotes', 'overview', 'status', 'error', 'shutdown']) assert.match(op.description, new RegExp(`\`${event}\``));
+  for (const status of ['400', '429'])
+    assert.equal(op.responses[status].content['application/json'].schema.$ref, '#/components/schemas/ErrorResponse');
+  for (const event of ['quote', 'brokerQuotes', 'overview', 'status', 'error', 'shutdown'])
+    assert.match(op.description, new RegExp(`\`${event}\``));
 });
 
 test('provider-A quotes: however many viewers, the stream spends no more than the budget allows, and a refusal keeps the last value', async (t) => {
   const { url, sandbox } = await startApp(t, {
-    env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '3', ALPHA_VANTAGE_CALLS_PER_DAY: '500', CACHE_QUOTE_FRESH_SECONDS: '1', STREAM_MAX_PER_CLIENT: '0' },
+    env: {
+      ALPHA_VANTAGE_CALLS_PER_MINUTE: '3',
+      ALPHA_VANTAGE_CALLS_PER_DAY: '500',
+      CACHE_QUOTE_FRESH_SECONDS: '1',
+      STREAM_MAX_PER_CLIENT: '0',
+    },
   });
   const calls = () => sandbox.alphaVantage.count('/query');
   const viewers = await Promise.all(Array.from({ length: 20 }, () => SseClient.open(t, `${url}/api/stream?quote=IBM,MSFT`)));

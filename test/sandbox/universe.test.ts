@@ -17,7 +17,24 @@ test('the universe holds a few hundred distinct, well-formed instruments', () =>
 });
 
 test('it covers the well-known names, ETFs and dotted share classes', () => {
-  for (const s of ['AAPL', 'MSFT', 'NVDA', 'AMZN', 'GOOGL', 'META', 'TSLA', 'JPM', 'KO', 'IBM', 'SPY', 'QQQ', 'IWM', 'DIA', 'BRK.B', 'BF.B']) {
+  for (const s of [
+    'AAPL',
+    'MSFT',
+    'NVDA',
+    'AMZN',
+    'GOOGL',
+    'META',
+    'TSLA',
+    'JPM',
+    'KO',
+    'IBM',
+    'SPY',
+    'QQQ',
+    'IWM',
+    'DIA',
+    'BRK.B',
+    'BF.B',
+  ]) {
     assert.ok(isKnownSymbol(s), `${s} missing`);
   }
   assert.equal(findInstrument('SPY')?.kind, 'etf');
@@ -29,7 +46,7 @@ test('it covers the well-known names, ETFs and dotted share classes', () => {
   assert.ok(UNIVERSE.some((i) => i.dividend.frequency === 1) && UNIVERSE.some((i) => i.dividend.frequency === 2));
 });
 
-test('lookups ignore case and accept other providers\' share-class spellings', () => {
+test("lookups ignore case and accept other providers' share-class spellings", () => {
   assert.equal(findInstrument('aapl')?.symbol, 'AAPL');
   assert.equal(findInstrument(' msft ')?.name, 'Microsoft Corporation');
   for (const spelling of ['BRK.B', 'brk.b', 'BRK-B', 'BRK/B', 'BRK B']) assert.equal(findInstrument(spelling)?.symbol, 'BRK.B', spelling);

@@ -15,7 +15,12 @@ const OWN_FILES = new Set(['recordings.json', 'SOURCES.md']);
 
 test('the recorder knows the same providers as the corpus', () => {
   assert.deepEqual([...PLANNED].sort(), [...PROVIDERS].sort());
-  assert.deepEqual(readdirSync(RECORDED_ROOT).filter((f) => statSync(join(RECORDED_ROOT, f)).isDirectory()).sort(), [...PROVIDERS].sort());
+  assert.deepEqual(
+    readdirSync(RECORDED_ROOT)
+      .filter((f) => statSync(join(RECORDED_ROOT, f)).isDirectory())
+      .sort(),
+    [...PROVIDERS].sort(),
+  );
 });
 
 for (const provider of PROVIDERS) {
@@ -25,7 +30,11 @@ for (const provider of PROVIDERS) {
     const sources = readFileSync(join(dir, 'SOURCES.md'), 'utf8');
     assert.equal(sources.split(TABLE_START).length, 2, 'one start marker');
     assert.equal(sources.split(TABLE_END).length, 2, 'one end marker');
-    assert.equal(tableOf(sources), renderTable(readRecordings(dir)), 'the table is generated: edit recordings.json, then `npm run record -- --render-tables`');
+    assert.equal(
+      tableOf(sources),
+      renderTable(readRecordings(dir)),
+      'the table is generated: edit recordings.json, then `npm run record -- --render-tables`',
+    );
     assert.equal(withTable(sources, tableOf(sources)), sources, 'rewriting the table changes nothing else');
   });
 
@@ -33,8 +42,16 @@ for (const provider of PROVIDERS) {
     const recordings = readRecordings(dir);
     const listed = recordings.map((r) => r.body);
     const files = readdirSync(dir).filter((f) => !OWN_FILES.has(f));
-    assert.deepEqual(files.filter((f) => !listed.includes(f)), [], 'files not in recordings.json');
-    assert.deepEqual(listed.filter((b) => !files.includes(b)), [], 'bodies missing from the directory');
+    assert.deepEqual(
+      files.filter((f) => !listed.includes(f)),
+      [],
+      'files not in recordings.json',
+    );
+    assert.deepEqual(
+      listed.filter((b) => !files.includes(b)),
+      [],
+      'bodies missing from the directory',
+    );
     assert.equal(new Set(listed).size, listed.length, 'a body file listed twice');
     const names = recordings.map((r) => r.name);
     assert.equal(new Set(names).size, names.length, 'a name listed twice');
@@ -48,7 +65,10 @@ for (const provider of PROVIDERS) {
       assert.ok(['GET', 'POST'].includes(r.request?.method), `${where}: request.method`);
       assert.match(r.request.path, /^\//, `${where}: request.path`);
       for (const [k, v] of Object.entries(r.request.query ?? {})) assert.equal(typeof v, 'string', `${where}: query ${k}`);
-      assert.ok(!Object.keys(r.request.query ?? {}).some((k) => /^api[-_]?key$/i.test(k)), `${where}: a credential parameter in the request`);
+      assert.ok(
+        !Object.keys(r.request.query ?? {}).some((k) => /^api[-_]?key$/i.test(k)),
+        `${where}: a credential parameter in the request`,
+      );
       assert.ok(Number.isInteger(r.status) && r.status >= 100 && r.status <= 599, `${where}: status is an HTTP status number`);
       assert.ok((ORIGINS as readonly string[]).includes(r.origin), `${where}: origin is one of ${ORIGINS.join(', ')}`);
       assert.ok(typeof r.source === 'string' && r.source.trim() !== '', `${where}: source`);
@@ -66,6 +86,8 @@ function filesUnder(dir: string): string[] {
 
 test('no file in the corpus holds anything that looks like a credential', () => {
   const known = Object.values(SANDBOX_CREDENTIALS);
-  const found = filesUnder(RECORDED_ROOT).flatMap((file) => credentialFindings(readFileSync(file, 'latin1'), known).map((f) => `${file}: ${f}`));
+  const found = filesUnder(RECORDED_ROOT).flatMap((file) =>
+    credentialFindings(readFileSync(file, 'latin1'), known).map((f) => `${file}: ${f}`),
+  );
   assert.deepEqual(found, []);
 });

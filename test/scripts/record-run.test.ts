@@ -49,7 +49,10 @@ function sandboxEnv(sandbox: Sandbox): Record<string, string> {
   };
 }
 
-async function sandboxFor(t: TestContext, options: SandboxOptions = { alphaVantage: { callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 } }): Promise<Sandbox> {
+async function sandboxFor(
+  t: TestContext,
+  options: SandboxOptions = { alphaVantage: { callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 } },
+): Promise<Sandbox> {
   const sandbox = await startSandbox(options);
   t.after(() => sandbox.close());
   return sandbox;
@@ -112,14 +115,23 @@ test('the whole plan against the simulators: a file per request, consistent reco
       assert.equal(entry.status, req.status ?? 200, `${req.name}: status`);
       assert.equal(entry.origin, 'captured');
       assert.equal(entry.date, TODAY);
-      assert.equal(entry.source, `npm run record (${new URL(sandboxEnv(sandbox)[plan.provider === 'ibkr' ? 'IBKR_GATEWAY_URL' : plan.provider === 'alpha-vantage' ? 'ALPHA_VANTAGE_URL' : plan.provider === 'yahoo' ? 'YAHOO_URL' : plan.provider === 'massive' ? 'MASSIVE_URL' : 'TASTYTRADE_URL'] as string).host})`);
+      assert.equal(
+        entry.source,
+        `npm run record (${new URL(sandboxEnv(sandbox)[plan.provider === 'ibkr' ? 'IBKR_GATEWAY_URL' : plan.provider === 'alpha-vantage' ? 'ALPHA_VANTAGE_URL' : plan.provider === 'yahoo' ? 'YAHOO_URL' : plan.provider === 'massive' ? 'MASSIVE_URL' : 'TASTYTRADE_URL'] as string).host})`,
+      );
       assert.ok(!('apikey' in (entry.request.query ?? {})), `${req.name}: no key in the recorded request`);
       const body = readFileSync(join(dir, entry.body), 'utf8');
       assert.ok(body.length > 0, `${req.name}: body written`);
-      assert.equal(tableOf(readFileSync(join(dir, 'SOURCES.md'), 'utf8')), renderTable(recordings), `${plan.provider}: SOURCES.md table follows recordings.json`);
+      assert.equal(
+        tableOf(readFileSync(join(dir, 'SOURCES.md'), 'utf8')),
+        renderTable(recordings),
+        `${plan.provider}: SOURCES.md table follows recordings.json`,
+      );
     }
     // Every file listed, every listed file there.
-    const files = readdirSync(dir).filter((f) => f !== 'recordings.json' && f !== 'SOURCES.md').sort();
+    const files = readdirSync(dir)
+      .filter((f) => f !== 'recordings.json' && f !== 'SOURCES.md')
+      .sort();
     assert.deepEqual(files, recordings.map((r) => r.body).sort(), `${plan.provider}: files and recordings.json agree`);
   }
 
@@ -130,7 +142,10 @@ test('the whole plan against the simulators: a file per request, consistent reco
   assert.equal(refreshed[index]?.name, 'global-quote-msft');
   assert.equal(refreshed[index]?.notes, original[index]?.notes);
   assert.equal(refreshed[index]?.edits, 'none');
-  assert.deepEqual(refreshed.slice(0, original.length).map((r) => r.name), original.map((r) => r.name));
+  assert.deepEqual(
+    refreshed.slice(0, original.length).map((r) => r.name),
+    original.map((r) => r.name),
+  );
   assert.equal(refreshed.at(-1)?.name, 'time-series-intraday-msft-5min');
 
   // Scrubbed: no sandbox credential, no access token, no real account id; placeholders in their place.
@@ -149,12 +164,21 @@ test('the whole plan against the simulators: a file per request, consistent reco
   const token = tastytrade.find((r) => r.name === 'oauth-token');
   assert.equal(token?.edits, 'Scrubbed by npm run record: the OAuth access token -> REDACTED.');
   assert.deepEqual(token?.request.requestBody, { grant_type: 'refresh_token', refresh_token: 'REDACTED', client_secret: 'REDACTED' });
-  assert.match(readFileSync(join(out, 'tastytrade', 'oauth-token.json'), 'utf8'), /^\{"access_token":"REDACTED","expires_in":900,"token_type":"Bearer"\}$/);
+  assert.match(
+    readFileSync(join(out, 'tastytrade', 'oauth-token.json'), 'utf8'),
+    /^\{"access_token":"REDACTED","expires_in":900,"token_type":"Bearer"\}$/,
+  );
   assert.equal(tastytrade.find((r) => r.name === 'positions-include-marks')?.request.path, '/accounts/5WT00001/positions');
   // The populated snapshot has fields, the first one only conids.
   const first = JSON.parse(readFileSync(join(out, 'ibkr', 'snapshot-aapl-ibm-first-call.json'), 'utf8')) as Record<string, unknown>[];
   const populated = JSON.parse(readFileSync(join(out, 'ibkr', 'snapshot-aapl-ibm-populated.json'), 'utf8')) as Record<string, unknown>[];
-  assert.deepEqual(first.map((row) => Object.keys(row).sort()), [['conid', 'conidEx'], ['conid', 'conidEx']]);
+  assert.deepEqual(
+    first.map((row) => Object.keys(row).sort()),
+    [
+      ['conid', 'conidEx'],
+      ['conid', 'conidEx'],
+    ],
+  );
   assert.ok(populated.every((row) => '31' in row));
   // Massive: the next_url page, and bearer auth never in a URL.
   assert.ok(!readFileSync(join(out, 'massive', 'dividends-all-tickers-limit-10.json'), 'utf8').includes(SANDBOX_CREDENTIALS.massiveKey));
@@ -162,7 +186,8 @@ test('the whole plan against the simulators: a file per request, consistent reco
   // Spacing, per provider, between the starts of two calls.
   for (const plan of PLAN) {
     const times = result.calls.filter((c) => c.provider === plan.provider).map((c) => c.at);
-    for (let i = 1; i < times.length; i += 1) assert.ok((times[i] as number) - (times[i - 1] as number) >= plan.spacingMs, `${plan.provider}: call ${i} too soon`);
+    for (let i = 1; i < times.length; i += 1)
+      assert.ok((times[i] as number) - (times[i - 1] as number) >= plan.spacingMs, `${plan.provider}: call ${i} too soon`);
   }
   assert.ok(result.calls.filter((c) => c.provider === 'alpha-vantage').length <= 20);
 
@@ -195,7 +220,10 @@ test('a limit notice from Alpha Vantage is recorded under a name of its own and 
   assert.equal(notice.request.query?.function, 'MACD', 'the request that got it');
   assert.match(readFileSync(join(out, 'alpha-vantage', notice.body), 'utf8'), /25 requests per day|3 requests per day/);
   // The recording the refused request would have refreshed is left as it was.
-  assert.equal(recordings.find((r) => r.name === 'macd-ibm-daily')?.source, readRecordings(join(RECORDED_ROOT, 'alpha-vantage')).find((r) => r.name === 'macd-ibm-daily')?.source);
+  assert.equal(
+    recordings.find((r) => r.name === 'macd-ibm-daily')?.source,
+    readRecordings(join(RECORDED_ROOT, 'alpha-vantage')).find((r) => r.name === 'macd-ibm-daily')?.source,
+  );
   assert.ok(deps.lines.some((l) => l.includes('stopped:') && l.includes('limit notice')));
 });
 
@@ -207,7 +235,11 @@ test('providers without credentials are skipped with one line each; nothing reco
   assert.deepEqual(result.calls, []);
   assert.deepEqual(
     result.skipped.map((s) => `${s.provider}: ${s.reason}`),
-    ['alpha-vantage: ALPHA_VANTAGE_API_KEY is not set', 'massive: MASSIVE_API_KEY is not set', 'tastytrade: TASTYTRADE_CLIENT_SECRET and TASTYTRADE_REFRESH_TOKEN are not set'],
+    [
+      'alpha-vantage: ALPHA_VANTAGE_API_KEY is not set',
+      'massive: MASSIVE_API_KEY is not set',
+      'tastytrade: TASTYTRADE_CLIENT_SECRET and TASTYTRADE_REFRESH_TOKEN are not set',
+    ],
   );
   assert.equal(deps.lines.filter((l) => l.includes('skipped:')).length, 3);
   assert.ok(deps.errors.some((l) => l.includes('nothing was recorded')));
@@ -247,12 +279,16 @@ test('a refused Tastytrade token is recorded as such and fails the run with a cl
   const refused = readRecordings(join(out, 'tastytrade')).find((r) => r.name === `oauth-token-status-401-${TODAY}`);
   assert.ok(refused !== undefined);
   assert.deepEqual(refused.request.requestBody, { grant_type: 'refresh_token', refresh_token: 'REDACTED', client_secret: 'REDACTED' });
-  for (const file of filesUnder(join(out, 'tastytrade'))) assert.ok(!readFileSync(file, 'utf8').includes('not-the-right-refresh-token'), file);
+  for (const file of filesUnder(join(out, 'tastytrade')))
+    assert.ok(!readFileSync(file, 'utf8').includes('not-the-right-refresh-token'), file);
 });
 
 function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'record.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'record.ts'), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -269,7 +305,10 @@ test('the command: --dry-run prints the plan and calls nothing', async () => {
     for (const req of plan.requests) assert.ok(stdout.includes(`  ${req.name} `), req.name);
   }
   assert.match(stdout, /alpha-vantage: .*\n {2}would be skipped: ALPHA_VANTAGE_API_KEY is not set/);
-  assert.match(stdout, /POST \/oauth\/token \(body: \{"grant_type":"refresh_token","refresh_token":"REDACTED","client_secret":"REDACTED"\}\)/);
+  assert.match(
+    stdout,
+    /POST \/oauth\/token \(body: \{"grant_type":"refresh_token","refresh_token":"REDACTED","client_secret":"REDACTED"\}\)/,
+  );
 });
 
 test('the command: a bad flag or provider exits 2 with the reason and the usage, no stack trace', async () => {
@@ -315,6 +354,10 @@ test('the command end to end: Tastytrade against its simulator, with the real pa
   assert.match(stdout, /4 recordings written under /);
   assert.match(stdout, /git diff test\/fixtures\/recorded/);
   for (const file of filesUnder(join(out, 'tastytrade'))) {
-    assert.deepEqual(credentialFindings(readFileSync(file, 'latin1'), [...Object.values(SANDBOX_CREDENTIALS), sandbox.tastytrade.lastToken as string]), [], file);
+    assert.deepEqual(
+      credentialFindings(readFileSync(file, 'latin1'), [...Object.values(SANDBOX_CREDENTIALS), sandbox.tastytrade.lastToken as string]),
+      [],
+      file,
+    );
   }
 });

@@ -25,16 +25,23 @@ test('bytes that are not scrubbed stay exactly as they were (spacing, order, odd
 });
 
 test('apiKey/apikey values inside URLs in a body (Massive next_url) become REDACTED', () => {
-  const text = '{"next_url":"https://api.massive.com/v3/reference/dividends?cursor=YXA9MjAy&apiKey=s3cr3tKey&limit=1","x":"https://a.b/q?apikey=abc"}';
+  const text =
+    '{"next_url":"https://api.massive.com/v3/reference/dividends?cursor=YXA9MjAy&apiKey=s3cr3tKey&limit=1","x":"https://a.b/q?apikey=abc"}';
   const out = scrub(text, { provider: 'massive', ...none });
-  assert.equal(out.text, '{"next_url":"https://api.massive.com/v3/reference/dividends?cursor=YXA9MjAy&apiKey=REDACTED&limit=1","x":"https://a.b/q?apikey=REDACTED"}');
+  assert.equal(
+    out.text,
+    '{"next_url":"https://api.massive.com/v3/reference/dividends?cursor=YXA9MjAy&apiKey=REDACTED&limit=1","x":"https://a.b/q?apikey=REDACTED"}',
+  );
   assert.equal(scrub(out.text, { provider: 'massive', ...none }).edits.length, 0, 'REDACTED is left alone');
 });
 
 test('OAuth access and refresh tokens are scrubbed, the rest of the token answer is kept', () => {
   const text = '{"access_token":"eyJhbGciOi.J9.abc","refresh_token":"rt-123","id_token":"x.y.z","expires_in":900,"token_type":"Bearer"}';
   const out = scrub(text, { provider: 'tastytrade', ...none });
-  assert.equal(out.text, '{"access_token":"REDACTED","refresh_token":"REDACTED","id_token":"REDACTED","expires_in":900,"token_type":"Bearer"}');
+  assert.equal(
+    out.text,
+    '{"access_token":"REDACTED","refresh_token":"REDACTED","id_token":"REDACTED","expires_in":900,"token_type":"Bearer"}',
+  );
   assert.ok(out.edits.includes('"access_token" -> REDACTED'));
 });
 
@@ -44,15 +51,23 @@ test('a bearer token in text is scrubbed', () => {
 });
 
 test('IBKR account ids get U1234567/DU1234567 placeholders, one per id, consistent across bodies of a run', () => {
-  const accounts = '[{"id":"U9876543","accountId":"U9876543","desc":"U9876543"},{"id":"DU5550001","accountId":"DU5550001"},{"id":"U1112223"}]';
+  const accounts =
+    '[{"id":"U9876543","accountId":"U9876543","desc":"U9876543"},{"id":"DU5550001","accountId":"DU5550001"},{"id":"U1112223"}]';
   const first = scrub(accounts, { provider: 'ibkr', ...none });
-  assert.equal(first.text, '[{"id":"U1234567","accountId":"U1234567","desc":"U1234567"},{"id":"DU1234567","accountId":"DU1234567"},{"id":"U1234568"}]');
-  const positions = scrub('[{"acctId":"DU5550001","conid":265598},{"acctId":"U1112223"}]', { provider: 'ibkr', credentials: [], aliases: first.aliases });
+  assert.equal(
+    first.text,
+    '[{"id":"U1234567","accountId":"U1234567","desc":"U1234567"},{"id":"DU1234567","accountId":"DU1234567"},{"id":"U1234568"}]',
+  );
+  const positions = scrub('[{"acctId":"DU5550001","conid":265598},{"acctId":"U1112223"}]', {
+    provider: 'ibkr',
+    credentials: [],
+    aliases: first.aliases,
+  });
   assert.equal(positions.text, '[{"acctId":"DU1234567","conid":265598},{"acctId":"U1234568"}]');
   assert.ok(positions.edits.some((e) => e.startsWith('IBKR account id')));
 });
 
-test('placeholders never collide: a real id equal to another id\'s placeholder still gets its own', () => {
+test("placeholders never collide: a real id equal to another id's placeholder still gets its own", () => {
   const out = scrub('["DU7654321","DU1234567"]', { provider: 'ibkr', ...none });
   assert.equal(out.text, '["DU1234567","DU1234568"]');
 });
@@ -73,17 +88,29 @@ test('names, aliases and emails in IBKR account bodies are scrubbed; an id shown
   const text =
     '[{"id":"U9876543","accountTitle":"Jane Q Public","displayName":"U9876543","accountAlias":"Jane\'s IRA","email":"jane@example.org"}]';
   const out = scrub(text, { provider: 'ibkr', ...none });
-  assert.equal(out.text, '[{"id":"U1234567","accountTitle":"REDACTED","displayName":"U1234567","accountAlias":"REDACTED","email":"REDACTED"}]');
-  const accounts = scrub('{"accounts":["U9876543"],"aliases":{"U9876543":"Jane Public"},"note":"mail jane@example.org"}', { provider: 'ibkr', ...none });
+  assert.equal(
+    out.text,
+    '[{"id":"U1234567","accountTitle":"REDACTED","displayName":"U1234567","accountAlias":"REDACTED","email":"REDACTED"}]',
+  );
+  const accounts = scrub('{"accounts":["U9876543"],"aliases":{"U9876543":"Jane Public"},"note":"mail jane@example.org"}', {
+    provider: 'ibkr',
+    ...none,
+  });
   assert.equal(accounts.text, '{"accounts":["U1234567"],"aliases":{"U1234567":"REDACTED"},"note":"mail user@example.com"}');
-  assert.equal(scrub('{"accountTitle":"","accountAlias":null}', { provider: 'ibkr', ...none }).text, '{"accountTitle":"","accountAlias":null}');
+  assert.equal(
+    scrub('{"accountTitle":"","accountAlias":null}', { provider: 'ibkr', ...none }).text,
+    '{"accountTitle":"","accountAlias":null}',
+  );
 });
 
 test('Tastytrade account numbers become 5WT00001, 5WT00002 in the order seen, in bodies, paths and ids that embed them', () => {
   const accounts =
     '{"data":{"items":[{"account":{"account-number":"5YZ12345","external-id":"A5YZ12345","nickname":"Jane Trading"}},{"account":{"account-number":"6AB99999"}}]},"context":"/customers/me/accounts"}';
   const out = scrub(accounts, { provider: 'tastytrade', ...none });
-  assert.equal(out.text, '{"data":{"items":[{"account":{"account-number":"5WT00001","external-id":"REDACTED","nickname":"REDACTED"}},{"account":{"account-number":"5WT00002"}}]},"context":"/customers/me/accounts"}');
+  assert.equal(
+    out.text,
+    '{"data":{"items":[{"account":{"account-number":"5WT00001","external-id":"REDACTED","nickname":"REDACTED"}},{"account":{"account-number":"5WT00002"}}]},"context":"/customers/me/accounts"}',
+  );
   const path = scrub('/accounts/6AB99999/positions', { provider: 'tastytrade', credentials: [], aliases: out.aliases });
   assert.equal(path.text, '/accounts/5WT00002/positions');
   assert.ok(out.edits.some((e) => e.startsWith('account number -> 5WT00001 style')));
@@ -92,8 +119,15 @@ test('Tastytrade account numbers become 5WT00001, 5WT00002 in the order seen, in
 test('market-data bodies keep their symbols, numbers and names of things (only account bodies lose names)', () => {
   const yahoo = '{"chart":{"result":[{"meta":{"symbol":"^GSPC","shortName":"S&P 500","longName":"S&P 500 Index"}}]}}';
   assert.equal(scrub(yahoo, { provider: 'yahoo', ...none }).text, yahoo);
-  const positions = scrub('[{"acctId":"U9876543","contractDesc":"SPY","fullName":"SPY 20JAN25 450 C","name":"SPDR S&P 500 ETF TRUST"}]', { provider: 'ibkr', ...none });
-  assert.equal(positions.text, '[{"acctId":"U1234567","contractDesc":"SPY","fullName":"SPY 20JAN25 450 C","name":"SPDR S&P 500 ETF TRUST"}]', 'contract names are not people');
+  const positions = scrub('[{"acctId":"U9876543","contractDesc":"SPY","fullName":"SPY 20JAN25 450 C","name":"SPDR S&P 500 ETF TRUST"}]', {
+    provider: 'ibkr',
+    ...none,
+  });
+  assert.equal(
+    positions.text,
+    '[{"acctId":"U1234567","contractDesc":"SPY","fullName":"SPY 20JAN25 450 C","name":"SPDR S&P 500 ETF TRUST"}]',
+    'contract names are not people',
+  );
   const av = '{"Information":"Write to support@alphavantage.co"}';
   assert.equal(scrub(av, { provider: 'alpha-vantage', ...none }).text, av, 'emails are scrubbed from account bodies only');
 });
@@ -103,7 +137,11 @@ test('credentialFindings: sandbox credentials, apikey values, bearer tokens and 
   assert.equal(credentialFindings(`x ${SANDBOX_CREDENTIALS.massiveKey} y`, Object.values(SANDBOX_CREDENTIALS)).length, 1);
   assert.equal(credentialFindings('https://x/q?function=A&apikey=ZX81SPECTRUM').length, 1);
   assert.equal(credentialFindings('https://x/q?apiKey=REDACTED').length, 0);
-  assert.equal(credentialFindings('the demo URL (apikey=demo); file name contains apikey=test;').length, 0, 'Alpha Vantage\'s public demo/test keys');
+  assert.equal(
+    credentialFindings('the demo URL (apikey=demo); file name contains apikey=test;').length,
+    0,
+    "Alpha Vantage's public demo/test keys",
+  );
   assert.equal(credentialFindings('Authorization: Bearer 0a1b2c3d4e5f6a7b').length, 1);
   assert.equal(credentialFindings('{"token_type":"Bearer"}').length, 0);
   assert.equal(credentialFindings('{"session":"bb665d0f55b6289d70bc7380089fc96f"}').length, 1);

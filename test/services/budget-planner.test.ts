@@ -34,7 +34,11 @@ test('demand decays with its half-life and ranks keys by it', () => {
 test('the hot set is as many keys as the budget keeps fresh, per minute and per day', () => {
   const fresh = MINUTE;
   assert.equal(new BudgetPlanner({ perMinute: 5, perDay: 0, minIntervalMs: 0 }, fresh).hot, 4, '5 a minute with the 2 % counting margin');
-  assert.equal(new BudgetPlanner({ perMinute: 5, perDay: 500, minIntervalMs: 0 }, fresh).hot, 1, '500 a day keeps not even one key fresh all day: the hottest one');
+  assert.equal(
+    new BudgetPlanner({ perMinute: 5, perDay: 500, minIntervalMs: 0 }, fresh).hot,
+    1,
+    '500 a day keeps not even one key fresh all day: the hottest one',
+  );
   assert.equal(new BudgetPlanner({ perMinute: 75, perDay: 0, minIntervalMs: 0 }, fresh).hot, 73);
   assert.equal(new BudgetPlanner({ perMinute: 0, perDay: 0, minIntervalMs: 0 }, fresh).hot, Number.POSITIVE_INFINITY);
 });
@@ -42,7 +46,14 @@ test('the hot set is as many keys as the budget keeps fresh, per minute and per 
 test('only hot keys are refreshed, early in their last tenth, and not while callers with nothing are refused', () => {
   const c = clock();
   const planner = new BudgetPlanner({ perMinute: 5, perDay: 0, minIntervalMs: 0 }, MINUTE, c.fn);
-  for (const [key, n] of [['A', 9], ['B', 8], ['C', 7], ['D', 6], ['E', 1]] as const) for (let i = 0; i < n; i += 1) planner.note(key);
+  for (const [key, n] of [
+    ['A', 9],
+    ['B', 8],
+    ['C', 7],
+    ['D', 6],
+    ['E', 1],
+  ] as const)
+    for (let i = 0; i < n; i += 1) planner.note(key);
   const entry = makeEntry('v', { freshMs: MINUTE, staleMs: MINUTE }, c.now);
   assert.equal(planner.mayRefresh('A', entry), false, 'early in its fresh window');
   c.now += 0.95 * MINUTE;

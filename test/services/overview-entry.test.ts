@@ -8,7 +8,13 @@ describe('formatEntry', () => {
 
   it('formats price, change and percent against the previous close as toFixed(2) strings', () => {
     assert.deepEqual(formatEntry({ ...base, price: 5222.68, previousClose: 5214.08 }), {
-      price: '5222.68', change: '8.60', changePercent: '0.16%', name: 'S&P 500', category: 'index', currency: 'USD', asOf: base.asOf,
+      price: '5222.68',
+      change: '8.60',
+      changePercent: '0.16%',
+      name: 'S&P 500',
+      category: 'index',
+      currency: 'USD',
+      asOf: base.asOf,
     });
     const down = formatEntry({ ...base, price: 12.55, previousClose: 12.69 });
     assert.equal(down.change, '-0.14');

@@ -22,7 +22,10 @@ test('without Redis the store is embedded SQLite (WAL) under STATE_DIR', async (
 test('an unusable STATE_DIR stops the start with a clear message', async (t) => {
   const file = join(tempDir(t), 'not-a-directory');
   writeFileSync(file, '');
-  await assert.rejects(StateStore.open({ stateDir: file, redisUrl: undefined, redisKeyPrefix: 'x:', logger }), /cannot open the embedded store .*STATE_DIR/);
+  await assert.rejects(
+    StateStore.open({ stateDir: file, redisUrl: undefined, redisKeyPrefix: 'x:', logger }),
+    /cannot open the embedded store .*STATE_DIR/,
+  );
 });
 
 test('with Redis the status says ready, and says down (without the address) when it cannot connect', async (t) => {
@@ -33,7 +36,13 @@ test('with Redis the status says ready, and says down (without the address) when
   assert.equal(ok.status().fallback, false);
   assert.equal(ok.status().replicas, 1);
 
-  const lost = await StateStore.open({ stateDir: tempDir(t), redisUrl: 'redis://127.0.0.1:1', redisKeyPrefix: redisPrefix(t), logger, connectWaitMs: 300 });
+  const lost = await StateStore.open({
+    stateDir: tempDir(t),
+    redisUrl: 'redis://127.0.0.1:1',
+    redisKeyPrefix: redisPrefix(t),
+    logger,
+    connectWaitMs: 300,
+  });
   t.after(() => lost.close());
   const status = lost.status();
   assert.equal(status.redisReachable, false);

@@ -21,7 +21,12 @@ interface Answer {
 async function ask(base: string, path: string): Promise<Answer> {
   const res = await request(base + path);
   const text = await res.body.text();
-  return { status: res.statusCode, mode: res.headers['x-data-mode'] as string | undefined, cache: res.headers['x-cache'] as string | undefined, body: JSON.parse(text) };
+  return {
+    status: res.statusCode,
+    mode: res.headers['x-data-mode'] as string | undefined,
+    cache: res.headers['x-cache'] as string | undefined,
+    body: JSON.parse(text),
+  };
 }
 
 /** Starts the service, hands it to `use`, and stops it with SIGTERM (a clean exit, as a deployment would). */
@@ -37,7 +42,8 @@ async function run(t: TestContext, env: Record<string, string>, use: (url: strin
 
 async function usedDay(url: string): Promise<number | undefined> {
   const status = await ask(url, '/api/system/status');
-  return (status.body.upstreams as { id: string; budget: { usedDay: number } | null }[]).find((u) => u.id === 'provider-a')?.budget?.usedDay;
+  return (status.body.upstreams as { id: string; budget: { usedDay: number } | null }[]).find((u) => u.id === 'provider-a')?.budget
+    ?.usedDay;
 }
 
 /** A loopback port nothing listens on: connections to it are refused. */

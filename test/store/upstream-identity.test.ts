@@ -38,7 +38,13 @@ test('a sandbox scope ignores the simulators ephemeral URLs, and never equals a 
 });
 
 test('every configured upstream has a scope; an unknown name is a programming error that says where to add it', () => {
-  const config = loadConfig({ DATA_MODE: 'live', ALPHA_VANTAGE_API_KEY: 'k', MASSIVE_API_KEY: 'm', TASTYTRADE_CLIENT_SECRET: 's', TASTYTRADE_REFRESH_TOKEN: 'r' });
+  const config = loadConfig({
+    DATA_MODE: 'live',
+    ALPHA_VANTAGE_API_KEY: 'k',
+    MASSIVE_API_KEY: 'm',
+    TASTYTRADE_CLIENT_SECRET: 's',
+    TASTYTRADE_REFRESH_TOKEN: 'r',
+  });
   const scopes = StateScopes.fromConfig(config);
   for (const name of Object.keys(upstreamIdentities(config))) assert.match(scopes.of(name), new RegExp(`^live:${name}@[0-9a-f]{16}$`));
   assert.throws(() => scopes.of('nowhere'), /no upstream identity for "nowhere".*upstream-identity\.ts/);

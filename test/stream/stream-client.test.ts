@@ -54,7 +54,15 @@ test('frames reach an HTTP/1.1 reader as the chunks of the response, in order', 
   stream.heartbeat(Date.now());
   stream.end('event: shutdown\ndata: {}\n\n');
   await once(res, 'end');
-  assert.deepEqual(events.map((e) => [e.id, e.event]), [['1', 'status'], ['2', 'status'], ['3', 'status'], [undefined, 'shutdown']]);
+  assert.deepEqual(
+    events.map((e) => [e.id, e.event]),
+    [
+      ['1', 'status'],
+      ['2', 'status'],
+      ['3', 'status'],
+      [undefined, 'shutdown'],
+    ],
+  );
   assert.equal(JSON.parse(events[2]!.data).pad.length, 3000);
 });
 
@@ -102,10 +110,17 @@ test('a stream pipelined behind another response: its frames wait in the respons
     assert.equal(body.slice(line + 2 + size, line + 4 + size), '\r\n');
     at = line + 4 + size;
   }
-  assert.deepEqual(chunks, ['retry: 3000\n\n', 'id: 1\nevent: status\ndata: "queued"\n\n', 'id: 2\nevent: status\ndata: "direct"\n\n', 'event: shutdown\ndata: {}\n\n']);
+  assert.deepEqual(chunks, [
+    'retry: 3000\n\n',
+    'id: 1\nevent: status\ndata: "queued"\n\n',
+    'id: 2\nevent: status\ndata: "direct"\n\n',
+    'event: shutdown\ndata: {}\n\n',
+  ]);
 });
 
-test('a reader that stops reading: its stream holds the latest frame only, and sends it once the reader reads again', { timeout: 10_000 }, async (t) => {
+test('a reader that stops reading: its stream holds the latest frame only, and sends it once the reader reads again', {
+  timeout: 10_000,
+}, async (t) => {
   const { port, client } = await server(t);
   const req = request({ port, host: '127.0.0.1', path: '/stream' });
   req.end();
@@ -133,7 +148,10 @@ test('a reader that stops reading: its stream holds the latest frame only, and s
   res.resume();
   await new Promise<void>((resolve) => res.on('data', () => events.at(-1)?.id === last && resolve()));
   const ids = events.map((e) => Number(e.id));
-  assert.ok(ids.every((id, i) => i === 0 || id > ids[i - 1]!), `in order: ${ids.join(',')}`);
+  assert.ok(
+    ids.every((id, i) => i === 0 || id > ids[i - 1]!),
+    `in order: ${ids.join(',')}`,
+  );
   assert.ok(ids.length < n, `frames dropped while blocked: got ${ids.length} of ${n}`);
   assert.equal(stream.blocked, false, 'drained');
 });

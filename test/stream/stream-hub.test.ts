@@ -92,7 +92,11 @@ test('a fan-out writes a chunk of viewers per turn; a newer frame reaches those 
   assert.deepEqual(frames(), [['A'], ['A'], ['A'], ['A'], [], [], [], [], [], []], 'the first chunk at once, the others in later turns');
   subject.deliver(event('B'));
   assert.deepEqual(frames().slice(4), [[], [], [], [], [], []], 'the fan-out in progress carries on with B');
-  await untilWritten(viewers.map((v) => v.res), () => frames().every((f) => f.at(-1) === 'B'), 'B at every viewer');
+  await untilWritten(
+    viewers.map((v) => v.res),
+    () => frames().every((f) => f.at(-1) === 'B'),
+    'B at every viewer',
+  );
   assert.deepEqual(frames(), [['A', 'B'], ['A', 'B'], ['A', 'B'], ['A', 'B'], ['B'], ['B'], ['B'], ['B'], ['B'], ['B']]);
 });
 
@@ -104,7 +108,11 @@ test('a viewer arriving during a fan-out gets the latest frame at once, and only
   const late = viewer();
   subject.attach(late.client, [STATUS]);
   assert.deepEqual(late.res.frames, ['A']);
-  await untilWritten(viewers.map((v) => v.res), () => viewers.every(({ res }) => res.frames.length === 1), 'A at every viewer');
+  await untilWritten(
+    viewers.map((v) => v.res),
+    () => viewers.every(({ res }) => res.frames.length === 1),
+    'A at every viewer',
+  );
   subject.deliver(event('B'));
   await untilWritten([late.res], () => late.res.frames.length === 2, 'B at the late viewer');
   assert.deepEqual(late.res.frames, ['A', 'B']);
@@ -119,10 +127,17 @@ test('frames delivered faster than a fan-out ends: every viewer gets them in ord
     // Sometimes several frames in one turn, sometimes a few turns between them.
     for (let turn = 0; turn < n % 4; turn += 1) await new Promise((resolve) => setImmediate(resolve));
   }
-  await untilWritten(viewers.map((v) => v.res), () => viewers.every(({ res }) => res.frames.at(-1) === '30'), 'the last frame everywhere');
+  await untilWritten(
+    viewers.map((v) => v.res),
+    () => viewers.every(({ res }) => res.frames.at(-1) === '30'),
+    'the last frame everywhere',
+  );
   for (const { res } of viewers) {
     const numbers = res.frames.map(Number);
-    assert.ok(numbers.every((n, i) => i === 0 || n > numbers[i - 1]!), `in order, no repeat: ${numbers.join(',')}`);
+    assert.ok(
+      numbers.every((n, i) => i === 0 || n > numbers[i - 1]!),
+      `in order, no repeat: ${numbers.join(',')}`,
+    );
   }
   const writes = viewers.reduce((sum, { res }) => sum + res.frames.length, 0);
   t.diagnostic(`30 frames to 50 viewers, 3 a turn: ${writes} writes`);
@@ -153,18 +168,34 @@ test('the heartbeat reaches every stream, a chunk per turn, and closes a stream 
   const stuck = viewers[7]!;
   stuck.res.draining = false;
   subject.deliver(event('A'));
-  await untilWritten(viewers.map((v) => v.res), () => viewers.every(({ res }) => res.frames.length === 1), 'A at every viewer');
+  await untilWritten(
+    viewers.map((v) => v.res),
+    () => viewers.every(({ res }) => res.frames.length === 1),
+    'A at every viewer',
+  );
   assert.equal(stuck.client.blocked, true);
 
   const beats = (n: number) => viewers.every(({ res }) => res === stuck.res || res.written.filter((w) => w === ':').length === n);
   t.mock.timers.tick(1_000);
   assert.equal(viewers.filter(({ res }) => res.written.includes(':')).length, 4, 'the first chunk at once');
-  await untilWritten(viewers.map((v) => v.res), () => beats(1), 'a heartbeat everywhere');
+  await untilWritten(
+    viewers.map((v) => v.res),
+    () => beats(1),
+    'a heartbeat everywhere',
+  );
   t.mock.timers.tick(1_000);
-  await untilWritten(viewers.map((v) => v.res), () => beats(2), 'a second heartbeat');
+  await untilWritten(
+    viewers.map((v) => v.res),
+    () => beats(2),
+    'a second heartbeat',
+  );
   assert.equal(stuck.res.destroyed, false, 'blocked for 2 s, not more than slowClientMs');
   t.mock.timers.tick(1_000);
-  await untilWritten(viewers.map((v) => v.res), () => beats(3), 'a third heartbeat');
+  await untilWritten(
+    viewers.map((v) => v.res),
+    () => beats(3),
+    'a third heartbeat',
+  );
   assert.equal(stuck.res.destroyed, true, 'blocked for 3 s: closed');
 });
 
@@ -177,10 +208,18 @@ test('a heartbeat pass gives way to a fan-out: the event reaches every viewer fi
   t.mock.timers.tick(1_000);
   subject.deliver(event('A'));
   assert.deepEqual([beaten(), viewers.filter(({ res }) => res.frames.length === 1).length], [8, 8], 'a chunk of each at once');
-  await untilWritten(viewers.map((v) => v.res), () => viewers.every(({ res }) => res.frames.length === 1), 'A at every viewer');
+  await untilWritten(
+    viewers.map((v) => v.res),
+    () => viewers.every(({ res }) => res.frames.length === 1),
+    'A at every viewer',
+  );
   // 32 viewers left for A at 7 a turn: 5 turns, in which the pass got 1 a turn and what A left of the last.
   assert.equal(beaten(), 8 + 4 + 4);
-  await untilWritten(viewers.map((v) => v.res), () => beaten() === 40, 'a heartbeat everywhere');
+  await untilWritten(
+    viewers.map((v) => v.res),
+    () => beaten() === 40,
+    'a heartbeat everywhere',
+  );
 });
 
 test('a fan-out longer than the poll interval: the poll keeps its time, and the viewers it has not reached get the newest frame', async (t) => {
@@ -216,7 +255,11 @@ test('a fan-out longer than the poll interval: the poll keeps its time, and the 
   pollers[0]!.stop();
   const sequence = (id: string) => Number(id.split('-')[1]);
   const produced = Math.max(...viewers.flatMap(({ res }) => res.frames.map(sequence)));
-  await untilWritten(viewers.map((v) => v.res), () => viewers.every(({ res }) => sequence(res.frames.at(-1)!) === produced), 'the last frame everywhere');
+  await untilWritten(
+    viewers.map((v) => v.res),
+    () => viewers.every(({ res }) => sequence(res.frames.at(-1)!) === produced),
+    'the last frame everywhere',
+  );
 
   t.diagnostic(`reads at ${reads.join(', ')} ms`);
   const gaps = reads.slice(1).map((at, i) => at - reads[i]!);
@@ -227,6 +270,9 @@ test('a fan-out longer than the poll interval: the poll keeps its time, and the 
   assert.ok(firstFrames.size >= 2, 'viewers not reached before the next frame got that one first: the older one was skipped');
   for (const { res } of viewers) {
     const numbers = res.frames.map(sequence);
-    assert.ok(numbers.every((n, i) => i === 0 || n > numbers[i - 1]!), `in order, no repeat: ${numbers.join(',')}`);
+    assert.ok(
+      numbers.every((n, i) => i === 0 || n > numbers[i - 1]!),
+      `in order, no repeat: ${numbers.join(',')}`,
+    );
   }
 });

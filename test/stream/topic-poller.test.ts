@@ -87,7 +87,10 @@ test('a read is due when the fresh window of the value it got ends: a 300 ms fan
 
 test('no sooner than MIN_POLL_MS after the previous read started, however long its fan-out', async (t) => {
   // A value another request keeps fresh, 100 ms from the end of its window at every read.
-  const nearlyStale = (): CacheResult<unknown> => ({ entry: { ...makeEntry({ at: Date.now() }, WINDOW, Date.now() - 900) }, status: 'HIT' });
+  const nearlyStale = (): CacheResult<unknown> => ({
+    entry: { ...makeEntry({ at: Date.now() }, WINDOW, Date.now() - 900) },
+    status: 'HIT',
+  });
   const subject = poller(t, [{ ms: 0, answer: nearlyStale }], 300);
   await subject.run(4_500);
   assert.deepEqual(gaps(subject.starts), [MIN_POLL_MS, MIN_POLL_MS, MIN_POLL_MS, MIN_POLL_MS]);
@@ -122,7 +125,11 @@ test("an upstream's Retry-After counts from its answer", async (t) => {
 
 test('after a failed refresh, the next read comes when the cache lets a refresh try again: each one reaches the upstream', async (t) => {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
-  const cache = new UpstreamCache({ memory: new MemoryCacheStore({ maxEntries: 10, maxBytes: 100_000 }), logger, health: new UpstreamHealth() });
+  const cache = new UpstreamCache({
+    memory: new MemoryCacheStore({ maxEntries: 10, maxBytes: 100_000 }),
+    logger,
+    health: new UpstreamHealth(),
+  });
   const calls: number[] = [];
   let failing = false;
   const upstream = async () => {
@@ -132,7 +139,9 @@ test('after a failed refresh, the next read comes when the cache lets a refresh 
     return { at: Date.now() };
   };
   const topics = new LiveTopics();
-  topics.provide('brokerQuotes', (_arg, { revalidate }) => cache.fetch('quotes:AAPL', WINDOW, upstream, { upstream: 'ibkr', breaker: false, revalidate }));
+  topics.provide('brokerQuotes', (_arg, { revalidate }) =>
+    cache.fetch('quotes:AAPL', WINDOW, upstream, { upstream: 'ibkr', breaker: false, revalidate }),
+  );
   const events: TopicEvent[] = [];
   const fanOut = (event: TopicEvent) => {
     events.push(event);

@@ -36,7 +36,9 @@ async function cluster(t: TestContext, count: number) {
 }
 
 async function viewers(t: TestContext, replicas: Replica[], perReplica: number): Promise<SseClient[][]> {
-  return Promise.all(replicas.map((r) => Promise.all(Array.from({ length: perReplica }, () => SseClient.open(t, `${r.url}/api/stream?${TOPIC}`)))));
+  return Promise.all(
+    replicas.map((r) => Promise.all(Array.from({ length: perReplica }, () => SseClient.open(t, `${r.url}/api/stream?${TOPIC}`)))),
+  );
 }
 
 const count = (c: SseClient) => c.of('brokerQuotes').length;
@@ -73,10 +75,18 @@ test('kill -9 the polling replica: another takes the lease over and its viewers 
   await Promise.all(survivors.map((c, i) => c.until((s) => count(s) >= after[i]! + 3, 'events after the takeover', 30_000)));
   const resumedAt = Math.min(...survivors.map((c) => c.of('brokerQuotes').find((e) => e.at > killedAt + 1_100)?.at ?? Infinity));
   const newHolder = await holderPid();
-  t.diagnostic(`takeover: longest gap between events ${Math.max(...survivors.map(longestGap))} ms; first event more than 1.1 s after the kill came ${resumedAt - killedAt} ms after it`);
+  t.diagnostic(
+    `takeover: longest gap between events ${Math.max(...survivors.map(longestGap))} ms; first event more than 1.1 s after the kill came ${resumedAt - killedAt} ms after it`,
+  );
   assert.notEqual(newHolder, pid);
-  assert.ok(replicas.some((r, i) => i !== victim && r.child.pid === newHolder), 'a surviving replica holds the lease');
-  assert.ok(survivors.every((c) => !c.ended), 'the surviving streams stayed open');
+  assert.ok(
+    replicas.some((r, i) => i !== victim && r.child.pid === newHolder),
+    'a surviving replica holds the lease',
+  );
+  assert.ok(
+    survivors.every((c) => !c.ended),
+    'the surviving streams stayed open',
+  );
   await eventually(() => byReplica[victim]!.every((c) => c.ended), 'the killed replica streams to end');
 });
 

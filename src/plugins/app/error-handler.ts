@@ -32,7 +32,10 @@ export function validationToApiError(errors: AjvError[]): ApiError {
       return new ApiError('INVALID_PARAMETER', `${field} must be a single ${String(first.params.type)} value`);
     case 'minimum':
     case 'maximum':
-      return new ApiError('INVALID_PARAMETER', `${field} must be ${first.keyword === 'minimum' ? 'at least' : 'at most'} ${String(first.params.limit)}`);
+      return new ApiError(
+        'INVALID_PARAMETER',
+        `${field} must be ${first.keyword === 'minimum' ? 'at least' : 'at most'} ${String(first.params.limit)}`,
+      );
     case 'additionalProperties':
       return new ApiError('INVALID_PARAMETER', `unknown parameter: ${String(first.params.additionalProperty)}`);
     default:
@@ -85,13 +88,19 @@ export const errorHandling = fp(
     });
     app.setErrorHandler((error: FastifyError, request, reply) => handleError(error, request, reply));
 
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
-    if (getRoutes.has(path)) {
-      return sendError(request, reply, new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}; use GET`, { headers: { allow: 'GET, HEAD, OPTIONS' } }));
-    }
-    return sendError(request, reply, new ApiError('NOT_FOUND', `no route for ${request.method} ${path.slice(0, 200)}`));
-  });
+    app.setNotFoundHandler((request, reply) => {
+      const path = request.url.split('?')[0] ?? '/';
+      if (getRoutes.has(path)) {
+        return sendError(
+          request,
+          reply,
+          new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}; use GET`, {
+            headers: { allow: 'GET, HEAD, OPTIONS' },
+          }),
+        );
+      }
+      return sendError(request, reply, new ApiError('NOT_FOUND', `no route for ${request.method} ${path.slice(0, 200)}`));
+    });
   },
   { name: 'mdp-error-handling', fastify: '5.x' },
 );

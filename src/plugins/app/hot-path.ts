@@ -83,9 +83,10 @@ export const HOOKS_ACCOUNTED_FOR: Readonly<Record<string, Readonly<Record<string
     edgeHeaders: 'replayed from the pipeline answer; the request id is recomputed per request',
     closingAnswer: 'the hot path is disabled when the close begins, so the pipeline answers 503 SHUTTING_DOWN',
     preflightCheck: 'OPTIONS never reaches the hot path',
-    handleCors: "its headers are replayed (the same for every origin with CORS_ORIGINS=*); per-origin lists turn the hot path off",
+    handleCors: 'its headers are replayed (the same for every origin with CORS_ORIGINS=*); per-origin lists turn the hot path off',
     requestHygiene: 'a request with a body falls through to the pipeline; a remembered URL passed the length check',
-    anonymous: "@fastify/rate-limit's: the hot path counts the caller in the limiter's own store, same windows, and falls through when over",
+    anonymous:
+      "@fastify/rate-limit's: the hot path counts the caller in the limiter's own store, same windows, and falls through when over",
   },
   preValidation: {
     preValidation: "the route's own case normalisation: only an exact URL the pipeline already answered is replayed",
@@ -104,7 +105,11 @@ export function requestId(given: string | string[] | undefined): string {
 }
 
 export class HotPath {
-  private readonly entries = new LRUCache<string, HotEntry>({ max: 2_000, maxSize: 32 * 1024 * 1024, sizeCalculation: (e) => e.bytes + 512 });
+  private readonly entries = new LRUCache<string, HotEntry>({
+    max: 2_000,
+    maxSize: 32 * 1024 * 1024,
+    sizeCalculation: (e) => e.bytes + 512,
+  });
   private enabled: boolean;
   limiter: CallerLimiter | undefined;
   recorder: RequestRecorder | undefined;
@@ -122,7 +127,14 @@ export class HotPath {
   }
 
   /** Called by sendCached once the pipeline has rendered a fresh 200 for this URL. */
-  remember(request: FastifyRequest, reply: FastifyReply, entry: CacheEntry, body: string, etag: string, onAnswer?: (entry: CacheEntry) => void): void {
+  remember(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    entry: CacheEntry,
+    body: string,
+    etag: string,
+    onAnswer?: (entry: CacheEntry) => void,
+  ): void {
     if (!this.enabled || request.method !== 'GET' || reply.statusCode !== 200 || reply.hasHeader('x-partial')) return;
     const replayed: string[] = [];
     for (const [name, value] of Object.entries(reply.getHeaders())) {
@@ -160,11 +172,15 @@ export class HotPath {
       const started = performance.now();
       const limiter = this.limiter;
       if (limiter === undefined) return this.answer(req, res, hot, now, started, undefined);
-      limiter.incr(req.socket.remoteAddress ?? '', (error, count) => {
-        // Over the limit, or the store failed: the pipeline renders the 429 (or its own fallback).
-        if (error !== null || count === undefined || count.current > limiter.max) return fastify(req, res);
-        this.answer(req, res, hot, now, started, { remaining: limiter.max - count.current, reset: Math.ceil(count.ttl / 1000) });
-      }, limiter.windowMs);
+      limiter.incr(
+        req.socket.remoteAddress ?? '',
+        (error, count) => {
+          // Over the limit, or the store failed: the pipeline renders the 429 (or its own fallback).
+          if (error !== null || count === undefined || count.current > limiter.max) return fastify(req, res);
+          this.answer(req, res, hot, now, started, { remaining: limiter.max - count.current, reset: Math.ceil(count.ttl / 1000) });
+        },
+        limiter.windowMs,
+      );
     };
   }
 
@@ -200,7 +216,15 @@ export class HotPath {
     const seconds = (performance.now() - started) / 1000;
     this.recorder?.(req.method ?? 'GET', hot.route, status, seconds, 'HIT');
     if (this.log.enabled) {
-      this.log.write({ reqId: id, method: req.method, url: redactUrl(req.url), status, ms: Math.round(seconds * 1000), cache: 'HIT', ip: req.socket.remoteAddress });
+      this.log.write({
+        reqId: id,
+        method: req.method,
+        url: redactUrl(req.url),
+        status,
+        ms: Math.round(seconds * 1000),
+        cache: 'HIT',
+        ip: req.socket.remoteAddress,
+      });
     }
   }
 }

@@ -72,7 +72,8 @@ export class ServiceMetrics {
       collect() {
         this.reset();
         for (const [upstream, counts] of outcomes) {
-          for (const outcome of ['HIT', 'MISS', 'STALE'] as const) if (counts[outcome] > 0) this.inc({ upstream, outcome }, counts[outcome]);
+          for (const outcome of ['HIT', 'MISS', 'STALE'] as const)
+            if (counts[outcome] > 0) this.inc({ upstream, outcome }, counts[outcome]);
         }
       },
     });
@@ -88,21 +89,34 @@ export class ServiceMetrics {
 
   /** Called once per answered request; cheap on purpose (the cache-hit path is benchmarked). */
   observe(request: FastifyRequest, reply: FastifyReply): void {
-    this.record(request.method, request.routeOptions.url ?? UNMATCHED, reply.statusCode, reply.elapsedTime / 1000, reply.getHeader('x-cache'));
+    this.record(
+      request.method,
+      request.routeOptions.url ?? UNMATCHED,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+      reply.getHeader('x-cache'),
+    );
   }
 
   /** The same observation from primitives, for requests answered by the hot path. */
   record = (method: string, route: string, status: number, seconds: number, cache: unknown): void => {
     const children = this.childrenOf(method, route, status);
     this.duration.observe(children.duration, seconds);
-    if (children.upstream !== null && (cache === 'HIT' || cache === 'MISS' || cache === 'STALE')) this.countOutcome(children.upstream, cache);
+    if (children.upstream !== null && (cache === 'HIT' || cache === 'MISS' || cache === 'STALE'))
+      this.countOutcome(children.upstream, cache);
   };
 
   private childrenOf(method: string, route: string, status: number): RouteChildren {
     let byMethod = this.children.get(route);
-    if (byMethod === undefined) this.children.set(route, (byMethod = new Map()));
+    if (byMethod === undefined) {
+      byMethod = new Map();
+      this.children.set(route, byMethod);
+    }
     let byStatus = byMethod.get(method);
-    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      byMethod.set(method, byStatus);
+    }
     let children = byStatus.get(status);
     if (children === undefined) {
       children = { duration: this.duration.createSeries({ method, route, status: String(status) }), upstream: areaOfRoute(route) };
@@ -249,7 +263,14 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
       }
     },
   });
-  const budgetGauge = (name: string, help: string, pick: (s: { usedMinute: number; usedDay: number; leftMinute: number | null; leftDay: number | null }, window: 'minute' | 'day') => number | null) =>
+  const budgetGauge = (
+    name: string,
+    help: string,
+    pick: (
+      s: { usedMinute: number; usedDay: number; leftMinute: number | null; leftDay: number | null },
+      window: 'minute' | 'day',
+    ) => number | null,
+  ) =>
     new Gauge({
       name,
       help,
@@ -267,8 +288,12 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
         }
       },
     });
-  budgetGauge('mdp_upstream_budget_left_calls', 'Upstream calls left in the current minute and day (only for capped upstreams).', (s, w) => (w === 'minute' ? s.leftMinute : s.leftDay));
-  budgetGauge('mdp_upstream_budget_used_calls', 'Upstream calls spent in the current minute and day.', (s, w) => (w === 'minute' ? s.usedMinute : s.usedDay));
+  budgetGauge('mdp_upstream_budget_left_calls', 'Upstream calls left in the current minute and day (only for capped upstreams).', (s, w) =>
+    w === 'minute' ? s.leftMinute : s.leftDay,
+  );
+  budgetGauge('mdp_upstream_budget_used_calls', 'Upstream calls spent in the current minute and day.', (s, w) =>
+    w === 'minute' ? s.usedMinute : s.usedDay,
+  );
 }
 
 /**

@@ -28,7 +28,12 @@ export interface SendOptions {
   onHotAnswer?: (entry: CacheEntry) => void;
 }
 
-export function sendCached(request: FastifyRequest, reply: FastifyReply, result: CacheResult<unknown>, options: SendOptions = {}): FastifyReply {
+export function sendCached(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  result: CacheResult<unknown>,
+  options: SendOptions = {},
+): FastifyReply {
   const { entry, status } = result;
   const now = Date.now();
   const { body, etag } = render(entry);

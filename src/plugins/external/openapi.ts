@@ -47,7 +47,9 @@ async function registerOpenApi(app: FastifyInstance): Promise<void> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transformObject: (document) => {
       const { openapiObject } = document as { openapiObject: Record<string, unknown> };
-      return documentHeaders(optionalWhenDefaulted(collapseLiteralUnions(openapiObject) as Record<string, unknown>)) as typeof openapiObject;
+      return documentHeaders(
+        optionalWhenDefaulted(collapseLiteralUnions(openapiObject) as Record<string, unknown>),
+      ) as typeof openapiObject;
     },
   });
   await app.register(swaggerUi, {
@@ -84,7 +86,10 @@ export function collapseLiteralUnions(node: unknown): unknown {
 
 /** A query parameter with a default is filled in by validation, so a caller never has to send it. */
 export function optionalWhenDefaulted(document: Record<string, unknown>): Record<string, unknown> {
-  const paths = (document.paths ?? {}) as Record<string, Record<string, { parameters?: { required?: boolean; schema?: { default?: unknown } }[] }>>;
+  const paths = (document.paths ?? {}) as Record<
+    string,
+    Record<string, { parameters?: { required?: boolean; schema?: { default?: unknown } }[] }>
+  >;
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
       for (const parameter of operation.parameters ?? []) if (parameter.schema?.default !== undefined) parameter.required = false;
@@ -98,32 +103,47 @@ const integer = { type: 'integer', minimum: 0 };
 /** The response headers, documented once as components and referenced by every response that carries them. */
 export const RESPONSE_HEADERS: Record<string, { description: string; required?: boolean; schema: Record<string, unknown> }> = {
   'X-Request-Id': {
-    description: "The caller's X-Request-Id when it is 1-64 letters, digits or `._:-`, else a generated UUID; names the request in the log.",
+    description:
+      "The caller's X-Request-Id when it is 1-64 letters, digits or `._:-`, else a generated UUID; names the request in the log.",
     required: true,
     schema: { type: 'string', pattern: '^[\\w.:-]{1,64}$' },
   },
-  'X-Data-Mode': { description: 'sandbox (simulated upstreams) or live.', required: true, schema: { type: 'string', enum: ['sandbox', 'live'] } },
+  'X-Data-Mode': {
+    description: 'sandbox (simulated upstreams) or live.',
+    required: true,
+    schema: { type: 'string', enum: ['sandbox', 'live'] },
+  },
   'X-Cache': {
-    description: 'HIT (fresh from the cache), MISS (fetched for this request) or STALE (past its fresh window: served while one refresh runs, or while the upstream fails).',
+    description:
+      'HIT (fresh from the cache), MISS (fetched for this request) or STALE (past its fresh window: served while one refresh runs, or while the upstream fails).',
     required: true,
     schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE'] },
   },
   Age: { description: 'Seconds since the upstream answered (RFC 9111).', required: true, schema: integer },
-  ETag: { description: 'Tag of the body; send it in If-None-Match to get a 304 while it is current.', required: true, schema: { type: 'string' } },
+  ETag: {
+    description: 'Tag of the body; send it in If-None-Match to get a 304 while it is current.',
+    required: true,
+    schema: { type: 'string' },
+  },
   'Cache-Control': {
-    description: '`public, max-age=<fresh window>, stale-while-revalidate=<stale window>, stale-if-error=<stale window>`; max-age counts from the upstream answer (subtract Age).',
+    description:
+      '`public, max-age=<fresh window>, stale-while-revalidate=<stale window>, stale-if-error=<stale window>`; max-age counts from the upstream answer (subtract Age).',
     required: true,
     schema: { type: 'string', pattern: '^public, max-age=\\d+, stale-while-revalidate=\\d+, stale-if-error=\\d+$' },
   },
   'Retry-After': { description: 'Seconds until a retry can succeed.', schema: { type: 'integer', minimum: 1 } },
-  'X-RateLimit-Limit': { description: "Requests this caller may make per minute (absent when RATE_LIMIT_PER_MINUTE=0).", schema: integer },
+  'X-RateLimit-Limit': { description: 'Requests this caller may make per minute (absent when RATE_LIMIT_PER_MINUTE=0).', schema: integer },
   'X-RateLimit-Remaining': { description: 'Requests left to this caller in the current minute.', schema: integer },
   'X-RateLimit-Reset': { description: 'Seconds until the current minute window ends.', schema: integer },
   'X-Data-Source': {
-    description: 'Who produced the values: alpha-vantage (provider A), or yahoo when provider A could not answer and QUOTE_FALLBACK=yahoo. On /query: on GLOBAL_QUOTE and indicator answers.',
+    description:
+      'Who produced the values: alpha-vantage (provider A), or yahoo when provider A could not answer and QUOTE_FALLBACK=yahoo. On /query: on GLOBAL_QUOTE and indicator answers.',
     schema: { type: 'string', enum: ['alpha-vantage', 'yahoo'] },
   },
-  'X-Partial': { description: 'Instruments left out of this overview (comma-separated), when some failed with nothing cached.', schema: { type: 'string' } },
+  'X-Partial': {
+    description: 'Instruments left out of this overview (comma-separated), when some failed with nothing cached.',
+    schema: { type: 'string' },
+  },
 };
 
 const CACHED = ['X-Cache', 'Age', 'ETag', 'Cache-Control'];
@@ -150,7 +170,10 @@ export function documentHeaders(document: Record<string, unknown>): Record<strin
         if (status === '429' || status === '503') names.push('Retry-After');
         if (cached && (status === '200' || status === '304')) names.push(...CACHED);
         if (status === '200') names.push(...(ROUTE_HEADERS[path] ?? []));
-        response.headers = { ...response.headers, ...Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])) };
+        response.headers = {
+          ...response.headers,
+          ...Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])),
+        };
       }
     }
   }

@@ -29,7 +29,8 @@ export class HealthMemo {
     const { unreadable, ...health } = await this.broker.health();
     if (unreadable !== undefined) this.upstreams.recordDrift(this.broker.kind, unreadable.reason, unreadable.message);
     if (health.status === 'connected') this.upstreams.recordSuccess(this.broker.kind);
-    else if (health.status !== 'not_configured') this.upstreams.recordError(this.broker.kind, new ApiError('BROKER_UNAVAILABLE', health.message));
+    else if (health.status !== 'not_configured')
+      this.upstreams.recordError(this.broker.kind, new ApiError('BROKER_UNAVAILABLE', health.message));
     this.entry = makeEntry(health, HEALTH_WINDOW);
     return this.entry;
   }

@@ -16,7 +16,8 @@ export function positionsRoute(app: FastifyInstance, broker: Broker): void {
       schema: {
         operationId: 'getBrokerPositions',
         summary: 'Open positions',
-        description: 'Every position of every account, all pages, with numbers as numbers. Cached (fresh 5 s by default); see X-Cache and Age.',
+        description:
+          'Every position of every account, all pages, with numbers as numbers. Cached (fresh 5 s by default); see X-Cache and Age.',
         tags: ['broker'],
         response: { 200: PositionsResponse, ...NOT_MODIFIED, ...errorResponses(429, 502, 503, 504) },
       },

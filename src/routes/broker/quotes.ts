@@ -26,7 +26,10 @@ export function quotesRoute(app: FastifyInstance, broker: Broker): void {
   /** `symbols` sorted and distinct (parseSymbolList), so any order of one set shares an entry. */
   const load = (symbols: string[], extra: Partial<FetchOptions> = {}) => {
     ensureConfigured(broker);
-    return app.deps.cache.fetch(`${scope}:quotes:${symbols.join(',')}`, window, () => broker.quotes(symbols), { upstream: broker.kind, ...extra });
+    return app.deps.cache.fetch(`${scope}:quotes:${symbols.join(',')}`, window, () => broker.quotes(symbols), {
+      upstream: broker.kind,
+      ...extra,
+    });
   };
   app.liveTopics.provide('brokerQuotes', async (list, { revalidate }) => load(list.split(','), { revalidate }));
   app.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -13,10 +13,13 @@ export const BrokerName = Type.Union([Type.Literal('ibkr'), Type.Literal('tastyt
 export const HealthResponse = Type.Object(
   {
     broker: BrokerName,
-    status: Type.Union([Type.Literal('connected'), Type.Literal('unauthenticated'), Type.Literal('disconnected'), Type.Literal('not_configured')], {
-      description:
-        'connected: data can be read. unauthenticated: the broker answers but has no usable session (gateway not logged in, or token refused). disconnected: nothing usable answers. not_configured: no broker is set up.',
-    }),
+    status: Type.Union(
+      [Type.Literal('connected'), Type.Literal('unauthenticated'), Type.Literal('disconnected'), Type.Literal('not_configured')],
+      {
+        description:
+          'connected: data can be read. unauthenticated: the broker answers but has no usable session (gateway not logged in, or token refused). disconnected: nothing usable answers. not_configured: no broker is set up.',
+      },
+    ),
     authenticated: Type.Boolean(),
     connected: Type.Boolean({ description: 'The broker (or local gateway) answered.' }),
     checkedAt: Type.String({ format: 'date-time' }),
@@ -36,7 +39,10 @@ export const Account = Type.Object(
   { additionalProperties: false },
 );
 
-export const AccountsResponse = Type.Object({ accounts: Type.Array(Account) }, { additionalProperties: false, $id: 'BrokerAccountsResponse' });
+export const AccountsResponse = Type.Object(
+  { accounts: Type.Array(Account) },
+  { additionalProperties: false, $id: 'BrokerAccountsResponse' },
+);
 
 export const Position = Type.Object(
   {

@@ -3,7 +3,14 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OUTPUT_SIZES, SERIES_FUNCTIONS, SERIES_INTERVALS, type SeriesQuery, seriesKey, takesOutputSize } from '../../wire/alpha-vantage/time-series.js';
+import {
+  OUTPUT_SIZES,
+  SERIES_FUNCTIONS,
+  SERIES_INTERVALS,
+  type SeriesQuery,
+  seriesKey,
+  takesOutputSize,
+} from '../../wire/alpha-vantage/time-series.js';
 import { ALPHA_VANTAGE } from '../../core/upstream-ids.js';
 import { errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
@@ -30,11 +37,18 @@ export const TimeSeriesResponse = Type.Object(
 
 const Querystring = Type.Object({
   symbol: SymbolParam,
-  outputsize: Type.Optional(StringEnum(OUTPUT_SIZES, { default: 'compact', description: 'compact: the latest 100 days; full: the whole history.' })),
+  outputsize: Type.Optional(
+    StringEnum(OUTPUT_SIZES, { default: 'compact', description: 'compact: the latest 100 days; full: the whole history.' }),
+  ),
 });
 
 /** Answers a TIME_SERIES_* function through the cache; `query.symbol` is upper case. */
-export async function serveSeries(deps: ProviderADeps, request: FastifyRequest, reply: FastifyReply, query: SeriesQuery): Promise<FastifyReply> {
+export async function serveSeries(
+  deps: ProviderADeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  query: SeriesQuery,
+): Promise<FastifyReply> {
   const { SERIES_DAILY, SERIES_INTRADAY } = deps.config.cache.windows;
   const intraday = query.fn === 'TIME_SERIES_INTRADAY';
   const canonical: SeriesQuery = {
@@ -50,7 +64,11 @@ export async function serveSeries(deps: ProviderADeps, request: FastifyRequest, 
   const flags = `${extendedHours ?? '-'}:${adjusted ?? '-'}`;
   const key = `${deps.scopes.of(ALPHA_VANTAGE)}:series:${fn}:${symbol}:${outputsize ?? '-'}:${interval ?? '-'}:${month ?? '-'}:${flags}`;
   const load = () => deps.alphaVantage().timeSeries(canonical);
-  return sendCached(request, reply, await deps.cache.fetch(key, intraday ? SERIES_INTRADAY : SERIES_DAILY, load, { upstream: ALPHA_VANTAGE }));
+  return sendCached(
+    request,
+    reply,
+    await deps.cache.fetch(key, intraday ? SERIES_INTRADAY : SERIES_DAILY, load, { upstream: ALPHA_VANTAGE }),
+  );
 }
 
 export function dailyRoute(app: FastifyInstance, deps: ProviderADeps): void {

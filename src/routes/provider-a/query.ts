@@ -43,7 +43,11 @@ export function alphaVantageErrorKey(error: ApiError): Record<string, string> {
 const text = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
 
 const Querystring = Type.Object({
-  function: StringEnum(ALPHA_VANTAGE_FUNCTIONS, { description: `Alpha Vantage function. ${ANY_CASE}`, examples: ['GLOBAL_QUOTE'], [CASE_INSENSITIVE]: true }),
+  function: StringEnum(ALPHA_VANTAGE_FUNCTIONS, {
+    description: `Alpha Vantage function. ${ANY_CASE}`,
+    examples: ['GLOBAL_QUOTE'],
+    [CASE_INSENSITIVE]: true,
+  }),
   symbol: Type.Optional(SymbolParam),
   keywords: Type.Optional(KeywordsParam),
   interval: text(`Indicators: ${INTERVALS.join(', ')} (default daily). TIME_SERIES_INTRADAY (required): ${SERIES_INTERVALS.join(', ')}.`),
@@ -55,7 +59,9 @@ const Querystring = Type.Object({
   time_period: text('Indicators that take one: a whole number from 2 to 1000.'),
   series_type: text('Price-based indicators: close, open, high or low.'),
   ...Object.fromEntries(INDICATOR_PARAM_NAMES.map((name) => [name, text(`The indicators that take ${name}.`)])),
-  apikey: Type.Optional(Type.String({ maxLength: 128, description: 'Accepted and ignored: the service uses its own key. Never forwarded, never logged.' })),
+  apikey: Type.Optional(
+    Type.String({ maxLength: 128, description: 'Accepted and ignored: the service uses its own key. Never forwarded, never logged.' }),
+  ),
 });
 type Query = Static<typeof Querystring>;
 
@@ -68,7 +74,10 @@ const QueryResponse = Type.Object(
   },
 );
 
-export function queryRoute(app: FastifyInstance, deps: Pick<AppDeps, 'config' | 'scopes' | 'cache' | 'alphaVantage' | 'quotes' | 'technical'>): void {
+export function queryRoute(
+  app: FastifyInstance,
+  deps: Pick<AppDeps, 'config' | 'scopes' | 'cache' | 'alphaVantage' | 'quotes' | 'technical'>,
+): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/query',
     {
@@ -76,7 +85,7 @@ export function queryRoute(app: FastifyInstance, deps: Pick<AppDeps, 'config' | 
         operationId: 'alphaVantageQuery',
         summary: 'Alpha Vantage-compatible query',
         description:
-          "Alpha Vantage's own API (GLOBAL_QUOTE, the indicators, SYMBOL_SEARCH, TIME_SERIES_DAILY/WEEKLY/MONTHLY/INTRADAY) with its bodies, through this service's cache and budget: point a client's base URL here and drop the key. Errors are the usual error body plus Alpha Vantage's own key (\"Error Message\", or \"Information\" when the budget is spent or the provider unavailable) so Alpha Vantage clients report them.",
+          'Alpha Vantage\'s own API (GLOBAL_QUOTE, the indicators, SYMBOL_SEARCH, TIME_SERIES_DAILY/WEEKLY/MONTHLY/INTRADAY) with its bodies, through this service\'s cache and budget: point a client\'s base URL here and drop the key. Errors are the usual error body plus Alpha Vantage\'s own key ("Error Message", or "Information" when the budget is spent or the provider unavailable) so Alpha Vantage clients report them.',
         tags: ['provider-a'],
         querystring: Querystring,
         response: { 200: QueryResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },
@@ -106,7 +115,8 @@ function seriesQuery(fn: SeriesFunction, query: Query): SeriesQuery {
   const outputsize = takesOutputSize(fn) ? readEnum(query.outputsize, 'outputsize', OUTPUT_SIZES) : undefined;
   if (fn !== 'TIME_SERIES_INTRADAY') return { fn, symbol, outputsize };
   const interval = readEnum(query.interval, 'interval', SERIES_INTERVALS);
-  if (interval === undefined) throw new ApiError('MISSING_PARAMETER', `interval is required for ${fn}: one of ${SERIES_INTERVALS.join(', ')}`);
+  if (interval === undefined)
+    throw new ApiError('MISSING_PARAMETER', `interval is required for ${fn}: one of ${SERIES_INTERVALS.join(', ')}`);
   return {
     fn,
     symbol,
@@ -131,7 +141,8 @@ function required(value: string | undefined, name: string, fn: string): string {
 function readEnum<T extends string>(raw: string | undefined, name: string, allowed: readonly T[]): T | undefined {
   const value = given(raw, name)?.toLowerCase();
   if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new ApiError('INVALID_PARAMETER', `${name} must be one of: ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new ApiError('INVALID_PARAMETER', `${name} must be one of: ${allowed.join(', ')}`);
   return value as T;
 }
 
@@ -141,4 +152,3 @@ function readDatatype(raw: string | undefined): void {
   const what = value === 'csv' ? 'datatype=csv is not supported' : 'datatype must be json';
   throw new ApiError('INVALID_PARAMETER', `${what}: this service answers JSON only (datatype=json)`);
 }
-

@@ -28,7 +28,12 @@ const Querystring = Type.Object({ symbol: SymbolParam });
  * Answers GLOBAL_QUOTE for `symbol` (upper case) through the quote service (provider A, else the fallback;
  * see src/services/quote-service.ts); shared by /quote and /query. `X-Data-Source` says who produced it.
  */
-export async function serveQuote({ quotes }: Pick<AppDeps, 'quotes'>, request: FastifyRequest, reply: FastifyReply, symbol: string): Promise<FastifyReply> {
+export async function serveQuote(
+  { quotes }: Pick<AppDeps, 'quotes'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  symbol: string,
+): Promise<FastifyReply> {
   const { result, source } = await quotes.get(symbol);
   reply.header('x-data-source', source);
   // The hot path replays provider-A answers only: a fallback answer must give way to provider A's next one.

@@ -23,7 +23,11 @@ export const SearchResponse = Type.Object(
   {
     bestMatches: Type.Array(Type.Object(Object.fromEntries(MATCH_FIELDS.map((f) => [f, Type.String()])), { additionalProperties: false })),
   },
-  { additionalProperties: false, $id: 'SearchResponse', description: 'Alpha Vantage SYMBOL_SEARCH: best matches first; no match is an empty list.' },
+  {
+    additionalProperties: false,
+    $id: 'SearchResponse',
+    description: 'Alpha Vantage SYMBOL_SEARCH: best matches first; no match is an empty list.',
+  },
 );
 
 const Querystring = Type.Object({ keywords: KeywordsParam });
@@ -31,10 +35,17 @@ const Querystring = Type.Object({ keywords: KeywordsParam });
 /** Answers SYMBOL_SEARCH through the cache (a day fresh by default); shared by /search and /query. */
 export type ProviderADeps = Pick<AppDeps, 'config' | 'scopes' | 'cache' | 'alphaVantage'>;
 
-export async function serveSearch(deps: ProviderADeps, request: FastifyRequest, reply: FastifyReply, keywords: string): Promise<FastifyReply> {
+export async function serveSearch(
+  deps: ProviderADeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  keywords: string,
+): Promise<FastifyReply> {
   const text = keywords.trim();
   const key = `${deps.scopes.of(ALPHA_VANTAGE)}:search:${text.toLowerCase()}`;
-  const result = await deps.cache.fetch(key, deps.config.cache.windows.SEARCH, () => deps.alphaVantage().symbolSearch(text), { upstream: ALPHA_VANTAGE });
+  const result = await deps.cache.fetch(key, deps.config.cache.windows.SEARCH, () => deps.alphaVantage().symbolSearch(text), {
+    upstream: ALPHA_VANTAGE,
+  });
   return sendCached(request, reply, result);
 }
 

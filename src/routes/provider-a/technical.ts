@@ -21,7 +21,9 @@ const Querystring = Type.Object({
   time_period: optional('Bars per value, a whole number from 2 to 1000, for indicators that take one (default 14; 20 for BBANDS).'),
   series_type: optional(`Price series for price-based indicators: ${SERIES_TYPES.join(', ')} (default close).`),
   month: optional('YYYY-MM: that month of intraday history (intraday intervals only).'),
-  ...Object.fromEntries(INDICATOR_PARAM_NAMES.map((name) => [name, optional(`Alpha Vantage's ${name}, for the indicators that take it (see README).`)])),
+  ...Object.fromEntries(
+    INDICATOR_PARAM_NAMES.map((name) => [name, optional(`Alpha Vantage's ${name}, for the indicators that take it (see README).`)]),
+  ),
 });
 type Query = Static<typeof Querystring>;
 
@@ -55,7 +57,12 @@ function normaliseCase(query: Record<string, unknown>): void {
 }
 
 /** Answers a technical indicator (`query.symbol` upper case) through the technical service; shared by /technical and /query. */
-export async function serveTechnical({ technical }: Pick<AppDeps, 'technical'>, request: FastifyRequest, reply: FastifyReply, query: TechnicalQuery): Promise<FastifyReply> {
+export async function serveTechnical(
+  { technical }: Pick<AppDeps, 'technical'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  query: TechnicalQuery,
+): Promise<FastifyReply> {
   const { result, source } = await technical.get(query);
   reply.header('x-data-source', source);
   // As for quotes, the hot path replays provider-A answers only.
@@ -69,7 +76,8 @@ export function technicalRoute(app: FastifyInstance, deps: Pick<AppDeps, 'techni
       schema: {
         operationId: 'getTechnical',
         summary: 'Technical indicator series for a symbol',
-        description: 'Alpha Vantage technical indicators, validated and returned in the upstream shape. When provider A cannot answer and QUOTE_FALLBACK=yahoo, computed from Yahoo chart bars in the same shape (X-Data-Source: yahoo).',
+        description:
+          'Alpha Vantage technical indicators, validated and returned in the upstream shape. When provider A cannot answer and QUOTE_FALLBACK=yahoo, computed from Yahoo chart bars in the same shape (X-Data-Source: yahoo).',
         tags: ['provider-a'],
         querystring: Querystring,
         response: { 200: TechnicalResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },

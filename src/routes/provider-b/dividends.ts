@@ -18,7 +18,9 @@ export const MAX_LIMIT = 1000;
 const Querystring = Type.Object({
   symbol: Type.Optional(SymbolParam),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `Records per page (default ${DEFAULT_LIMIT}).` })),
-  cursor: Type.Optional(Type.String({ pattern: CURSOR_PATTERN, description: 'Opaque; take it from the "next" link of the previous page.' })),
+  cursor: Type.Optional(
+    Type.String({ pattern: CURSOR_PATTERN, description: 'Opaque; take it from the "next" link of the previous page.' }),
+  ),
 });
 type Query = Static<typeof Querystring>;
 
@@ -44,7 +46,9 @@ export const DividendsResponse = Type.Object(
   {
     results: Type.Array(DividendRecord),
     count: Type.Integer({ description: 'Records on this page.' }),
-    next: Type.Union([Type.String(), Type.Null()], { description: 'Path of the following page on this service, or null on the last page.' }),
+    next: Type.Union([Type.String(), Type.Null()], {
+      description: 'Path of the following page on this service, or null on the last page.',
+    }),
   },
   { additionalProperties: false, $id: 'DividendsResponse' },
 );
@@ -99,7 +103,10 @@ export function dividendsRoute(app: FastifyInstance, deps: Pick<AppDeps, 'config
       const key = `${scope}:div:${page.symbol ?? '*'}:${page.limit}:${page.cursor ?? '-'}`;
       const load = async (): Promise<Body> => {
         const upstream = await massive.dividends({ ticker: page.symbol ?? undefined, limit: page.limit, cursor: page.cursor ?? undefined });
-        const next = upstream.nextCursor === null ? null : nextLink(path, { symbol: page.symbol, limit: page.limit, upstream: upstream.nextCursor }, cursors);
+        const next =
+          upstream.nextCursor === null
+            ? null
+            : nextLink(path, { symbol: page.symbol, limit: page.limit, upstream: upstream.nextCursor }, cursors);
         return { results: upstream.results, count: upstream.results.length, next };
       };
       return sendCached(request, reply, await cache.fetch(key, window, load, { upstream: MASSIVE }));

@@ -20,7 +20,8 @@ function statusFingerprint(value: unknown): string {
 
 const systemRoutes: FastifyPluginAsync = async (app) => {
   const startedAt = new Date();
-  const status = () => buildSystemStatus({ deps: app.deps, startedAt, outcomes: app.hasDecorator('metrics') ? app.metrics.outcomesByUpstream : undefined });
+  const status = () =>
+    buildSystemStatus({ deps: app.deps, startedAt, outcomes: app.hasDecorator('metrics') ? app.metrics.outcomesByUpstream : undefined });
   app.liveTopics.provide('status', async () => ({ entry: makeEntry(await status(), STATUS_WINDOW), status: 'MISS' }), statusFingerprint);
 
   app.get(

@@ -2,13 +2,21 @@
 // and the OpenAPI document.
 import { type Static, Type } from '@sinclair/typebox';
 
-const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer> | ReturnType<typeof Type.Number> | ReturnType<typeof Type.Boolean>>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
+const Nullable = <
+  T extends
+    | ReturnType<typeof Type.String>
+    | ReturnType<typeof Type.Integer>
+    | ReturnType<typeof Type.Number>
+    | ReturnType<typeof Type.Boolean>,
+>(
+  schema: T,
+) => Type.Union([schema, Type.Null()]);
 
 const IsoTime = Type.String({ format: 'date-time' });
 
 export const OverallStatus = Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')], {
-  description: 'ok: everything configured works; degraded: something is failing, spent or fallen back but data is served; down: no configured upstream is answering.',
+  description:
+    'ok: everything configured works; degraded: something is failing, spent or fallen back but data is served; down: no configured upstream is answering.',
 });
 
 const LastError = Type.Union(
@@ -29,15 +37,21 @@ const LastError = Type.Union(
 const UnreadableAnswers = Type.Object(
   {
     total: Type.Integer(),
-    byReason: Type.Record(Type.String(), Type.Integer(), { description: 'Counts by reason (e.g. quote-field, chart-meta, unrecognised-notice).' }),
+    byReason: Type.Record(Type.String(), Type.Integer(), {
+      description: 'Counts by reason (e.g. quote-field, chart-meta, unrecognised-notice).',
+    }),
     last: Type.Union([
-      Type.Object({ at: IsoTime, reason: Type.String(), message: Type.String({ description: 'What did not read; never a key or upstream URL.' }) }, { additionalProperties: false }),
+      Type.Object(
+        { at: IsoTime, reason: Type.String(), message: Type.String({ description: 'What did not read; never a key or upstream URL.' }) },
+        { additionalProperties: false },
+      ),
       Type.Null(),
     ]),
   },
   {
     additionalProperties: false,
-    description: 'Answers that did not read as the provider\'s wire format says (a missing field, an unknown notice wording), since start: the first sign that a provider changed its format.',
+    description:
+      "Answers that did not read as the provider's wire format says (a missing field, an unknown notice wording), since start: the first sign that a provider changed its format.",
   },
 );
 
@@ -51,8 +65,12 @@ const Budget = Type.Union(
         usedDay: Type.Integer({ description: 'Calls in the last 24 hours.' }),
         leftMinute: Nullable(Type.Integer()),
         leftDay: Nullable(Type.Integer()),
-        nextAvailableAt: Nullable(Type.String({ format: 'date-time', description: 'When the next call may be sent; null when one may be sent now.' })),
-        backedOffUntil: Nullable(Type.String({ format: 'date-time', description: 'The upstream refused for its own limits; nothing is sent before this time.' })),
+        nextAvailableAt: Nullable(
+          Type.String({ format: 'date-time', description: 'When the next call may be sent; null when one may be sent now.' }),
+        ),
+        backedOffUntil: Nullable(
+          Type.String({ format: 'date-time', description: 'The upstream refused for its own limits; nothing is sent before this time.' }),
+        ),
         store: Type.String({ description: 'Where the ledger lives: memory, embedded, redis or local-fallback.' }),
       },
       { additionalProperties: false },
@@ -77,12 +95,15 @@ const Circuit = Type.Union(
     Type.Object(
       {
         state: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open')], {
-          description: 'open: the upstream kept failing, calls fail fast (stale data is served where cached) until the next probe; half_open: one probe may go out.',
+          description:
+            'open: the upstream kept failing, calls fail fast (stale data is served where cached) until the next probe; half_open: one probe may go out.',
         }),
         consecutiveFailures: Type.Integer(),
         opened: Type.Integer({ description: 'Times the circuit opened since start.' }),
         rejected: Type.Integer({ description: 'Calls not sent because the circuit was open.' }),
-        nextProbeAt: Nullable(Type.String({ format: 'date-time', description: 'When the circuit lets a probe through; null unless open.' })),
+        nextProbeAt: Nullable(
+          Type.String({ format: 'date-time', description: 'When the circuit lets a probe through; null unless open.' }),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -152,7 +173,10 @@ export const SystemStatus = Type.Object(
         quote: SourceCounts,
         technical: SourceCounts,
       },
-      { additionalProperties: false, description: 'Answers per endpoint by the source that produced them (the X-Data-Source header), since start.' },
+      {
+        additionalProperties: false,
+        description: 'Answers per endpoint by the source that produced them (the X-Data-Source header), since start.',
+      },
     ),
   },
   { $id: 'SystemStatus', additionalProperties: false, description: 'The service state, read from memory: never an upstream call.' },
@@ -161,7 +185,10 @@ export type SystemStatus = Static<typeof SystemStatus>;
 export type UpstreamStatus = Static<typeof UpstreamStatus>;
 export type StoreStatus = Static<typeof StoreStatus>;
 
-export const LiveResponse = Type.Object({ status: Type.Literal('live') }, { additionalProperties: false, description: 'The process is up and answering.' });
+export const LiveResponse = Type.Object(
+  { status: Type.Literal('live') },
+  { additionalProperties: false, description: 'The process is up and answering.' },
+);
 
 export const ReadyResponse = Type.Object(
   {

@@ -40,7 +40,11 @@ export async function buildSystemStatus(sources: StatusSources): Promise<SystemS
   };
 }
 
-function listUpstreams(deps: AppDeps, budgets: Map<string, BudgetSnapshot>, outcomes: ReadonlyMap<string, OutcomeCounts>): UpstreamStatus[] {
+function listUpstreams(
+  deps: AppDeps,
+  budgets: Map<string, BudgetSnapshot>,
+  outcomes: ReadonlyMap<string, OutcomeCounts>,
+): UpstreamStatus[] {
   const health = new Map<string, UpstreamState>();
   for (const [name, state] of Object.entries(deps.health.all())) {
     const id = areaOf(name);
@@ -81,7 +85,8 @@ function merged(a: UpstreamState | undefined, b: UpstreamState): UpstreamState {
   return {
     calls: a.calls + b.calls,
     errors: a.errors + b.errors,
-    lastSuccessAt: a.lastSuccessAt === null || (b.lastSuccessAt !== null && b.lastSuccessAt > a.lastSuccessAt) ? b.lastSuccessAt : a.lastSuccessAt,
+    lastSuccessAt:
+      a.lastSuccessAt === null || (b.lastSuccessAt !== null && b.lastSuccessAt > a.lastSuccessAt) ? b.lastSuccessAt : a.lastSuccessAt,
     lastError: later(a.lastError, b.lastError),
     unreadable,
     lastUnreadable: later(a.lastUnreadable, b.lastUnreadable),
@@ -187,14 +192,29 @@ export async function readStoreStatus(deps: AppDeps): Promise<StoreStatus> {
   if (reporter === undefined || typeof reporter.status !== 'function') {
     return { kind: fallbackKind, redisConfigured, redisReachable: null, fallback: false, message: null };
   }
-  const read = within(Promise.resolve().then(() => reporter.status?.() as ReportedStoreStatus), 'timeout' as const);
+  const read = within(
+    Promise.resolve().then(() => reporter.status?.() as ReportedStoreStatus),
+    'timeout' as const,
+  );
   const reported = await read;
   if (reported === 'timeout' || reported === null || typeof reported !== 'object') {
-    return { kind: fallbackKind, redisConfigured, redisReachable: redisConfigured ? false : null, fallback: redisConfigured, message: 'the store did not report its state in time' };
+    return {
+      kind: fallbackKind,
+      redisConfigured,
+      redisReachable: redisConfigured ? false : null,
+      fallback: redisConfigured,
+      message: 'the store did not report its state in time',
+    };
   }
   const kind = reported.kind === 'embedded' || reported.kind === 'redis' || reported.kind === 'memory' ? reported.kind : fallbackKind;
-  const reachable = firstBoolean(reported.redisReachable, reported.redis?.reachable, reported.redis?.connected, kind === 'redis' ? firstBoolean(reported.reachable, reported.connected) : null);
-  const fallback = firstBoolean(reported.fallback, reported.fallenBack, reported.redis?.fallback) ?? (redisConfigured && reachable === false);
+  const reachable = firstBoolean(
+    reported.redisReachable,
+    reported.redis?.reachable,
+    reported.redis?.connected,
+    kind === 'redis' ? firstBoolean(reported.reachable, reported.connected) : null,
+  );
+  const fallback =
+    firstBoolean(reported.fallback, reported.fallenBack, reported.redis?.fallback) ?? (redisConfigured && reachable === false);
   return {
     kind,
     redisConfigured,
@@ -218,15 +238,20 @@ function judge(upstreams: UpstreamStatus[], store: StoreStatus): { status: Syste
     const last = u.unreadableAnswers.last;
     // Still the latest word from the upstream: nothing has read well since.
     if (last !== null && (u.lastSuccessAt === null || last.at >= u.lastSuccessAt)) {
-      reasons.push(`${u.label}: answers no longer read as expected (${last.reason}, ${u.unreadableAnswers.total} so far): the provider may have changed its format`);
+      reasons.push(
+        `${u.label}: answers no longer read as expected (${last.reason}, ${u.unreadableAnswers.total} so far): the provider may have changed its format`,
+      );
     }
   }
-  for (const u of configured) if (u.circuit?.state === 'open') reasons.push(`${u.label}: circuit open after repeated failures; next probe at ${u.circuit.nextProbeAt}`);
+  for (const u of configured)
+    if (u.circuit?.state === 'open')
+      reasons.push(`${u.label}: circuit open after repeated failures; next probe at ${u.circuit.nextProbeAt}`);
   for (const u of configured) {
     const b = u.budget;
     if (b === null) continue;
     if (b.backedOffUntil !== null) reasons.push(`${u.label}: upstream refused for its limits; backing off until ${b.backedOffUntil}`);
-    else if (b.leftMinute === 0 || b.leftDay === 0) reasons.push(`${u.label}: call budget spent${b.nextAvailableAt ? ` until ${b.nextAvailableAt}` : ''}; cached values are served`);
+    else if (b.leftMinute === 0 || b.leftDay === 0)
+      reasons.push(`${u.label}: call budget spent${b.nextAvailableAt ? ` until ${b.nextAvailableAt}` : ''}; cached values are served`);
   }
   if (store.fallback) reasons.push('store: Redis is unreachable; using local state');
   if (configured.length === 0) return { status: 'down', reasons: ['no upstream is configured', ...reasons] };

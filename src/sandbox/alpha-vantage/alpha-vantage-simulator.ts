@@ -16,7 +16,14 @@ import { findInstrument } from '../universe.js';
 import { CallLimits, type LimitVerdict } from './call-limits.js';
 import { monthEnd } from './market-time.js';
 import { globalQuote } from './global-quote.js';
-import { INVALID_API_KEY, PREMIUM_ENDPOINT, burstInformation, dailyCapInformation, invalidApiCall, perMinuteNote } from '../../wire/alpha-vantage/notices.js';
+import {
+  INVALID_API_KEY,
+  PREMIUM_ENDPOINT,
+  burstInformation,
+  dailyCapInformation,
+  invalidApiCall,
+  perMinuteNote,
+} from '../../wire/alpha-vantage/notices.js';
 import { symbolSearch } from './symbol-search.js';
 import { readIndicatorParams, technicalIndicatorBody } from './technical-indicator.js';
 import { timeSeriesBody } from './time-series.js';

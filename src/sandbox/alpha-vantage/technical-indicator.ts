@@ -1,6 +1,14 @@
 // The simulator's technical indicators: reads and validates a call's parameters as the real API requires
 // them, then computes the indicator on a price-model bar history through the shared indicator module.
-import { INTERVALS, indicatorParams, indicatorSpec, type ParamKind, SERIES_TYPES, type Interval, type SeriesType } from '../../wire/alpha-vantage/indicators.js';
+import {
+  INTERVALS,
+  indicatorParams,
+  indicatorSpec,
+  type ParamKind,
+  SERIES_TYPES,
+  type Interval,
+  type SeriesType,
+} from '../../wire/alpha-vantage/indicators.js';
 import { MA_TYPES } from '../../indicators/indicator-math.js';
 import type { IndicatorParams } from '../../indicators/indicator-params.js';
 import { ROWS, technicalBody, warmup } from '../../indicators/technical-body.js';

@@ -8,7 +8,12 @@ import { inRegularSession } from './market-time.js';
 
 /** `compact` is Alpha Vantage's latest 100; `full` is bounded here (the real one reaches back 20+ years). */
 const COMPACT = 100;
-const FULL: Record<SeriesFunction, number> = { TIME_SERIES_DAILY: 1_000, TIME_SERIES_INTRADAY: 2_000, TIME_SERIES_WEEKLY: 260, TIME_SERIES_MONTHLY: 120 };
+const FULL: Record<SeriesFunction, number> = {
+  TIME_SERIES_DAILY: 1_000,
+  TIME_SERIES_INTRADAY: 2_000,
+  TIME_SERIES_WEEKLY: 260,
+  TIME_SERIES_MONTHLY: 120,
+};
 const TIME_ZONE = 'US/Eastern';
 
 export interface SeriesRequest {

@@ -15,7 +15,16 @@ export interface SimContract {
   secType: 'STK' | 'IND';
 }
 
-const REAL_CONIDS: Record<string, number> = { AAPL: 265598, MSFT: 272093, SPY: 756733, IBM: 8314, AMZN: 3691937, TSLA: 76792991, NVDA: 4815747, QQQ: 320227571 };
+const REAL_CONIDS: Record<string, number> = {
+  AAPL: 265598,
+  MSFT: 272093,
+  SPY: 756733,
+  IBM: 8314,
+  AMZN: 3691937,
+  TSLA: 76792991,
+  NVDA: 4815747,
+  QQQ: 320227571,
+};
 const INDICES: readonly (readonly [string, string, number, string])[] = [
   ['SPX', 'S&P 500 Stock Index', 416904, '^GSPC'],
   ['VIX', 'CBOE Volatility Index', 13455763, '^VIX'],
@@ -35,13 +44,29 @@ function add(contract: SimContract): void {
 
 for (const symbol of Object.keys(REAL_CONIDS)) {
   const i = findInstrument(symbol);
-  if (i !== undefined) add({ conid: REAL_CONIDS[symbol] as number, symbol, priceSymbol: symbol, name: i.name.toUpperCase(), exchange: i.exchange, secType: 'STK' });
+  if (i !== undefined)
+    add({
+      conid: REAL_CONIDS[symbol] as number,
+      symbol,
+      priceSymbol: symbol,
+      name: i.name.toUpperCase(),
+      exchange: i.exchange,
+      secType: 'STK',
+    });
 }
 for (const i of UNIVERSE) {
   if (bySymbol.has(i.symbol)) continue;
-  add({ conid: 100_000 + (hash(`conid:${i.symbol}`) % 700_000_000), symbol: i.symbol.replace('.', ' '), priceSymbol: i.symbol, name: i.name.toUpperCase(), exchange: i.exchange, secType: 'STK' });
+  add({
+    conid: 100_000 + (hash(`conid:${i.symbol}`) % 700_000_000),
+    symbol: i.symbol.replace('.', ' '),
+    priceSymbol: i.symbol,
+    name: i.name.toUpperCase(),
+    exchange: i.exchange,
+    secType: 'STK',
+  });
 }
-for (const [symbol, name, conid, priceSymbol] of INDICES) add({ conid, symbol, priceSymbol, name: name.toUpperCase(), exchange: 'CBOE', secType: 'IND' });
+for (const [symbol, name, conid, priceSymbol] of INDICES)
+  add({ conid, symbol, priceSymbol, name: name.toUpperCase(), exchange: 'CBOE', secType: 'IND' });
 
 export function contractByConid(conid: number): SimContract | undefined {
   return byConid.get(conid);
@@ -62,11 +87,32 @@ export function secdefListings(symbol: string): Record<string, unknown>[] {
   const c = contractBySymbol(symbol);
   if (c === undefined) return [];
   if (c.secType === 'IND') {
-    return [{ conid: String(c.conid), companyHeader: `${c.name} - ${c.exchange}`, companyName: c.name, symbol: c.symbol, description: c.exchange, restricted: null, sections: [{ secType: 'IND', exchange: 'CBOE;' }, { secType: 'OPT', months: 'JUN26;JUL26;AUG26', exchange: 'SMART;CBOE' }] }];
+    return [
+      {
+        conid: String(c.conid),
+        companyHeader: `${c.name} - ${c.exchange}`,
+        companyName: c.name,
+        symbol: c.symbol,
+        description: c.exchange,
+        restricted: null,
+        sections: [
+          { secType: 'IND', exchange: 'CBOE;' },
+          { secType: 'OPT', months: 'JUN26;JUL26;AUG26', exchange: 'SMART;CBOE' },
+        ],
+      },
+    ];
   }
   const foreign = 1 + (hash(`mexi:${c.symbol}`) % 700_000_000);
   return [
-    { conid: String(foreign), companyHeader: `${c.name} - MEXI`, companyName: c.name, symbol: c.symbol, description: 'MEXI', restricted: null, sections: [{ secType: 'STK' }] },
+    {
+      conid: String(foreign),
+      companyHeader: `${c.name} - MEXI`,
+      companyName: c.name,
+      symbol: c.symbol,
+      description: 'MEXI',
+      restricted: null,
+      sections: [{ secType: 'STK' }],
+    },
     {
       conid: String(c.conid),
       companyHeader: `${c.name} - ${c.exchange}`,
@@ -74,7 +120,11 @@ export function secdefListings(symbol: string): Record<string, unknown>[] {
       symbol: c.symbol,
       description: c.exchange,
       restricted: null,
-      sections: [{ secType: 'STK' }, { secType: 'OPT', months: 'JUN26;JUL26;AUG26', exchange: 'SMART;AMEX;CBOE' }, { secType: 'WAR', months: 'JUN26', exchange: 'FWB' }],
+      sections: [
+        { secType: 'STK' },
+        { secType: 'OPT', months: 'JUN26;JUL26;AUG26', exchange: 'SMART;AMEX;CBOE' },
+        { secType: 'WAR', months: 'JUN26', exchange: 'FWB' },
+      ],
     },
   ];
 }

@@ -51,7 +51,7 @@ const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', '
 
 /** The i-th position of an account, priced at `now`. */
 export function positionBody(account: string, i: number, now: number): Record<string, unknown> {
-  const instrument = UNIVERSE[(i + (unit(`start:${account}`) * UNIVERSE.length) | 0) % UNIVERSE.length]!;
+  const instrument = UNIVERSE[((i + unit(`start:${account}`) * UNIVERSE.length) | 0) % UNIVERSE.length]!;
   const contract = contractBySymbol(instrument.symbol)!;
   const seed = `${account}:${i}`;
   const spot = priceAt(instrument.symbol, now);
@@ -60,15 +60,39 @@ export function positionBody(account: string, i: number, now: number): Record<st
   if (!isOption) {
     const quantity = (1 + Math.floor(unit(`qty:${seed}`) * 300)) * (short ? -1 : 1);
     const avg = round(spot * (0.75 + unit(`avg:${seed}`) * 0.4), 8);
-    return positionRow(account, contract.conid, contract.symbol, contract.symbol, 'STK', instrument.kind === 'etf' ? 'ETF' : 'COMMON', quantity, spot, avg, 0, 0);
+    return positionRow(
+      account,
+      contract.conid,
+      contract.symbol,
+      contract.symbol,
+      'STK',
+      instrument.kind === 'etf' ? 'ETF' : 'COMMON',
+      quantity,
+      spot,
+      avg,
+      0,
+      0,
+    );
   }
   const strike = Math.round(spot * (0.9 + unit(`k:${seed}`) * 0.2));
-  const month = MONTHS[(i / UNIVERSE.length) % 12 | 0];
+  const month = MONTHS[((i / UNIVERSE.length) % 12) | 0];
   const right = unit(`cp:${seed}`) < 0.5 ? 'C' : 'P';
   const premium = round(Math.max(0.05, Math.abs(spot - strike) * 0.4 + spot * 0.02), 4);
   const quantity = (1 + Math.floor(unit(`qty:${seed}`) * 10)) * (short ? -1 : 1);
   const desc = `${contract.symbol} ${month}26 ${strike} ${right} [${contract.symbol} 26${month}${strike}${right} 100]`;
-  return positionRow(account, 500_000_000 + (i % 100_000_000), desc, contract.symbol, 'OPT', 'COMMON', quantity, premium, round(premium * (0.7 + unit(`avg:${seed}`) * 0.6), 6), 100, strike);
+  return positionRow(
+    account,
+    500_000_000 + (i % 100_000_000),
+    desc,
+    contract.symbol,
+    'OPT',
+    'COMMON',
+    quantity,
+    premium,
+    round(premium * (0.7 + unit(`avg:${seed}`) * 0.6), 6),
+    100,
+    strike,
+  );
 }
 
 function positionRow(

@@ -74,9 +74,13 @@ export class IbkrSimulator extends SimulatedUpstream {
   private readonly sessionId = randomBytes(16).toString('hex');
 
   constructor(options: IbkrSimulatorOptions & { tls: { key: string; cert: string } }) {
-    let self: IbkrSimulator | undefined;
-    super({ name: 'ibkr', tls: options.tls, host: options.host, port: options.port, handler: (req) => (self as IbkrSimulator).arrive(req) });
-    self = this;
+    super({
+      name: 'ibkr',
+      tls: options.tls,
+      host: options.host,
+      port: options.port,
+      handler: (req) => (this as IbkrSimulator).arrive(req),
+    });
     this.penaltyMs = options.penaltyMs ?? 0;
     this.jitterMs = options.jitterMs ?? 0;
     this.random = seededRandom(options.seed ?? 1);
@@ -127,7 +131,8 @@ export class IbkrSimulator extends SimulatedUpstream {
     if (!req.url.pathname.startsWith(`${IBKR_BASE_PATH}/`)) return { status: 404, body: { error: 'not found' } };
     const path = req.url.pathname.slice(IBKR_BASE_PATH.length);
     if (this.overPace()) return { status: 429, body: { error: 'Too many requests' } };
-    if (req.method === 'POST' && req.rawBody === '') return { status: 411, body: '<html><body><h1>411 Length Required</h1></body></html>', headers: { 'content-type': 'text/html' } };
+    if (req.method === 'POST' && req.rawBody === '')
+      return { status: 411, body: '<html><body><h1>411 Length Required</h1></body></html>', headers: { 'content-type': 'text/html' } };
     if (this.session === 'logged_out') return LOGGED_OUT;
 
     if (path === '/iserver/auth/status') return { status: 200, body: this.authStatus() };
@@ -232,7 +237,10 @@ export class IbkrSimulator extends SimulatedUpstream {
   }
 
   private snapshot(req: SimRequest): SimResponse {
-    const conids = (req.url.searchParams.get('conids') ?? '').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+    const conids = (req.url.searchParams.get('conids') ?? '')
+      .split(',')
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 0);
     if (conids.length === 0) return { status: 400, body: { error: 'conids required', statusCode: 400 } };
     const asked = req.url.searchParams.get('fields')?.split(',');
     return {
@@ -242,8 +250,14 @@ export class IbkrSimulator extends SimulatedUpstream {
         const contract = contractByConid(conid);
         const subscription = this.subscribed.get(conid);
         // No data before /iserver/accounts, and none on a conid's first call: that call only subscribes.
-        if (contract === undefined || !this.brokerageAccountsRead || subscription === undefined || this.withoutMarketData.has(contract.priceSymbol)) {
-          if (contract !== undefined && this.brokerageAccountsRead && subscription === undefined) this.subscribed.set(conid, asked ?? DEFAULT_FIELDS);
+        if (
+          contract === undefined ||
+          !this.brokerageAccountsRead ||
+          subscription === undefined ||
+          this.withoutMarketData.has(contract.priceSymbol)
+        ) {
+          if (contract !== undefined && this.brokerageAccountsRead && subscription === undefined)
+            this.subscribed.set(conid, asked ?? DEFAULT_FIELDS);
           return row;
         }
         const values = quoteFields(contract.priceSymbol, contract.symbol, this.now());
@@ -274,7 +288,8 @@ export class IbkrSimulator extends SimulatedUpstream {
     if (account === undefined) return { status: 400, body: { error: `Account ${accountId} not found`, statusCode: 400 } };
     const now = this.now();
     const rows = [];
-    for (let i = page * PAGE_SIZE; i < Math.min(account.positions, (page + 1) * PAGE_SIZE); i += 1) rows.push(positionBody(account.id, i, now));
+    for (let i = page * PAGE_SIZE; i < Math.min(account.positions, (page + 1) * PAGE_SIZE); i += 1)
+      rows.push(positionBody(account.id, i, now));
     return { status: 200, body: rows };
   }
 }
@@ -285,7 +300,9 @@ export function quoteFields(priceSymbol: string, symbol: string, now: number): R
   const prior = previousClose(priceSymbol, now);
   const spread = Math.max(0.01, round(last * 0.0002, 2));
   const change = last - prior;
-  const volume = Math.round(200_000 + unit(`volume:${priceSymbol}`) * 60_000_000 * (0.5 + unit(`v:${priceSymbol}:${Math.floor(now / 60_000)}`)));
+  const volume = Math.round(
+    200_000 + unit(`volume:${priceSymbol}`) * 60_000_000 * (0.5 + unit(`v:${priceSymbol}:${Math.floor(now / 60_000)}`)),
+  );
   return {
     '31': `${marketOpen(now) ? '' : 'C'}${last.toFixed(2)}`,
     '55': symbol,
@@ -294,7 +311,8 @@ export function quoteFields(priceSymbol: string, symbol: string, now: number): R
     '84': (last - spread / 2).toFixed(2),
     '85': withCommas(100 * (1 + Math.floor(unit(`as:${priceSymbol}:${now}`) * 30))),
     '86': (last + spread / 2).toFixed(2),
-    '87': volume >= 1_000_000 ? `${(volume / 1_000_000).toFixed(1)}M` : volume >= 1_000 ? `${(volume / 1_000).toFixed(1)}K` : String(volume),
+    '87':
+      volume >= 1_000_000 ? `${(volume / 1_000_000).toFixed(1)}M` : volume >= 1_000 ? `${(volume / 1_000).toFixed(1)}K` : String(volume),
     '88': withCommas(100 * (1 + Math.floor(unit(`bs:${priceSymbol}:${now}`) * 30))),
     '7059': String(100 * (1 + Math.floor(unit(`ls:${priceSymbol}:${now}`) * 5))),
     '7295': priceAt(priceSymbol, now - ((now % 86_400_000) - 14.5 * 3_600_000)).toFixed(2),

@@ -16,7 +16,13 @@ export function selfSignedCertificate(): Promise<TlsMaterial> {
       algorithm: 'sha256',
       extensions: [
         { name: 'basicConstraints', cA: false },
-        { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'localhost' },
+            { type: 7, ip: '127.0.0.1' },
+          ],
+        },
       ],
     })
     .then((pems) => ({ key: pems.private, cert: pems.cert }));

@@ -31,7 +31,8 @@ const MAX_LIMIT = 1000;
 const DATE_FIELDS = ['ex_dividend_date', 'pay_date', 'record_date', 'declaration_date'] as const;
 const SORT_FIELDS = new Set<string>([...DATE_FIELDS, 'ticker', 'cash_amount']);
 /** Query parameters a cursor carries forward. */
-const CARRIED = /^(ticker|limit|sort|order|frequency|dividend_type|cash_amount|(ex_dividend_date|pay_date|record_date|declaration_date)(\.(gt|gte|lt|lte))?)$/;
+const CARRIED =
+  /^(ticker|limit|sort|order|frequency|dividend_type|cash_amount|(ex_dividend_date|pay_date|record_date|declaration_date)(\.(gt|gte|lt|lte))?)$/;
 
 export class MassiveSimulator extends SimulatedUpstream {
   private readonly validKeys: Set<string>;
@@ -45,9 +46,7 @@ export class MassiveSimulator extends SimulatedUpstream {
   private calendar: { day: string; records: SimDividend[] } | undefined;
 
   constructor(options: MassiveSimulatorOptions) {
-    let self: MassiveSimulator | undefined;
-    super({ name: 'massive', host: options.host, port: options.port, handler: (req) => (self as MassiveSimulator).answer(req) });
-    self = this;
+    super({ name: 'massive', host: options.host, port: options.port, handler: (req) => (this as MassiveSimulator).answer(req) });
     this.validKeys = new Set(options.validKeys);
     this.unentitledKeys = new Set(options.unentitledKeys ?? []);
     this.perMinute = options.perMinute ?? 0;
@@ -71,7 +70,8 @@ export class MassiveSimulator extends SimulatedUpstream {
   }
 
   private answer(req: SimRequest): SimResponse {
-    if (req.url.pathname !== DIVIDENDS_PATH) return { status: 404, body: { status: 'NOT_FOUND', request_id: requestId(), message: 'Not Found' } };
+    if (req.url.pathname !== DIVIDENDS_PATH)
+      return { status: 404, body: { status: 'NOT_FOUND', request_id: requestId(), message: 'Not Found' } };
     const key = req.url.searchParams.get('apiKey') ?? (this.acceptBearer ? bearer(req.headers.authorization) : undefined);
     if (key === undefined) return { status: 400, body: { status: 'ERROR', request_id: requestId(), error: 'API Key was not provided' } };
     if (!this.validKeys.has(key) && !this.unentitledKeys.has(key)) {
@@ -80,7 +80,11 @@ export class MassiveSimulator extends SimulatedUpstream {
     if (this.overLimit(key)) {
       return {
         status: 429,
-        body: { status: 'ERROR', request_id: requestId(), error: "You've exceeded the maximum requests per minute, please wait or upgrade your subscription to continue." },
+        body: {
+          status: 'ERROR',
+          request_id: requestId(),
+          error: "You've exceeded the maximum requests per minute, please wait or upgrade your subscription to continue.",
+        },
         headers: this.retryAfterSeconds === undefined ? {} : { 'retry-after': String(this.retryAfterSeconds) },
       };
     }

@@ -47,9 +47,7 @@ export class TastytradeSimulator extends SimulatedUpstream {
   unauthorized = 0;
 
   constructor(options: TastytradeSimulatorOptions) {
-    let self: TastytradeSimulator | undefined;
-    super({ name: 'tastytrade', host: options.host, port: options.port, handler: (req) => (self as TastytradeSimulator).answer(req) });
-    self = this;
+    super({ name: 'tastytrade', host: options.host, port: options.port, handler: (req) => (this as TastytradeSimulator).answer(req) });
     this.credentials = options;
     this.tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 900;
     this.now = options.now ?? Date.now;
@@ -66,9 +64,13 @@ export class TastytradeSimulator extends SimulatedUpstream {
 
   answer(req: SimRequest): SimResponse {
     const agent = req.headers['user-agent'];
-    if (typeof agent !== 'string' || !/^[\w.-]+\/[\w.-]+/.test(agent)) return this.deny('invalid_user_agent', 'A User-Agent of the form product/version is required');
+    if (typeof agent !== 'string' || !/^[\w.-]+\/[\w.-]+/.test(agent))
+      return this.deny('invalid_user_agent', 'A User-Agent of the form product/version is required');
     const path = req.url.pathname;
-    if (path === '/oauth/token') return req.method === 'POST' ? this.token(req) : { status: 405, body: { error: { code: 'method_not_allowed', message: 'Use POST' } } };
+    if (path === '/oauth/token')
+      return req.method === 'POST'
+        ? this.token(req)
+        : { status: 405, body: { error: { code: 'method_not_allowed', message: 'Use POST' } } };
     const auth = req.headers.authorization;
     const token = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : undefined;
     const expiresAt = token === undefined ? undefined : this.tokens.get(token);
@@ -76,7 +78,8 @@ export class TastytradeSimulator extends SimulatedUpstream {
     if (req.method !== 'GET') return { status: 405, body: { error: { code: 'method_not_allowed', message: 'Use GET' } } };
     if (path === '/customers/me/accounts') return envelope(path, { items: ACCOUNTS.map(accountItem) });
     const positions = /^\/accounts\/([^/]+)\/positions$/.exec(path);
-    if (positions !== null) return this.positions(decodeURIComponent(positions[1] as string), req.url.searchParams.get('include-marks') === 'true');
+    if (positions !== null)
+      return this.positions(decodeURIComponent(positions[1] as string), req.url.searchParams.get('include-marks') === 'true');
     if (path === '/market-data/by-type') return this.marketData(req);
     return { status: 404, body: { error: { code: 'not_found', message: 'Not found' } } };
   }
@@ -88,7 +91,8 @@ export class TastytradeSimulator extends SimulatedUpstream {
 
   private token(req: SimRequest): SimResponse {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    if (body.grant_type !== 'refresh_token') return { status: 400, body: { error_code: 'unsupported_grant_type', error_description: 'Only refresh_token is supported' } };
+    if (body.grant_type !== 'refresh_token')
+      return { status: 400, body: { error_code: 'unsupported_grant_type', error_description: 'Only refresh_token is supported' } };
     if (body.refresh_token !== this.credentials.refreshToken || body.client_secret !== this.credentials.clientSecret) {
       return { status: 401, body: { error_code: 'invalid_grant', error_description: 'Grant is invalid or was revoked' } };
     }
@@ -100,7 +104,8 @@ export class TastytradeSimulator extends SimulatedUpstream {
 
   private positions(accountNumber: string, marks: boolean): SimResponse {
     const account = ACCOUNTS.find((a) => a.number === accountNumber);
-    if (account === undefined) return { status: 403, body: { error: { code: 'not_permitted', message: 'You do not have access to this account' } } };
+    if (account === undefined)
+      return { status: 403, body: { error: { code: 'not_permitted', message: 'You do not have access to this account' } } };
     const now = this.now();
     const items = Array.from({ length: account.positions }, (_, i) => positionItem(account.number, i, now, marks));
     return envelope(`/accounts/${accountNumber}/positions`, { items });
@@ -109,15 +114,28 @@ export class TastytradeSimulator extends SimulatedUpstream {
   private marketData(req: SimRequest): SimResponse {
     const now = this.now();
     const requested: [string, string | undefined, string][] = [];
-    for (const [type, param] of [['Equity', 'equity'], ['Index', 'index'], ['Cryptocurrency', 'cryptocurrency']] as const) {
+    for (const [type, param] of [
+      ['Equity', 'equity'],
+      ['Index', 'index'],
+      ['Cryptocurrency', 'cryptocurrency'],
+    ] as const) {
       for (const symbol of (req.url.searchParams.get(param) ?? '').split(',').filter(Boolean)) {
-        const ours = param === 'equity' ? findInstrument(symbol)?.symbol : param === 'index' ? INDICES[symbol.toUpperCase()] : CRYPTO[symbol.toUpperCase()];
+        const ours =
+          param === 'equity'
+            ? findInstrument(symbol)?.symbol
+            : param === 'index'
+              ? INDICES[symbol.toUpperCase()]
+              : CRYPTO[symbol.toUpperCase()];
         requested.push([symbol, ours, type]);
       }
     }
-    if (requested.length === 0) return { status: 400, body: { error: { code: 'invalid_symbols', message: 'At least one symbol is required' } } };
-    if (requested.length > MAX_SYMBOLS) return { status: 400, body: { error: { code: 'too_many_symbols', message: `At most ${MAX_SYMBOLS} symbols` } } };
-    const items = requested.filter(([, ours]) => ours !== undefined).map(([symbol, ours, type]) => quoteItem(symbol.toUpperCase(), ours as string, type, now));
+    if (requested.length === 0)
+      return { status: 400, body: { error: { code: 'invalid_symbols', message: 'At least one symbol is required' } } };
+    if (requested.length > MAX_SYMBOLS)
+      return { status: 400, body: { error: { code: 'too_many_symbols', message: `At most ${MAX_SYMBOLS} symbols` } } };
+    const items = requested
+      .filter(([, ours]) => ours !== undefined)
+      .map(([symbol, ours, type]) => quoteItem(symbol.toUpperCase(), ours as string, type, now));
     // Recorded so: market data carries "pagination": null in its envelope, positions and accounts none.
     return { status: 200, body: { data: { items }, pagination: null, context: '/market-data/by-type' } };
   }
@@ -242,7 +260,9 @@ function quoteItem(symbol: string, ours: string, type: string, now: number): Rec
   return {
     ...item,
     beta: decimal(0.6 + unit(`beta:${ours}`) * 1.6, 9),
-    ...(dividend !== undefined && dividend.frequency > 0 ? { 'dividend-amount': decimal((dividend.yield * last) / dividend.frequency), 'dividend-frequency': decimal(dividend.frequency, 0) } : {}),
+    ...(dividend !== undefined && dividend.frequency > 0
+      ? { 'dividend-amount': decimal((dividend.yield * last) / dividend.frequency), 'dividend-frequency': decimal(dividend.frequency, 0) }
+      : {}),
     'low-limit-price': decimal(prev * 0.9),
     'high-limit-price': decimal(prev * 1.1),
     volume: decimal(volume, 0),

@@ -20,18 +20,45 @@ export interface ChartInstrument {
 }
 
 const index = (symbol: string, shortName: string, longName: string, exchangeName: string, fullExchangeName: string): ChartInstrument => ({
-  symbol, priceKey: symbol, shortName, longName, instrumentType: 'INDEX', currency: 'USD', exchangeName, fullExchangeName,
-  timezone: 'EST', exchangeTimezoneName: 'America/New_York', session: 'us-equity',
+  symbol,
+  priceKey: symbol,
+  shortName,
+  longName,
+  instrumentType: 'INDEX',
+  currency: 'USD',
+  exchangeName,
+  fullExchangeName,
+  timezone: 'EST',
+  exchangeTimezoneName: 'America/New_York',
+  session: 'us-equity',
 });
 
 const future = (symbol: string, shortName: string, longName: string, exchangeName: string, fullExchangeName: string): ChartInstrument => ({
-  symbol, priceKey: symbol, shortName, longName, instrumentType: 'FUTURE', currency: 'USD', exchangeName, fullExchangeName,
-  timezone: 'EST', exchangeTimezoneName: 'America/New_York', session: 'futures',
+  symbol,
+  priceKey: symbol,
+  shortName,
+  longName,
+  instrumentType: 'FUTURE',
+  currency: 'USD',
+  exchangeName,
+  fullExchangeName,
+  timezone: 'EST',
+  exchangeTimezoneName: 'America/New_York',
+  session: 'futures',
 });
 
 const crypto = (symbol: string, shortName: string): ChartInstrument => ({
-  symbol, priceKey: symbol, shortName, longName: shortName, instrumentType: 'CRYPTOCURRENCY', currency: 'USD', exchangeName: 'CCC',
-  fullExchangeName: 'CCC', timezone: 'UTC', exchangeTimezoneName: 'UTC', session: 'always',
+  symbol,
+  priceKey: symbol,
+  shortName,
+  longName: shortName,
+  instrumentType: 'CRYPTOCURRENCY',
+  currency: 'USD',
+  exchangeName: 'CCC',
+  fullExchangeName: 'CCC',
+  timezone: 'UTC',
+  exchangeTimezoneName: 'UTC',
+  session: 'always',
 });
 
 const MARKET_INSTRUMENTS: readonly ChartInstrument[] = [
@@ -57,7 +84,12 @@ export function chartInstrument(symbol: string): ChartInstrument | undefined {
   if (market !== undefined) return market;
   const listed = findInstrument(upper);
   if (listed === undefined) return undefined;
-  const exchange = listed.exchange === 'NASDAQ' ? { exchangeName: 'NMS', fullExchangeName: 'NasdaqGS' } : listed.exchange === 'NYSE' ? { exchangeName: 'NYQ', fullExchangeName: 'NYSE' } : { exchangeName: 'PCX', fullExchangeName: 'NYSEArca' };
+  const exchange =
+    listed.exchange === 'NASDAQ'
+      ? { exchangeName: 'NMS', fullExchangeName: 'NasdaqGS' }
+      : listed.exchange === 'NYSE'
+        ? { exchangeName: 'NYQ', fullExchangeName: 'NYSE' }
+        : { exchangeName: 'PCX', fullExchangeName: 'NYSEArca' };
   return {
     symbol: listed.symbol.replace('.', '-'),
     priceKey: listed.symbol,

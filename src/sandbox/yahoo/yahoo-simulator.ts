@@ -36,10 +36,32 @@ const NO_QUIRKS: YahooQuirks = { omitPreviousClose: false, omitMarketPrice: fals
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-const RANGES: Record<string, number> = { '1d': 1, '5d': 5, '1mo': 30, '3mo': 91, '6mo': 182, '1y': 365, '2y': 730, '5y': 1826, '10y': 3652, max: 3652 };
+const RANGES: Record<string, number> = {
+  '1d': 1,
+  '5d': 5,
+  '1mo': 30,
+  '3mo': 91,
+  '6mo': 182,
+  '1y': 365,
+  '2y': 730,
+  '5y': 1826,
+  '10y': 3652,
+  max: 3652,
+};
 const INTERVALS: Record<string, number> = {
-  '1m': MINUTE_MS, '2m': 2 * MINUTE_MS, '5m': 5 * MINUTE_MS, '15m': 15 * MINUTE_MS, '30m': 30 * MINUTE_MS, '60m': HOUR_MS,
-  '90m': 90 * MINUTE_MS, '1h': HOUR_MS, '1d': DAY_MS, '5d': 5 * DAY_MS, '1wk': 7 * DAY_MS, '1mo': 30 * DAY_MS, '3mo': 91 * DAY_MS,
+  '1m': MINUTE_MS,
+  '2m': 2 * MINUTE_MS,
+  '5m': 5 * MINUTE_MS,
+  '15m': 15 * MINUTE_MS,
+  '30m': 30 * MINUTE_MS,
+  '60m': HOUR_MS,
+  '90m': 90 * MINUTE_MS,
+  '1h': HOUR_MS,
+  '1d': DAY_MS,
+  '5d': 5 * DAY_MS,
+  '1wk': 7 * DAY_MS,
+  '1mo': 30 * DAY_MS,
+  '3mo': 91 * DAY_MS,
 };
 const MAX_BARS = 5_000;
 /** Yahoo's edge refuses in plain text (recorded: too-many-requests-429-getcrumb). */
@@ -66,9 +88,7 @@ export class YahooSimulator extends SimulatedUpstream {
   private readonly now: () => number;
 
   constructor(options: YahooSimulatorOptions = {}) {
-    let self: YahooSimulator | undefined;
-    super({ name: 'yahoo', host: options.host, port: options.port, handler: (req) => (self as YahooSimulator).answer(req) });
-    self = this;
+    super({ name: 'yahoo', host: options.host, port: options.port, handler: (req) => (this as YahooSimulator).answer(req) });
     this.requireBrowserUserAgent = options.requireBrowserUserAgent ?? true;
     this.now = options.now ?? Date.now;
   }
@@ -105,7 +125,8 @@ export class YahooSimulator extends SimulatedUpstream {
     const query = req.url.searchParams;
     const interval = query.get('interval') ?? '1d';
     const step = INTERVALS[interval];
-    if (step === undefined) return badInput(`Invalid input - interval=${interval} is not supported. Valid intervals: [${Object.keys(INTERVALS).join(', ')}]`);
+    if (step === undefined)
+      return badInput(`Invalid input - interval=${interval} is not supported. Valid intervals: [${Object.keys(INTERVALS).join(', ')}]`);
     const marketTime = lastTradeTime(instrument.session, this.now());
     // period1/period2 win over range, as on the real API; a dated chart's meta.range is "".
     if (query.get('period1') !== null) {
@@ -116,7 +137,8 @@ export class YahooSimulator extends SimulatedUpstream {
       return this.chart(instrument, { range: '', from: window.from, to: Math.min(window.to, marketTime) }, interval, step, marketTime);
     }
     const range = query.get('range') ?? '1mo';
-    if (RANGES[range] === undefined) return badInput(`Invalid input - range=${range} is not supported. Valid ranges: [${Object.keys(RANGES).join(', ')}]`);
+    if (RANGES[range] === undefined)
+      return badInput(`Invalid input - range=${range} is not supported. Valid ranges: [${Object.keys(RANGES).join(', ')}]`);
     const limit = historyLimitDays(step);
     if ((RANGES[range] as number) > limit) {
       return unprocessable(`${interval} data not available for range=${range}. The requested range must be within the last ${limit} days.`);
@@ -129,7 +151,11 @@ export class YahooSimulator extends SimulatedUpstream {
     const bars = barsFor(instrument, rangeStart, window.to, step, window.to >= marketTime);
     if (bars === undefined) return unprocessable(`${interval} data not available for this range`);
     const price = priceAt(instrument.priceKey, marketTime);
-    const day = barAt(instrument.priceKey, sessionOpen(instrument.session, marketTime), Math.max(MINUTE_MS, marketTime - sessionOpen(instrument.session, marketTime)));
+    const day = barAt(
+      instrument.priceKey,
+      sessionOpen(instrument.session, marketTime),
+      Math.max(MINUTE_MS, marketTime - sessionOpen(instrument.session, marketTime)),
+    );
     const meta: Record<string, unknown> = {
       currency: instrument.currency,
       symbol: instrument.symbol,
@@ -208,13 +234,19 @@ function periodLimit(step: number, interval: string, window: { from: number; to:
   if (now - window.from > ageDays * DAY_MS) {
     return `${interval} data not available for startTime=${Math.floor(window.from / 1000)} and endTime=${Math.floor(window.to / 1000)}. The requested range must be within the last ${ageDays} days.`;
   }
-  if (step === MINUTE_MS && window.to - window.from > 7 * DAY_MS) return 'Only 7 days worth of 1m granularity data are allowed to be fetched per request.';
+  if (step === MINUTE_MS && window.to - window.from > 7 * DAY_MS)
+    return 'Only 7 days worth of 1m granularity data are allowed to be fetched per request.';
   return undefined;
 }
 
 /** One trading period as Yahoo writes it: the zone's abbreviation, start, end and offset in seconds. */
 function period(instrument: ChartInstrument, start: number, end: number): Record<string, unknown> {
-  return { timezone: instrument.timezone, start: Math.floor(start / 1000), end: Math.floor(end / 1000), gmtoffset: gmtOffsetOf(instrument) };
+  return {
+    timezone: instrument.timezone,
+    start: Math.floor(start / 1000),
+    end: Math.floor(end / 1000),
+    gmtoffset: gmtOffsetOf(instrument),
+  };
 }
 
 /**
@@ -308,7 +340,10 @@ function nullBar(bars: Bars, i: number): void {
 }
 
 function notFound(): SimResponse {
-  return { status: 404, body: { chart: { result: null, error: { code: 'Not Found', description: 'No data found, symbol may be delisted' } } } };
+  return {
+    status: 404,
+    body: { chart: { result: null, error: { code: 'Not Found', description: 'No data found, symbol may be delisted' } } },
+  };
 }
 
 function tooManyRequests(): SimResponse {

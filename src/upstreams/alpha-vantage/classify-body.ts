@@ -19,7 +19,8 @@ export type Classified =
 const NOTICE_KEYS = ['Note', 'Information'];
 
 export function classifyAlphaVantageBody(json: unknown): Classified {
-  if (json === undefined) return { kind: 'error', error: new UnreadableAnswerError('not-json', 'Alpha Vantage sent a body that is not JSON') };
+  if (json === undefined)
+    return { kind: 'error', error: new UnreadableAnswerError('not-json', 'Alpha Vantage sent a body that is not JSON') };
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     return { kind: 'error', error: new UnreadableAnswerError('body-not-object', 'Alpha Vantage sent a body that is not a JSON object') };
   }

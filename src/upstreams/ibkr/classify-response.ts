@@ -12,7 +12,11 @@ export type GatewayAnswer =
 
 const NO_SESSION = /init session first|not authenticated|no session|session (is )?(expired|invalid)/i;
 
-export function classifyGatewayAnswer(status: number, headers: Record<string, string | string[] | undefined>, json: unknown): GatewayAnswer {
+export function classifyGatewayAnswer(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  json: unknown,
+): GatewayAnswer {
   if (status === 429) return { kind: 'rate_limited', retryAfterSeconds: retryAfter(headers['retry-after']) };
   if (status === 401) return { kind: 'logged_out' };
   const error = errorText(json);

@@ -6,7 +6,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { ApiError, driftOf } from '../../core/errors.js';
-import { type Broker, type BrokerAccount, type BrokerHealth, type BrokerPosition, type BrokerQuotes, emptyQuote } from '../../broker/broker.js';
+import {
+  type Broker,
+  type BrokerAccount,
+  type BrokerHealth,
+  type BrokerPosition,
+  type BrokerQuotes,
+  emptyQuote,
+} from '../../broker/broker.js';
 import { HttpClient } from '../http-client.js';
 import { IbkrGateway, type IbkrGatewayOptions } from './ibkr-gateway.js';
 import { parseIserverAccounts, parsePortfolioAccounts } from './parse-accounts.js';
@@ -58,7 +65,12 @@ export class IbkrBroker implements Broker {
   constructor(private readonly options: IbkrBrokerOptions) {
     this.logger = options.logger;
     // Verification is switched off for this client only: the gateway's certificate is self-signed.
-    this.http = new HttpClient({ name: 'IBKR gateway', timeoutMs: options.timeoutMs, logger: options.logger, insecureTls: !options.tlsVerify });
+    this.http = new HttpClient({
+      name: 'IBKR gateway',
+      timeoutMs: options.timeoutMs,
+      logger: options.logger,
+      insecureTls: !options.tlsVerify,
+    });
     this.gateway = new IbkrGateway({ ...options.gateway, url: options.url, http: this.http, logger: options.logger });
     this.conids = new LRUCache({ max: 20_000, ttl: options.conidTtlMs ?? DAY_MS });
   }
@@ -117,37 +129,58 @@ export class IbkrBroker implements Broker {
       const answer = await this.gateway.send('/iserver/auth/status');
       if (answer.kind === 'logged_out') {
         // Usually a person must log in; a lapsed session can sometimes be re-authenticated, so try once.
-        if (await this.gateway.recover('not_authenticated')) return { status: 'connected', message: 'Connected to IBKR; the session was re-authenticated.' };
+        if (await this.gateway.recover('not_authenticated'))
+          return { status: 'connected', message: 'Connected to IBKR; the session was re-authenticated.' };
         return { status: 'unauthenticated', message: `The IBKR gateway is running but nobody is logged in: ${login}.` };
       }
       if (answer.kind === 'error') {
         const message = `The IBKR gateway answered with an error (HTTP ${answer.status}); restart it if this persists.`;
-        return { status: 'disconnected', message, ...(answer.drift === undefined ? {} : { unreadable: { reason: answer.drift, message: answer.message } }) };
+        return {
+          status: 'disconnected',
+          message,
+          ...(answer.drift === undefined ? {} : { unreadable: { reason: answer.drift, message: answer.message } }),
+        };
       }
       const auth = answer.kind === 'ok' ? parseAuthStatus(answer.json) : undefined;
       if (auth?.authenticated) {
-        if (!auth.connected) return { status: 'disconnected', message: "The IBKR gateway is logged in but has lost its connection to IBKR's servers; it reconnects by itself, or restart it." };
+        if (!auth.connected)
+          return {
+            status: 'disconnected',
+            message: "The IBKR gateway is logged in but has lost its connection to IBKR's servers; it reconnects by itself, or restart it.",
+          };
         const competing = auth.competing ? ' Another session (TWS or the mobile app) competes for market data.' : '';
         return { status: 'connected', message: `Connected to IBKR through the Client Portal Gateway.${competing}` };
       }
       const recovered = await this.gateway.recover(auth?.established ? 'not_authenticated' : 'no_session');
       if (recovered) return { status: 'connected', message: 'Connected to IBKR; the brokerage session was re-established.' };
-      return { status: 'unauthenticated', message: `The IBKR gateway has no brokerage session and one could not be started: ${login} again.` };
+      return {
+        status: 'unauthenticated',
+        message: `The IBKR gateway has no brokerage session and one could not be started: ${login} again.`,
+      };
     } catch (error) {
       const apiError = error instanceof ApiError ? error : new ApiError('UPSTREAM_ERROR', 'the IBKR gateway check failed');
-      if (apiError.code === 'UPSTREAM_TIMEOUT') return { status: 'disconnected', message: `The IBKR gateway at ${this.gateway.origin} did not answer in time.` };
+      if (apiError.code === 'UPSTREAM_TIMEOUT')
+        return { status: 'disconnected', message: `The IBKR gateway at ${this.gateway.origin} did not answer in time.` };
       if (/not running|not reachable/.test(apiError.message)) {
-        return { status: 'disconnected', message: `Nothing answers at ${this.gateway.origin}: start the IBKR Client Portal Gateway, then ${login}.` };
+        return {
+          status: 'disconnected',
+          message: `Nothing answers at ${this.gateway.origin}: start the IBKR Client Portal Gateway, then ${login}.`,
+        };
       }
       const drift = driftOf(error);
-      return { status: 'disconnected', message: `${capitalise(apiError.message)}.`, ...(drift === undefined ? {} : { unreadable: { reason: drift, message: apiError.message } }) };
+      return {
+        status: 'disconnected',
+        message: `${capitalise(apiError.message)}.`,
+        ...(drift === undefined ? {} : { unreadable: { reason: drift, message: apiError.message } }),
+      };
     }
   }
 
   accounts(): Promise<BrokerAccount[]> {
     // /portfolio/accounts is paced at one call per 5 s; it also has to precede every /portfolio read.
     const now = Date.now();
-    if (this.portfolioAccounts !== undefined && now - this.portfolioAccounts.at < PORTFOLIO_ACCOUNTS_REUSE_MS) return this.portfolioAccounts.promise;
+    if (this.portfolioAccounts !== undefined && now - this.portfolioAccounts.at < PORTFOLIO_ACCOUNTS_REUSE_MS)
+      return this.portfolioAccounts.promise;
     const promise = this.gateway.call('/portfolio/accounts', parsePortfolioAccounts);
     const memo = { at: now, promise };
     this.portfolioAccounts = memo;
@@ -172,7 +205,8 @@ export class IbkrBroker implements Broker {
       }));
       positions.push(...rows);
       if (last) return positions;
-      if (rows.length > IBKR_PAGE_SIZE) this.logger.debug({ upstream: 'ibkr', page, size: rows.length }, 'IBKR positions page larger than documented');
+      if (rows.length > IBKR_PAGE_SIZE)
+        this.logger.debug({ upstream: 'ibkr', page, size: rows.length }, 'IBKR positions page larger than documented');
     }
     throw new ApiError('UPSTREAM_ERROR', `the IBKR gateway returned more than ${MAX_PAGES} pages of positions`);
   }
@@ -181,7 +215,8 @@ export class IbkrBroker implements Broker {
     const resolved = await Promise.all(symbols.map(async (symbol) => ({ symbol, conid: await this.conidFor(symbol) })));
     const missing = resolved.filter((r) => r.conid === null).map((r) => r.symbol);
     const known = resolved.filter((r): r is { symbol: string; conid: number } => r.conid !== null);
-    const rows = known.length === 0 ? new Map<number, SnapshotRow>() : await this.snapshotWithWarmup([...new Set(known.map((r) => r.conid))]);
+    const rows =
+      known.length === 0 ? new Map<number, SnapshotRow>() : await this.snapshotWithWarmup([...new Set(known.map((r) => r.conid))]);
     const quotes: BrokerQuotes['quotes'] = {};
     for (const { symbol, conid } of known) {
       const row = rows.get(conid);

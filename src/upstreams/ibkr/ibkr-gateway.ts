@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ApiError, UnreadableAnswerError, UpstreamTransportError } from '../../core/errors.js';
 import { type Pacer, RequestPacer, type RequestPacerOptions } from '../../broker/request-pacer.js';
-import type { HttpClient } from '../http-client.js';
+import type { HttpClient, UpstreamResponse } from '../http-client.js';
 import { classifyGatewayAnswer, type GatewayAnswer } from './classify-response.js';
 import { parseAuthStatus } from './parse-session.js';
 
@@ -77,7 +77,7 @@ export class IbkrGateway {
     const method = options.method ?? 'GET';
     await this.pacer.acquire(path);
     const url = `${this.options.url}${path}${options.query ? `?${options.query}` : ''}`;
-    let res;
+    let res: UpstreamResponse;
     try {
       // The gateway answers 411 to a POST without a JSON body, even an empty one.
       res = await this.options.http.request(url, { method, body: method === 'POST' ? (options.body ?? {}) : undefined });
@@ -169,17 +169,25 @@ const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
 
 /** Connection refused answers at once: the caller learns "gateway down" without waiting for a timeout. */
 export function gatewayTransportError(error: unknown): ApiError {
-  if (!(error instanceof UpstreamTransportError)) return error instanceof ApiError ? error : new ApiError('UPSTREAM_ERROR', 'the IBKR gateway call failed');
+  if (!(error instanceof UpstreamTransportError))
+    return error instanceof ApiError ? error : new ApiError('UPSTREAM_ERROR', 'the IBKR gateway call failed');
   const cause = error.cause as { code?: string; cause?: { code?: string } } | undefined;
   const code = cause?.code ?? cause?.cause?.code ?? '';
   if (TLS_CODES.test(code)) {
-    return new ApiError('BROKER_UNAVAILABLE', "the IBKR gateway's TLS certificate was refused: set IBKR_TLS_VERIFY=false for its self-signed certificate", { retryAfterSeconds: 60 });
+    return new ApiError(
+      'BROKER_UNAVAILABLE',
+      "the IBKR gateway's TLS certificate was refused: set IBKR_TLS_VERIFY=false for its self-signed certificate",
+      { retryAfterSeconds: 60 },
+    );
   }
   switch (error.failure) {
     case 'timeout':
       return new ApiError('UPSTREAM_TIMEOUT', 'the IBKR gateway did not answer in time');
     case 'unreachable':
-      return new ApiError('BROKER_UNAVAILABLE', 'the IBKR gateway is not running or not reachable: start the Client Portal Gateway', { retryAfterSeconds: 5, cause: error });
+      return new ApiError('BROKER_UNAVAILABLE', 'the IBKR gateway is not running or not reachable: start the Client Portal Gateway', {
+        retryAfterSeconds: 5,
+        cause: error,
+      });
     case 'reset':
       return new ApiError('BROKER_UNAVAILABLE', 'the IBKR gateway closed the connection', { retryAfterSeconds: 5, cause: error });
     case 'too_large':

@@ -13,7 +13,20 @@ export interface SecdefListing {
   secTypes: string[];
 }
 
-const US_EXCHANGES = new Set(['NASDAQ', 'NYSE', 'ARCA', 'NYSE ARCA', 'AMEX', 'NYSE AMERICAN', 'BATS', 'CBOE', 'IEX', 'PINK', 'SMART', 'US']);
+const US_EXCHANGES = new Set([
+  'NASDAQ',
+  'NYSE',
+  'ARCA',
+  'NYSE ARCA',
+  'AMEX',
+  'NYSE AMERICAN',
+  'BATS',
+  'CBOE',
+  'IEX',
+  'PINK',
+  'SMART',
+  'US',
+]);
 const NOT_FOUND = /no symbol|not found|no contract|no security/i;
 
 /** The listings in a search answer; an empty list when the gateway says it knows no such symbol. */
@@ -44,7 +57,12 @@ function exchangeOf(row: Record<string, unknown>): string | null {
   if (description !== null) return description.toUpperCase();
   const header = toText(row.companyHeader);
   const dash = header?.lastIndexOf(' - ') ?? -1;
-  return header !== null && header !== undefined && dash >= 0 ? header.slice(dash + 3).trim().toUpperCase() : null;
+  return header !== null && header !== undefined && dash >= 0
+    ? header
+        .slice(dash + 3)
+        .trim()
+        .toUpperCase()
+    : null;
 }
 
 /** IBKR writes share classes with a space ("BRK B") where tickers elsewhere use "." or "-". */
@@ -61,8 +79,6 @@ export function pickListing(listings: SecdefListing[], symbol: string): SecdefLi
   const exact = listings.filter((l) => sameSymbol(l.symbol, symbol));
   const stocks = exact.filter((l) => l.secTypes.includes('STK'));
   return (
-    stocks.find((l) => l.exchange !== null && US_EXCHANGES.has(l.exchange)) ??
-    stocks[0] ??
-    exact.find((l) => l.secTypes.includes('IND'))
+    stocks.find((l) => l.exchange !== null && US_EXCHANGES.has(l.exchange)) ?? stocks[0] ?? exact.find((l) => l.secTypes.includes('IND'))
   );
 }

@@ -2,7 +2,7 @@
 // string ("1,300", "50.2M", "C168.42"). The first call for a conid starts a subscription and returns the
 // row without any field: `hasData` tells the caller to ask again.
 import { UnreadableAnswerError } from '../../core/errors.js';
-import { type BrokerQuote } from '../../broker/broker.js';
+import type { BrokerQuote } from '../../broker/broker.js';
 import { changeFrom, toNumber, toText } from '../../broker/numbers.js';
 
 export const FIELD = {

@@ -18,7 +18,7 @@ export async function cursorKeys(secret: string | undefined, redis: RedisConnect
     keys.unshift(shared);
     return true;
   };
-  if (redis !== undefined && redis.ready && (await adoptShared())) return keys;
+  if (redis?.ready && (await adoptShared())) return keys;
   keys.push(randomBytes(32));
   if (redis !== undefined) {
     logger.warn('cursor key: Redis did not answer, paging cursors are signed with a key of this replica until it does');

@@ -39,7 +39,10 @@ export class CursorCodec {
   }
 
   encode(state: CursorState): string {
-    const payload = Buffer.from(JSON.stringify({ v: VERSION, s: state.symbol, l: state.limit, c: state.upstream, e: this.now() + this.options.ttlMs }), 'utf8');
+    const payload = Buffer.from(
+      JSON.stringify({ v: VERSION, s: state.symbol, l: state.limit, c: state.upstream, e: this.now() + this.options.ttlMs }),
+      'utf8',
+    );
     return Buffer.concat([this.tag(this.options.keys[0] as Buffer, payload), payload]).toString('base64url');
   }
 

@@ -66,7 +66,10 @@ export function classifyDividendsResponse(res: MassiveResponse, options: ParseOp
   if (res.status === 403) return error(NOT_ENTITLED);
   if (res.status === 404) return error('Massive answered 404 for the dividends endpoint; check MASSIVE_URL');
   if (res.status === 400 && options.cursor) {
-    return { kind: 'error', error: new ApiError('INVALID_PARAMETER', 'cursor is not valid or has expired: start again from the first page') };
+    return {
+      kind: 'error',
+      error: new ApiError('INVALID_PARAMETER', 'cursor is not valid or has expired: start again from the first page'),
+    };
   }
   if (res.status !== 200) return error(`Massive answered HTTP ${res.status}`);
   try {
@@ -158,7 +161,12 @@ const NOT_ENTITLED = 'Massive refused the call: the plan of the configured key d
 
 /** `{"status": "ERROR" | "NOT_AUTHORIZED", "error" | "message": "..."}`, the envelope of every Massive error. */
 function isErrorBody(json: unknown): json is Record<string, unknown> {
-  return isObject(json) && typeof json.status === 'string' && json.status.toUpperCase() !== 'OK' && (typeof json.error === 'string' || typeof json.message === 'string');
+  return (
+    isObject(json) &&
+    typeof json.status === 'string' &&
+    json.status.toUpperCase() !== 'OK' &&
+    (typeof json.error === 'string' || typeof json.message === 'string')
+  );
 }
 
 /** What an error body says of the key or the plan, if it is about them. */

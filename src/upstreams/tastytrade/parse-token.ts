@@ -16,7 +16,8 @@ export function parseToken(json: unknown): AccessToken {
   const value = toText(body.access_token);
   if (value === null) throw new UnreadableAnswerError('token', 'Tastytrade sent a token answer without an access token');
   const type = toText(body.token_type);
-  if (type !== null && type.toLowerCase() !== 'bearer') throw new UnreadableAnswerError('token', 'Tastytrade sent a token of an unknown type');
+  if (type !== null && type.toLowerCase() !== 'bearer')
+    throw new UnreadableAnswerError('token', 'Tastytrade sent a token of an unknown type');
   const seconds = toNumber(body.expires_in);
   return { value, lifetimeMs: seconds !== null && seconds > 0 ? seconds * 1000 : DEFAULT_TOKEN_LIFETIME_MS };
 }

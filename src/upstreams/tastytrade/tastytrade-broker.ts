@@ -3,7 +3,7 @@
 // every 15 minutes).
 import type { Logger } from 'pino';
 import { ApiError, driftOf } from '../../core/errors.js';
-import { type Broker, type BrokerAccount, type BrokerHealth, type BrokerPosition, type BrokerQuotes } from '../../broker/broker.js';
+import type { Broker, BrokerAccount, BrokerHealth, BrokerPosition, BrokerQuotes } from '../../broker/broker.js';
 import { HttpClient } from '../http-client.js';
 import { parseAccounts } from './parse-accounts.js';
 import { parseMarketData } from './parse-market-data.js';
@@ -53,15 +53,25 @@ export class TastytradeBroker implements Broker {
   private async check(): Promise<HealthCheck> {
     try {
       const accounts = await this.accounts();
-      return { status: 'connected', message: `Connected to Tastytrade (${accounts.length} open account${accounts.length === 1 ? '' : 's'}).` };
+      return {
+        status: 'connected',
+        message: `Connected to Tastytrade (${accounts.length} open account${accounts.length === 1 ? '' : 's'}).`,
+      };
     } catch (error) {
       if (error instanceof TokenRefusedError) return { status: 'unauthenticated', message: `${error.message}.` };
       const apiError = error instanceof ApiError ? error : new ApiError('UPSTREAM_ERROR', 'the Tastytrade check failed');
-      if (/refused a freshly issued/.test(apiError.message)) return { status: 'unauthenticated', message: `${apiError.message}; check the OAuth application's scopes.` };
-      if (/not reachable|closed the connection/.test(apiError.message)) return { status: 'disconnected', message: `Nothing answers at ${this.origin}: check the network or TASTYTRADE_URL.` };
-      if (apiError.code === 'UPSTREAM_TIMEOUT') return { status: 'disconnected', message: `Tastytrade at ${this.origin} did not answer in time.` };
+      if (/refused a freshly issued/.test(apiError.message))
+        return { status: 'unauthenticated', message: `${apiError.message}; check the OAuth application's scopes.` };
+      if (/not reachable|closed the connection/.test(apiError.message))
+        return { status: 'disconnected', message: `Nothing answers at ${this.origin}: check the network or TASTYTRADE_URL.` };
+      if (apiError.code === 'UPSTREAM_TIMEOUT')
+        return { status: 'disconnected', message: `Tastytrade at ${this.origin} did not answer in time.` };
       const drift = driftOf(error);
-      return { status: 'disconnected', message: `${apiError.message}.`, ...(drift === undefined ? {} : { unreadable: { reason: drift, message: apiError.message } }) };
+      return {
+        status: 'disconnected',
+        message: `${apiError.message}.`,
+        ...(drift === undefined ? {} : { unreadable: { reason: drift, message: apiError.message } }),
+      };
     }
   }
 
@@ -72,7 +82,13 @@ export class TastytradeBroker implements Broker {
   async positions(): Promise<BrokerPosition[]> {
     const accounts = await this.accounts();
     const lists = await Promise.all(
-      accounts.map((a) => this.client.get(`/accounts/${encodeURIComponent(a.accountId)}/positions`, (json) => parsePositions(json, a.accountId), 'include-marks=true')),
+      accounts.map((a) =>
+        this.client.get(
+          `/accounts/${encodeURIComponent(a.accountId)}/positions`,
+          (json) => parsePositions(json, a.accountId),
+          'include-marks=true',
+        ),
+      ),
     );
     return lists.flat();
   }

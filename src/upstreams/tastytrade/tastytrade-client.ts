@@ -31,7 +31,15 @@ export class TastytradeClient {
     this.tokens = new TokenManager({ url, clientSecret, refreshToken, http, userAgent: USER_AGENT, now, refreshMarginMs });
     // No published limit: a generous local cap, mostly so a 429 stops every caller at once.
     this.pacer =
-      options.pacer ?? new RequestPacer({ name: 'Tastytrade', perWindow: 20, windowMs: 1_000, maxWaitMs: 5_000, baseBackOffMs: 2_000, maxBackOffMs: 300_000 });
+      options.pacer ??
+      new RequestPacer({
+        name: 'Tastytrade',
+        perWindow: 20,
+        windowMs: 1_000,
+        maxWaitMs: 5_000,
+        baseBackOffMs: 2_000,
+        maxBackOffMs: 300_000,
+      });
   }
 
   async get<T>(path: string, parse: (json: unknown) => T, query?: string): Promise<T> {
@@ -41,7 +49,8 @@ export class TastytradeClient {
     if (res.status === 401) {
       // Expired early, revoked, or the clock drifted: one refresh, one retry.
       res = await this.send(target, await this.tokens.afterRejected(token));
-      if (res.status === 401) throw new ApiError('BROKER_UNAVAILABLE', 'Tastytrade refused a freshly issued access token', { retryAfterSeconds: 60 });
+      if (res.status === 401)
+        throw new ApiError('BROKER_UNAVAILABLE', 'Tastytrade refused a freshly issued access token', { retryAfterSeconds: 60 });
     }
     if (res.status === 429) {
       const waitMs = this.pacer.refused();

@@ -2,7 +2,7 @@
 // a time, and a refused refresh token remembered for a while, because repeated failed logins get the
 // address blocked for hours.
 import { ApiError } from '../../core/errors.js';
-import type { HttpClient } from '../http-client.js';
+import type { HttpClient, UpstreamResponse } from '../http-client.js';
 import { transportError } from './transport-error.js';
 import { errorLabel, parseError } from './parse-envelope.js';
 import { parseToken } from './parse-token.js';
@@ -71,7 +71,8 @@ export class TokenManager {
   private refresh(): Promise<string> {
     if (this.refreshing !== undefined) return this.refreshing;
     const refused = this.refused;
-    if (refused !== undefined && this.now() - refused.at < (this.options.refusedCooldownMs ?? 300_000)) return Promise.reject(refused.error);
+    if (refused !== undefined && this.now() - refused.at < (this.options.refusedCooldownMs ?? 300_000))
+      return Promise.reject(refused.error);
     this.refreshing = this.requestToken().finally(() => {
       this.refreshing = undefined;
     });
@@ -82,7 +83,7 @@ export class TokenManager {
     const { url, clientSecret, refreshToken, http, userAgent } = this.options;
     this.refreshes += 1;
     const sentAt = this.now();
-    let res;
+    let res: UpstreamResponse;
     try {
       res = await http.request(`${url}/oauth/token`, {
         method: 'POST',
@@ -99,7 +100,8 @@ export class TokenManager {
       this.refused = undefined;
       return token.value;
     }
-    if (res.status === 429) throw new ApiError('BROKER_UNAVAILABLE', 'Tastytrade is limiting token requests; retry shortly', { retryAfterSeconds: 30 });
+    if (res.status === 429)
+      throw new ApiError('BROKER_UNAVAILABLE', 'Tastytrade is limiting token requests; retry shortly', { retryAfterSeconds: 30 });
     if (res.status === 400 || res.status === 401 || res.status === 403) {
       const error = new TokenRefusedError(errorLabel(parseError(res.json)) || null);
       this.refused = { at: this.now(), error };

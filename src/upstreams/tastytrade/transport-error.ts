@@ -2,7 +2,8 @@
 import { ApiError, UpstreamTransportError } from '../../core/errors.js';
 
 export function transportError(error: unknown): ApiError {
-  if (!(error instanceof UpstreamTransportError)) return error instanceof ApiError ? error : new ApiError('UPSTREAM_ERROR', 'the Tastytrade call failed');
+  if (!(error instanceof UpstreamTransportError))
+    return error instanceof ApiError ? error : new ApiError('UPSTREAM_ERROR', 'the Tastytrade call failed');
   switch (error.failure) {
     case 'timeout':
       return new ApiError('UPSTREAM_TIMEOUT', 'Tastytrade did not answer in time');

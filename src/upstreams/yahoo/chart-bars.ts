@@ -36,7 +36,10 @@ function keyedBars(result: Record<string, unknown>, keyOf: (ms: number) => strin
   const bars: KeyedBar[] = [];
   times.forEach((time, i) => {
     const t = finite(time);
-    const o = finite(open?.[i]), h = finite(high?.[i]), l = finite(low?.[i]), c = finite(close?.[i]);
+    const o = finite(open?.[i]),
+      h = finite(high?.[i]),
+      l = finite(low?.[i]),
+      c = finite(close?.[i]);
     if (t === undefined || o === undefined || h === undefined || l === undefined || c === undefined) return;
     const bar = { key: keyOf(t * 1000), open: o, high: h, low: l, close: c, volume: finite(volume?.[i]) ?? 0 };
     if (bars.length > 0 && bars[bars.length - 1]?.key === bar.key) bars[bars.length - 1] = bar;
@@ -48,7 +51,11 @@ function keyedBars(result: Record<string, unknown>, keyOf: (ms: number) => strin
 /** `YYYY-MM-DD` or `YYYY-MM-DD HH:MM` of an instant in `zone`. */
 function zoneFormat(zone: string, withTime: boolean): (ms: number) => string {
   const format = new Intl.DateTimeFormat('en-CA', {
-    timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', ...(withTime ? { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } : {}),
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    ...(withTime ? { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } : {}),
   });
   return (ms) => {
     const p = Object.fromEntries(format.formatToParts(ms).map((part) => [part.type, part.value]));
@@ -81,7 +88,14 @@ function grouped(days: readonly KeyedBar[], groupOf: (key: string) => string): K
     if (last === undefined || g !== group) {
       bars.push({ ...day });
     } else {
-      bars[bars.length - 1] = { key: day.key, open: last.open, high: Math.max(last.high, day.high), low: Math.min(last.low, day.low), close: day.close, volume: last.volume + day.volume };
+      bars[bars.length - 1] = {
+        key: day.key,
+        open: last.open,
+        high: Math.max(last.high, day.high),
+        low: Math.min(last.low, day.low),
+        close: day.close,
+        volume: last.volume + day.volume,
+      };
     }
     group = g;
   }

@@ -27,7 +27,12 @@ export const QUOTE_CHART = { range: '1d', interval: '1d' } as const satisfies Ch
  * `callerSymbol` is what the caller asked for (`BRK.B`); the chart is of its Yahoo symbol (`BRK-B`), asked
  * as `asked` (QUOTE_CHART unless a test reads a chart asked otherwise).
  */
-export function chartQuote({ meta, result }: ChartResult, yahooSymbol: string, callerSymbol: string, asked: ChartAsk = QUOTE_CHART): GlobalQuoteBody {
+export function chartQuote(
+  { meta, result }: ChartResult,
+  yahooSymbol: string,
+  callerSymbol: string,
+  asked: ChartAsk = QUOTE_CHART,
+): GlobalQuoteBody {
   const need = (name: string, drift: string): number => {
     const value = finite(meta[name]);
     if (value === undefined) throw unexpected(yahooSymbol, drift, `a chart without ${name}`);

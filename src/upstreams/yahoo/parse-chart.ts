@@ -24,12 +24,22 @@ export interface ChartResult {
 const DEFAULT_BACKOFF_MS = 60_000;
 
 /** Status first (429 is a refusal, 404 an unknown symbol), then the body, read by `parse`. */
-export function classifyChart<T>(res: ChartResponse, symbol: string, parse: (chart: ChartResult, symbol: string) => T, now = Date.now()): Classified<T> {
+export function classifyChart<T>(
+  res: ChartResponse,
+  symbol: string,
+  parse: (chart: ChartResult, symbol: string) => T,
+  now = Date.now(),
+): Classified<T> {
   if (res.status === 429) {
-    return { kind: 'refusal', message: 'Yahoo refused the call: too many requests', retryAfterMs: retryAfterMs(res.headers['retry-after'], DEFAULT_BACKOFF_MS, now) };
+    return {
+      kind: 'refusal',
+      message: 'Yahoo refused the call: too many requests',
+      retryAfterMs: retryAfterMs(res.headers['retry-after'], DEFAULT_BACKOFF_MS, now),
+    };
   }
   if (res.status === 404) return { kind: 'error', error: notFound(symbol) };
-  if (res.status !== 200) return { kind: 'error', error: new ApiError('UPSTREAM_ERROR', `Yahoo answered HTTP ${res.status} for ${symbol}`) };
+  if (res.status !== 200)
+    return { kind: 'error', error: new ApiError('UPSTREAM_ERROR', `Yahoo answered HTTP ${res.status} for ${symbol}`) };
   try {
     return { kind: 'data', value: parse(chartResult(res.json, symbol), symbol) };
   } catch (e) {
@@ -41,7 +51,12 @@ export function classifyChart<T>(res: ChartResponse, symbol: string, parse: (cha
 export const OVERVIEW_CHART = { range: '1d', interval: '1d' } as const;
 
 /** `range` is the one the chart was asked for (previousCloseOf): a `period1`/`period2` chart has none, pass ''. */
-export function classifyChartResponse(res: ChartResponse, symbol: string, range: string = OVERVIEW_CHART.range, now = Date.now()): Classified<InstrumentSnapshot> {
+export function classifyChartResponse(
+  res: ChartResponse,
+  symbol: string,
+  range: string = OVERVIEW_CHART.range,
+  now = Date.now(),
+): Classified<InstrumentSnapshot> {
   return classifyChart(res, symbol, (chart) => instrumentSnapshot(chart, symbol, range), now);
 }
 
@@ -61,7 +76,8 @@ export function chartResult(json: unknown, symbol: string): ChartResult {
   const result = Array.isArray(chart.result) ? chart.result[0] : undefined;
   if (!isObject(result) || !isObject(result.meta)) throw unexpected(symbol, 'chart-meta', 'a chart without "meta"');
   const meta = result.meta;
-  if (typeof meta.symbol === 'string' && meta.symbol.toUpperCase() !== symbol.toUpperCase()) throw unexpected(symbol, 'chart-symbol', `the chart of ${meta.symbol.slice(0, 20)}`);
+  if (typeof meta.symbol === 'string' && meta.symbol.toUpperCase() !== symbol.toUpperCase())
+    throw unexpected(symbol, 'chart-symbol', `the chart of ${meta.symbol.slice(0, 20)}`);
   return { meta, result };
 }
 
@@ -91,7 +107,9 @@ function instrumentSnapshot({ meta, result }: ChartResult, symbol: string, range
  * which is the previous session's close only when the range is one day.
  */
 export function previousCloseOf(meta: Record<string, unknown>, range: string): number | undefined {
-  return finite(meta.previousClose) ?? finite(meta.regularMarketPreviousClose) ?? (range === '1d' ? finite(meta.chartPreviousClose) : undefined);
+  return (
+    finite(meta.previousClose) ?? finite(meta.regularMarketPreviousClose) ?? (range === '1d' ? finite(meta.chartPreviousClose) : undefined)
+  );
 }
 
 /** The newest bar whose close is not null: Yahoo leaves nulls for bars still forming or missing. */

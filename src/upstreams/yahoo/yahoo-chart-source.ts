@@ -7,10 +7,16 @@ import { YAHOO } from '../../core/upstream-ids.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
 import type { HttpClient } from '../http-client.js';
 import type { InstrumentSnapshot, OverviewSource } from '../overview-source.js';
-import { type ChartResponse, type ChartResult, type Classified, classifyChart, classifyChartResponse, OVERVIEW_CHART } from './parse-chart.js';
+import {
+  type ChartResponse,
+  type ChartResult,
+  type Classified,
+  classifyChart,
+  classifyChartResponse,
+  OVERVIEW_CHART,
+} from './parse-chart.js';
 
-export const BROWSER_USER_AGENT =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+export const BROWSER_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
 export interface YahooChartSourceOptions {
   url: string;

@@ -2,7 +2,15 @@
 // ignored (and never forwarded), one it takes is validated strictly and gets its default when absent.
 // Shared by /technical and /query so both accept exactly the same calls.
 import { ApiError } from '../../core/errors.js';
-import { indicatorParams, indicatorSpec, INTRADAY_INTERVALS, type Interval, type ParamKind, SERIES_TYPES, type SeriesType } from './indicators.js';
+import {
+  indicatorParams,
+  indicatorSpec,
+  INTRADAY_INTERVALS,
+  type Interval,
+  type ParamKind,
+  SERIES_TYPES,
+  type SeriesType,
+} from './indicators.js';
 
 export interface IndicatorOptions {
   /** Present exactly when the indicator takes one. */
@@ -77,7 +85,8 @@ function readValue(name: string, kind: ParamKind, value: string): string {
     case 'real':
     case 'positive': {
       const n = DECIMAL.test(value) ? Number(value) : Number.NaN;
-      if (Number.isNaN(n) || (kind === 'positive' && n <= 0)) throw invalid(name, kind === 'positive' ? 'a decimal number above 0' : 'a decimal number');
+      if (Number.isNaN(n) || (kind === 'positive' && n <= 0))
+        throw invalid(name, kind === 'positive' ? 'a decimal number above 0' : 'a decimal number');
       return String(n);
     }
   }

@@ -29,7 +29,10 @@ const ibkr: Family = {
   statusId: 'broker',
   env: { BROKER: 'ibkr', CACHE_BROKER_QUOTES_FRESH_SECONDS: '0' },
   sim: (sandbox) => sandbox.ibkr,
-  retarget: (config, replace) => ({ ...config, broker: { ...config.broker, ibkr: { ...config.broker.ibkr, url: replace(config.broker.ibkr.url) } } }),
+  retarget: (config, replace) => ({
+    ...config,
+    broker: { ...config.broker, ibkr: { ...config.broker.ibkr, url: replace(config.broker.ibkr.url) } },
+  }),
   path: '/api/broker/quotes?symbols=AAPL',
   otherKeyPath: '/api/broker/quotes?symbols=MSFT',
   otherPath: '/api/provider-a/quote?symbol=IBM',
@@ -55,7 +58,10 @@ const tastytrade: Family = {
   ),
 };
 
-for (const [name, family] of [['IBKR', ibkr], ['Tastytrade', tastytrade]] as const) {
+for (const [name, family] of [
+  ['IBKR', ibkr],
+  ['Tastytrade', tastytrade],
+] as const) {
   for (const fault of Object.keys(family.expect) as FaultName[]) {
     test(`${name}, ${fault}`, (t) => runFault(t, family, fault));
   }

@@ -128,10 +128,17 @@ export function hostileQuery(valid: Record<string, fc.Arbitrary<string>>, requir
   const base = fc.record(valid, { requiredKeys: required as never[] });
   const name = fc.constantFrom(...names, ...HOSTILE_NAMES);
   const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-    fc.record({ kind: fc.constant('replace' as const), name: names.length > 0 ? fc.constantFrom(...names) : name, value: hostileValue }) as fc.Arbitrary<Mutation>,
+    fc.record({
+      kind: fc.constant('replace' as const),
+      name: names.length > 0 ? fc.constantFrom(...names) : name,
+      value: hostileValue,
+    }) as fc.Arbitrary<Mutation>,
     fc.record({ kind: fc.constant('add' as const), name, value: hostileValue }),
     fc.record({ kind: fc.constantFrom('repeat' as const, 'drop' as const), index: fc.nat(5) }),
-    fc.record({ kind: fc.constant('raw' as const), text: fc.oneof(fc.constantFrom('&', '&&', '=', '==', 'apikey', '%26', ';'), fc.string({ maxLength: 10 }).map(pct)) }),
+    fc.record({
+      kind: fc.constant('raw' as const),
+      text: fc.oneof(fc.constantFrom('&', '&&', '=', '==', 'apikey', '%26', ';'), fc.string({ maxLength: 10 }).map(pct)),
+    }),
   );
   return fc.tuple(base, fc.array(mutation, { maxLength: 3 })).map(([values, mutations]) => {
     const pairs = Object.entries(values as Record<string, string>).map(([n, v]) => `${n}=${v}`);

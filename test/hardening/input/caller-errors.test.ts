@@ -18,10 +18,29 @@ async function expectAll(running: RunningApp, paths: string[], statuses: number[
 
 test('provider A: unknown symbols and invalid parameters blame no upstream', async (t) => {
   const running = await startApp(t);
-  await expectAll(running, UNKNOWN.map((s) => `/api/provider-a/quote?symbol=${s}`), [404]);
-  await expectAll(running, UNKNOWN.map((s) => `/api/provider-a/technical?symbol=${s}&indicator=RSI&interval=daily`), [404]);
-  const invalid = ['quote?symbol=', 'quote?symbol=A%20B', 'quote', 'technical?symbol=IBM&indicator=NOPE', 'technical?symbol=IBM&interval=2min', 'technical?symbol=IBM&indicator=RSI&time_period=1e2'];
-  await expectAll(running, invalid.flatMap((q) => Array.from({ length: 3 }, () => `/api/provider-a/${q}`)), [400]);
+  await expectAll(
+    running,
+    UNKNOWN.map((s) => `/api/provider-a/quote?symbol=${s}`),
+    [404],
+  );
+  await expectAll(
+    running,
+    UNKNOWN.map((s) => `/api/provider-a/technical?symbol=${s}&indicator=RSI&interval=daily`),
+    [404],
+  );
+  const invalid = [
+    'quote?symbol=',
+    'quote?symbol=A%20B',
+    'quote',
+    'technical?symbol=IBM&indicator=NOPE',
+    'technical?symbol=IBM&interval=2min',
+    'technical?symbol=IBM&indicator=RSI&time_period=1e2',
+  ];
+  await expectAll(
+    running,
+    invalid.flatMap((q) => Array.from({ length: 3 }, () => `/api/provider-a/${q}`)),
+    [400],
+  );
   assert.ok(running.sandbox.alphaVantage.count() >= UNKNOWN.length, 'the unknown symbols did reach the upstream');
   await assertNoUpstreamBlamed(running);
   assert.equal((await running.get('/api/provider-a/quote?symbol=IBM')).status, 200);
@@ -29,10 +48,18 @@ test('provider A: unknown symbols and invalid parameters blame no upstream', asy
 
 test('provider B: unknown symbols, bad limits and invalid cursors blame no upstream', async (t) => {
   const running = await startApp(t);
-  await expectAll(running, UNKNOWN.map((s) => `/api/provider-b/dividends?symbol=${s}`), [200]);
+  await expectAll(
+    running,
+    UNKNOWN.map((s) => `/api/provider-b/dividends?symbol=${s}`),
+    [200],
+  );
   const cursor = 'A'.repeat(60);
   const invalid = ['limit=0', 'limit=abc', `cursor=${cursor}`, `symbol=KO&cursor=${cursor}`, 'cursor=x'];
-  await expectAll(running, invalid.flatMap((q) => Array.from({ length: 4 }, () => `/api/provider-b/dividends?${q}`)), [400]);
+  await expectAll(
+    running,
+    invalid.flatMap((q) => Array.from({ length: 4 }, () => `/api/provider-b/dividends?${q}`)),
+    [400],
+  );
   await assertNoUpstreamBlamed(running);
 });
 
@@ -47,7 +74,11 @@ for (const broker of ['ibkr', 'tastytrade']) {
       assert.deepEqual(res.body.missing, UNKNOWN.slice(i, i + 3));
     }
     const many = Array.from({ length: 60 }, (_, i) => `S${i}`).join(',');
-    await expectAll(running, ['symbols=', 'symbols=A%20B', `symbols=${many}`, 'symbols=,,,'].map((q) => `/api/broker/quotes?${q}`), [400]);
+    await expectAll(
+      running,
+      ['symbols=', 'symbols=A%20B', `symbols=${many}`, 'symbols=,,,'].map((q) => `/api/broker/quotes?${q}`),
+      [400],
+    );
     await assertNoUpstreamBlamed(running);
   });
 }

@@ -89,7 +89,8 @@ async function fuzz(target: Target, route: string, query: fc.Arbitrary<string>, 
 
 /** The generators must reach both sides, or the property proves nothing. */
 function assertExplored(target: Target, statuses: number[]): void {
-  for (const status of statuses) assert.ok((target.statuses.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...target.statuses])}`);
+  for (const status of statuses)
+    assert.ok((target.statuses.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...target.statuses])}`);
 }
 
 /** Mostly valid values, sometimes a near miss; the mutations in hostileQuery add the rest. */
@@ -103,7 +104,10 @@ test('provider-a quote: any symbol value or extra parameter gives 200/400/404, n
   const fuzzer = await target(t);
   await fuzz(fuzzer, '/api/provider-a/quote', hostileQuery({ symbol }));
   assertExplored(fuzzer, [200, 400]);
-  assert.ok(fuzzer.seen.some((e) => e.query.get('function') === 'GLOBAL_QUOTE'), 'reached the upstream');
+  assert.ok(
+    fuzzer.seen.some((e) => e.query.get('function') === 'GLOBAL_QUOTE'),
+    'reached the upstream',
+  );
 });
 
 test('provider-a technical: every parameter fuzzed', async (t) => {
@@ -111,9 +115,15 @@ test('provider-a technical: every parameter fuzzed', async (t) => {
   const query = hostileQuery(
     {
       symbol,
-      indicator: mostly(anyCase(INDICATORS), fc.constantFrom('TIME_SERIES_DAILY', 'GLOBAL_QUOTE', 'LISTING_STATUS', 'RSI%26apikey%3Devil', 'RSI%00')),
+      indicator: mostly(
+        anyCase(INDICATORS),
+        fc.constantFrom('TIME_SERIES_DAILY', 'GLOBAL_QUOTE', 'LISTING_STATUS', 'RSI%26apikey%3Devil', 'RSI%00'),
+      ),
       interval: mostly(anyCase(INTERVALS), fc.constantFrom('2min', 'yearly', 'daily%00', 'daily%26function%3DRSI')),
-      time_period: mostly(fc.integer({ min: 2, max: 1_000 }).map(String), fc.constantFrom('-1', '0', '1001', '14.5', '1e3', '0x10', '%2014', '014', '99999999999999999999')),
+      time_period: mostly(
+        fc.integer({ min: 2, max: 1_000 }).map(String),
+        fc.constantFrom('-1', '0', '1001', '14.5', '1e3', '0x10', '%2014', '014', '99999999999999999999'),
+      ),
       series_type: mostly(anyCase(SERIES_TYPES), fc.constantFrom('volume', 'close%26apikey%3Dx')),
     },
     ['symbol'],
@@ -124,29 +134,48 @@ test('provider-a technical: every parameter fuzzed', async (t) => {
 
 /** Values for the indicators' optional parameters: mostly plain, sometimes a spelling the service refuses. */
 const optionValue = mostly(
-  fc.oneof(fc.integer({ min: 1, max: 1_000 }).map(String), fc.integer({ min: 0, max: 8 }).map(String), fc.constantFrom('0.02', '0.2', '2.5', '1')),
+  fc.oneof(
+    fc.integer({ min: 1, max: 1_000 }).map(String),
+    fc.integer({ min: 0, max: 8 }).map(String),
+    fc.constantFrom('0.02', '0.2', '2.5', '1'),
+  ),
   fc.constantFrom('0', '-1', '1e1', '0x10', '%2B5', '%205', '5%20', '', '1001', 'abc', '5%26apikey%3Devil', '0.2%00'),
 );
 const indicatorOptions = Object.fromEntries(INDICATOR_PARAM_NAMES.map((name) => [name, optionValue]));
-const month = mostly(fc.constantFrom('2024-01', '2023-12', '2025-06'), fc.constantFrom('2024-13', '1999-12', '2024-1', '202401', '2024-01%26x%3D1'));
+const month = mostly(
+  fc.constantFrom('2024-01', '2023-12', '2025-06'),
+  fc.constantFrom('2024-13', '1999-12', '2024-1', '202401', '2024-01%26x%3D1'),
+);
 
 test('provider-a technical: the optional indicator parameters fuzzed, applied only where they belong', async (t) => {
   const fuzzer = await target(t);
   const query = hostileQuery(
-    { symbol, indicator: anyCase(['MACD', 'STOCH', 'BBANDS', 'ADOSC', 'ULTOSC', 'SAR', 'RSI']), interval: anyCase(INTERVALS), month, ...indicatorOptions },
+    {
+      symbol,
+      indicator: anyCase(['MACD', 'STOCH', 'BBANDS', 'ADOSC', 'ULTOSC', 'SAR', 'RSI']),
+      interval: anyCase(INTERVALS),
+      month,
+      ...indicatorOptions,
+    },
     ['symbol', 'indicator'],
   );
   await fuzz(fuzzer, '/api/provider-a/technical', query);
   assertExplored(fuzzer, [200, 400]);
 });
 
-test('provider-a query: every function and parameter fuzzed; the caller\'s apikey never goes upstream', async (t) => {
+test("provider-a query: every function and parameter fuzzed; the caller's apikey never goes upstream", async (t) => {
   const fuzzer = await target(t);
   const query = hostileQuery(
     {
-      function: mostly(fc.oneof(anyCase(ALPHA_VANTAGE_FUNCTIONS.slice(0, 6)), anyCase(ALPHA_VANTAGE_FUNCTIONS)), fc.constantFrom('OVERVIEW', 'TIME_SERIES_DAILY_ADJUSTED', 'GLOBAL_QUOTE%26apikey%3Devil', 'RSI%00', '')),
+      function: mostly(
+        fc.oneof(anyCase(ALPHA_VANTAGE_FUNCTIONS.slice(0, 6)), anyCase(ALPHA_VANTAGE_FUNCTIONS)),
+        fc.constantFrom('OVERVIEW', 'TIME_SERIES_DAILY_ADJUSTED', 'GLOBAL_QUOTE%26apikey%3Devil', 'RSI%00', ''),
+      ),
       symbol,
-      keywords: mostly(fc.constantFrom('micro', 'IBM', 'Tesco%20PLC', 'bank%20of', 'Nestl%C3%A9'), fc.constantFrom('', '%3Cscript%3E', 'a'.repeat(65), 'x%26function%3DRSI')),
+      keywords: mostly(
+        fc.constantFrom('micro', 'IBM', 'Tesco%20PLC', 'bank%20of', 'Nestl%C3%A9'),
+        fc.constantFrom('', '%3Cscript%3E', 'a'.repeat(65), 'x%26function%3DRSI'),
+      ),
       interval: mostly(anyCase([...INTERVALS]), fc.constantFrom('2min', 'daily%00', '')),
       outputsize: mostly(anyCase(['compact', 'full']), fc.constantFrom('huge', 'full%26x%3D1')),
       datatype: mostly(fc.constantFrom('json', 'JSON'), fc.constantFrom('csv', 'xml', '')),
@@ -170,9 +199,17 @@ test('provider-a query: every function and parameter fuzzed; the caller\'s apike
 
 test('provider-a search and daily: every parameter fuzzed', async (t) => {
   const fuzzer = await target(t);
-  const keywords = mostly(fc.constantFrom('micro', 'ibm', 'Tesco%20PLC', 'Nestl%C3%A9', 'a'), fc.constantFrom('', '%3Cscript%3E', 'a'.repeat(65), 'x%26function%3DRSI', '%00'));
+  const keywords = mostly(
+    fc.constantFrom('micro', 'ibm', 'Tesco%20PLC', 'Nestl%C3%A9', 'a'),
+    fc.constantFrom('', '%3Cscript%3E', 'a'.repeat(65), 'x%26function%3DRSI', '%00'),
+  );
   await fuzz(fuzzer, '/api/provider-a/search', hostileQuery({ keywords }), 60);
-  await fuzz(fuzzer, '/api/provider-a/daily', hostileQuery({ symbol, outputsize: mostly(anyCase(['compact', 'full']), fc.constantFrom('huge', '')) }, ['symbol']), 60);
+  await fuzz(
+    fuzzer,
+    '/api/provider-a/daily',
+    hostileQuery({ symbol, outputsize: mostly(anyCase(['compact', 'full']), fc.constantFrom('huge', '')) }, ['symbol']),
+    60,
+  );
   assertExplored(fuzzer, [200, 400]);
 });
 
@@ -193,21 +230,37 @@ test('provider-b dividends: symbol, limit, real and forged cursors', async (t) =
   const query = hostileQuery(
     {
       symbol: fc.oneof(symbol, fc.constant('AAPL')),
-      limit: mostly(fc.oneof(fc.integer({ min: 1, max: 1_000 }).map(String), fc.constant('2')), fc.constantFrom('0', '-1', '1001', '1.5', '1e2', '%2010')),
-      cursor: fc.oneof(fc.constant(real), forgedCursor, fc.base64String({ maxLength: 60 }).map(pct), fc.jsonValue().map((v) => Buffer.from(JSON.stringify(v) ?? '').toString('base64url'))),
+      limit: mostly(
+        fc.oneof(fc.integer({ min: 1, max: 1_000 }).map(String), fc.constant('2')),
+        fc.constantFrom('0', '-1', '1001', '1.5', '1e2', '%2010'),
+      ),
+      cursor: fc.oneof(
+        fc.constant(real),
+        forgedCursor,
+        fc.base64String({ maxLength: 60 }).map(pct),
+        fc.jsonValue().map((v) => Buffer.from(JSON.stringify(v) ?? '').toString('base64url')),
+      ),
     },
     [],
   );
   await fuzz(fuzzer, '/api/provider-b/dividends', query);
   assertExplored(fuzzer, [200, 400]);
-  assert.ok(fuzzer.seen.some((e) => e.path === '/v3/reference/dividends'), 'reached the upstream');
+  assert.ok(
+    fuzzer.seen.some((e) => e.path === '/v3/reference/dividends'),
+    'reached the upstream',
+  );
 });
 
 /** Lists of symbols, up to thousands of them (the URL stays under the 16 KiB header limit). */
 const symbolList = fc.oneof(
   { weight: 3, arbitrary: fc.array(symbol, { minLength: 0, maxLength: 60 }).map((l) => l.join(',')) },
   { weight: 1, arbitrary: fc.array(fc.stringMatching(/^[A-Z]{1,4}$/), { minLength: 1_000, maxLength: 2_500 }).map((l) => l.join(',')) },
-  { weight: 1, arbitrary: fc.array(fc.constantFrom('IBM', 'AAPL', 'ibm', ' aapl ', ''), { minLength: 100, maxLength: 1_000 }).map((l) => l.map(pct).join(',')) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.constantFrom('IBM', 'AAPL', 'ibm', ' aapl ', ''), { minLength: 100, maxLength: 1_000 })
+      .map((l) => l.map(pct).join(',')),
+  },
 );
 
 for (const broker of ['ibkr', 'tastytrade']) {
@@ -220,7 +273,13 @@ for (const broker of ['ibkr', 'tastytrade']) {
 
 test('routes without parameters ignore anything a caller adds', async (t) => {
   const fuzzer = await target(t);
-  for (const route of ['/api/market/overview', '/api/broker/health', '/api/broker/accounts', '/api/broker/positions', '/api/system/status']) {
+  for (const route of [
+    '/api/market/overview',
+    '/api/broker/health',
+    '/api/broker/accounts',
+    '/api/broker/positions',
+    '/api/system/status',
+  ]) {
     fuzzer.statuses.clear();
     await fuzz(fuzzer, route, hostileQuery({}), 40);
     assertExplored(fuzzer, [200]);

@@ -79,7 +79,11 @@ test('JSON answers carry the security headers; the HTML pages keep their own CSP
   assert.match(String(dashboard.headers['content-security-policy']), /script-src 'self'/);
   const docs = await get('/api/docs/');
   assert.equal(docs.status, 200);
-  assert.notEqual(docs.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'", 'the docs page can load its scripts');
+  assert.notEqual(
+    docs.headers['content-security-policy'],
+    "default-src 'none'; frame-ancestors 'none'",
+    'the docs page can load its scripts',
+  );
   assert.equal(docs.headers['x-content-type-options'], 'nosniff');
 });
 
@@ -114,10 +118,16 @@ test('GET and HEAD with a body are refused with 400 INVALID_PARAMETER, and the c
   const head = await exchangeUntilClose(running, 'HEAD /api/system/status HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc');
   assert.equal(head.status, 400);
   // An explicit empty body is no body.
-  const empty = await exchangeUntilClose(running, 'GET /api/system/status HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+  const empty = await exchangeUntilClose(
+    running,
+    'GET /api/system/status HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+  );
   assert.equal(empty.status, 200);
   // Content-Length and Transfer-Encoding together (request smuggling) never reach a handler.
-  const both = await exchangeUntilClose(running, 'GET /api/system/status HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n');
+  const both = await exchangeUntilClose(
+    running,
+    'GET /api/system/status HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+  );
   assertOneShape(both, 400);
 });
 
@@ -135,7 +145,11 @@ test('URLs up to 8 KiB are read; longer ones are 400, and past 16 KiB of headers
   const bigHeader = await exchangeUntilClose(running, `GET /api/system/status HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(17_000)}\r\n\r\n`);
   assertOneShape(bigHeader, 431, 'HEADERS_TOO_LARGE');
   const manyHeaders = Array.from({ length: 400 }, (_, i) => `X-H${i}: ${'z'.repeat(40)}\r\n`).join('');
-  assertOneShape(await exchangeUntilClose(running, `GET /api/system/status HTTP/1.1\r\nHost: x\r\n${manyHeaders}\r\n`), 431, 'HEADERS_TOO_LARGE');
+  assertOneShape(
+    await exchangeUntilClose(running, `GET /api/system/status HTTP/1.1\r\nHost: x\r\n${manyHeaders}\r\n`),
+    431,
+    'HEADERS_TOO_LARGE',
+  );
 });
 
 test('bytes that are not HTTP get a 400 in the one shape', async (t) => {
@@ -151,14 +165,17 @@ test('bytes that are not HTTP get a 400 in the one shape', async (t) => {
   }
 });
 
-test('a path that is not valid percent-encoding is a 400 in the one shape, not Fastify\'s own body', async (t) => {
+test("a path that is not valid percent-encoding is a 400 in the one shape, not Fastify's own body", async (t) => {
   const running = await startApp(t);
   for (const path of ['/api/provider-a/quote%E0%A4%A?symbol=IBM', '/api/%zz', '/%', '/api/provider-a/%C0%AF']) {
-    const answer = await exchangeUntilClose(running, `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Request-Id: bad-url-1\r\nConnection: close\r\n\r\n`);
+    const answer = await exchangeUntilClose(
+      running,
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Request-Id: bad-url-1\r\nConnection: close\r\n\r\n`,
+    );
     if (answer.status === 404) continue; // decodable after all: routed, and answered by the not-found handler
     assertOneShape(answer, 400);
     assert.match(answer.body.error.message, /percent-encoding/, path);
-    assert.equal(answer.body.error.requestId, 'bad-url-1', 'the caller\'s id is echoed');
+    assert.equal(answer.body.error.requestId, 'bad-url-1', "the caller's id is echoed");
     assert.match(answer.headers, /x-content-type-options: nosniff/);
     assert.match(answer.headers, /x-data-mode: sandbox/);
   }
@@ -169,7 +186,10 @@ test('a path that is not valid percent-encoding is a 400 in the one shape, not F
 test('an OPTIONS that is not a CORS preflight is a 400 in the one shape; real preflights carry X-Request-Id too', async (t) => {
   const running = await startApp(t);
   for (const headers of ['', 'Origin: https://a.example\r\n', 'Access-Control-Request-Method: GET\r\n']) {
-    const answer = await exchangeUntilClose(running, `OPTIONS /api/provider-a/quote HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`);
+    const answer = await exchangeUntilClose(
+      running,
+      `OPTIONS /api/provider-a/quote HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`,
+    );
     assertOneShape(answer, 400);
     assert.match(answer.body.error.message, /Access-Control-Request-Method/);
   }
@@ -219,7 +239,10 @@ test('timeouts come from the configuration, and must be consistent', async (t) =
   assert.equal(running.app.server.headersTimeout, 10_000, 'default');
   assert.equal(running.app.server.requestTimeout, 30_000, 'default');
   assert.ok(running.app.server.timeout > running.config.upstreamTimeoutMs, 'an idle socket outlives any upstream wait');
-  assert.throws(() => loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }), (e: unknown) => {
-    return e instanceof ConfigError && e.problems.some((p) => /HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS/.test(p));
-  });
+  assert.throws(
+    () => loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }),
+    (e: unknown) => {
+      return e instanceof ConfigError && e.problems.some((p) => /HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS/.test(p));
+    },
+  );
 });

@@ -95,9 +95,12 @@ function seriesProblems(fn: SeriesFunction, q: URLSearchParams): string[] {
   if (takesOutputSize(fn)) names.push('outputsize');
   if (fn === 'TIME_SERIES_INTRADAY') names.push('interval');
   const problems = paramProblems(q, fn === 'TIME_SERIES_INTRADAY' ? [...names, 'month', 'extended_hours', 'adjusted'] : names, names);
-  for (const flag of ['extended_hours', 'adjusted']) if (q.has(flag)) expect(problems, ['true', 'false'].includes(q.get(flag) ?? ''), `${flag} ${q.get(flag)}`);
-  if (q.has('outputsize')) expect(problems, (OUTPUT_SIZES as readonly string[]).includes(q.get('outputsize') ?? ''), `outputsize ${q.get('outputsize')}`);
-  if (q.has('interval')) expect(problems, (SERIES_INTERVALS as readonly string[]).includes(q.get('interval') ?? ''), `interval ${q.get('interval')}`);
+  for (const flag of ['extended_hours', 'adjusted'])
+    if (q.has(flag)) expect(problems, ['true', 'false'].includes(q.get(flag) ?? ''), `${flag} ${q.get(flag)}`);
+  if (q.has('outputsize'))
+    expect(problems, (OUTPUT_SIZES as readonly string[]).includes(q.get('outputsize') ?? ''), `outputsize ${q.get('outputsize')}`);
+  if (q.has('interval'))
+    expect(problems, (SERIES_INTERVALS as readonly string[]).includes(q.get('interval') ?? ''), `interval ${q.get('interval')}`);
   if (q.has('month')) expect(problems, MONTH.test(q.get('month') ?? ''), `month ${q.get('month')}`);
   return problems;
 }

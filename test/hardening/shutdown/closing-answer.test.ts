@@ -19,7 +19,9 @@ function parseResponses(raw: string): TestResponse[] {
     const end = rest.indexOf('\r\n\r\n');
     assert.ok(end > 0, `an incomplete response: ${rest.slice(0, 200)}`);
     const [statusLine = '', ...lines] = rest.slice(0, end).split('\r\n');
-    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const headers = Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     const length = Number(headers['content-length']);
     const text = rest.slice(end + 4, end + 4 + length);
     responses.push({ status: Number(statusLine.split(' ')[1]), headers, text, body: JSON.parse(text) });

@@ -32,14 +32,24 @@ async function askAlone(origin: string, path: string): Promise<Answer> {
     const res = await client.request({ method: 'GET', path });
     const body = await res.body.text();
     const age = res.headers.age;
-    return { status: res.statusCode, cache: res.headers['x-cache'] as string | undefined, age: age === undefined ? undefined : Number(age), body };
+    return {
+      status: res.statusCode,
+      cache: res.headers['x-cache'] as string | undefined,
+      age: age === undefined ? undefined : Number(age),
+      body,
+    };
   } finally {
     await client.close();
   }
 }
 
 test('SIGTERM drains in-flight requests, refuses new connections, closes the store; a restart keeps the ledger and last good values', async (t) => {
-  const sim = createAlphaVantageSimulator({ validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey], callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 });
+  const sim = createAlphaVantageSimulator({
+    validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey],
+    callsPerMinute: 0,
+    callsPerDay: 0,
+    burstPerSecond: 0,
+  });
   await sim.listen();
   t.after(() => sim.close());
   const stateDir = tempDir(t);
@@ -77,7 +87,10 @@ test('SIGTERM drains in-flight requests, refuses new connections, closes the sto
     assert.equal(quote['01. symbol'], SYMBOLS[i], 'the whole body arrived');
   }
   assert.equal(await first.exited, 0);
-  assert.ok(first.logs.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM'), 'the shutdown is logged');
+  assert.ok(
+    first.logs.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM'),
+    'the shutdown is logged',
+  );
   assert.ok(!first.logs.some((l) => typeof l.level === 'number' && l.level >= 50), 'nothing logged at error level');
   assert.deepEqual(first.stderr, []);
   // SQLite folds the WAL back and deletes it only when the last connection closes cleanly.

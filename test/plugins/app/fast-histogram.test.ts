@@ -36,10 +36,13 @@ test('scrapes exactly as prom-client’s Histogram does, bounds inclusive and +I
 
 test('matches prom-client for any observations', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom('/a', '/b', '/c'), fc.double({ min: 0, max: 10, noNaN: true })), { maxLength: 50 }), async (observations) => {
-      const [ours, theirs] = await bothScraped(observations);
-      assert.equal(ours, theirs);
-    }),
+    fc.asyncProperty(
+      fc.array(fc.tuple(fc.constantFrom('/a', '/b', '/c'), fc.double({ min: 0, max: 10, noNaN: true })), { maxLength: 50 }),
+      async (observations) => {
+        const [ours, theirs] = await bothScraped(observations);
+        assert.equal(ours, theirs);
+      },
+    ),
     { numRuns: 100 },
   );
 });

@@ -13,7 +13,8 @@ import providerARoutes from '../../../src/routes/provider-a/index.js';
 import { testConfig } from '../../helpers/config.js';
 
 /** The routes whose answers go through sendCached, so the hot path may replay them. */
-const CACHED = /^(api\/provider-a\/(quote|technical|search|daily|query)|api\/provider-b\/dividends|api\/market\/overview|api\/broker\/(accounts|positions|quotes|health))$/;
+const CACHED =
+  /^(api\/provider-a\/(quote|technical|search|daily|query)|api\/provider-b\/dividends|api\/market\/overview|api\/broker\/(accounts|positions|quotes|health))$/;
 
 /** `route -> kind -> hook names`, read from Fastify's own listing. */
 function hooksByRoute(listing: string): Map<string, Map<string, string[]>> {
@@ -27,7 +28,11 @@ function hooksByRoute(listing: string): Map<string, Map<string, string[]>> {
       continue;
     }
     const hooks = /• \((\w+)\) (\[.*\])$/.exec(line);
-    if (hooks !== null && current !== undefined) current.set(hooks[1] as string, (JSON.parse(hooks[2] as string) as string[]).map((n) => n.replace(/\(\)$/, '')));
+    if (hooks !== null && current !== undefined)
+      current.set(
+        hooks[1] as string,
+        (JSON.parse(hooks[2] as string) as string[]).map((n) => n.replace(/\(\)$/, '')),
+      );
   }
   return routes;
 }
@@ -44,7 +49,8 @@ for (const limit of ['0', '600']) {
       for (const [kind, names] of kinds) {
         for (const name of names) if (HOOKS_ACCOUNTED_FOR[kind]?.[name] === undefined) unaccounted.push(`${route}: ${kind} ${name}`);
         // One anonymous hook is the rate limiter's; a second is something new.
-        if (names.filter((n) => n === 'anonymous').length > (limit === '0' ? 0 : 1)) unaccounted.push(`${route}: ${kind} another anonymous hook`);
+        if (names.filter((n) => n === 'anonymous').length > (limit === '0' ? 0 : 1))
+          unaccounted.push(`${route}: ${kind} another anonymous hook`);
       }
     }
     assert.deepEqual(unaccounted, []);
@@ -60,11 +66,18 @@ test('an added hook the hot path does not account for is caught', () => {
 
 test('plugins registered out of order refuse to start, naming what is missing', async () => {
   const early = Fastify();
-  early.decorate('deps', {} as never).decorate('hotPath', {} as never).decorate('liveTopics', {} as never);
+  early
+    .decorate('deps', {} as never)
+    .decorate('hotPath', {} as never)
+    .decorate('liveTopics', {} as never);
   early.register(providerARoutes);
-  await assert.rejects(async () => { await early.ready(); }, /mdp-error-handling/);
+  await assert.rejects(async () => {
+    await early.ready();
+  }, /mdp-error-handling/);
   const limiter = Fastify();
   limiter.decorate('deps', {} as never).decorate('hotPath', {} as never);
   limiter.register(rateLimiting);
-  await assert.rejects(async () => { await limiter.ready(); }, /mdp-request-hygiene/);
+  await assert.rejects(async () => {
+    await limiter.ready();
+  }, /mdp-request-hygiene/);
 });

@@ -9,12 +9,28 @@ import { type RunningApp, startApp, type TestResponse } from '../../helpers/app.
 /** Each cached route as three spellings of one cache key. */
 const ROUTES: readonly [string, string, string][] = [
   ['/api/provider-a/quote?symbol=IBM', '/api/provider-a/quote?symbol=ibm', '/api/provider-a/quote?symbol=Ibm'],
-  ['/api/provider-a/technical?symbol=IBM&indicator=RSI', '/api/provider-a/technical?symbol=IBM&indicator=rsi', '/api/provider-a/technical?symbol=ibm&indicator=Rsi'],
+  [
+    '/api/provider-a/technical?symbol=IBM&indicator=RSI',
+    '/api/provider-a/technical?symbol=IBM&indicator=rsi',
+    '/api/provider-a/technical?symbol=ibm&indicator=Rsi',
+  ],
   ['/api/provider-a/search?keywords=micro', '/api/provider-a/search?keywords=MICRO', '/api/provider-a/search?keywords=Micro'],
   ['/api/provider-a/daily?symbol=IBM', '/api/provider-a/daily?symbol=ibm', '/api/provider-a/daily?symbol=Ibm'],
-  ['/api/provider-a/query?function=GLOBAL_QUOTE&symbol=MSFT', '/api/provider-a/query?function=global_quote&symbol=MSFT', '/api/provider-a/query?function=Global_Quote&symbol=msft'],
-  ['/api/provider-a/query?function=TIME_SERIES_WEEKLY&symbol=IBM', '/api/provider-a/query?function=time_series_weekly&symbol=IBM', '/api/provider-a/query?function=Time_Series_Weekly&symbol=ibm'],
-  ['/api/provider-b/dividends?symbol=AAPL&limit=5', '/api/provider-b/dividends?symbol=aapl&limit=5', '/api/provider-b/dividends?symbol=Aapl&limit=5'],
+  [
+    '/api/provider-a/query?function=GLOBAL_QUOTE&symbol=MSFT',
+    '/api/provider-a/query?function=global_quote&symbol=MSFT',
+    '/api/provider-a/query?function=Global_Quote&symbol=msft',
+  ],
+  [
+    '/api/provider-a/query?function=TIME_SERIES_WEEKLY&symbol=IBM',
+    '/api/provider-a/query?function=time_series_weekly&symbol=IBM',
+    '/api/provider-a/query?function=Time_Series_Weekly&symbol=ibm',
+  ],
+  [
+    '/api/provider-b/dividends?symbol=AAPL&limit=5',
+    '/api/provider-b/dividends?symbol=aapl&limit=5',
+    '/api/provider-b/dividends?symbol=Aapl&limit=5',
+  ],
   ['/api/market/overview', '/api/market/overview?', '/api/market/overview?a=1'],
   ['/api/broker/accounts', '/api/broker/accounts?', '/api/broker/accounts?a=1'],
   ['/api/broker/positions', '/api/broker/positions?', '/api/broker/positions?a=1'],
@@ -26,15 +42,35 @@ const PER_REQUEST = new Set(['x-request-id', 'age', 'date', 'x-ratelimit-remaini
 
 /** Long fresh windows, so every entry stays fresh for the whole test. */
 const FRESH = Object.fromEntries(
-  ['QUOTE', 'TECHNICAL_DAILY', 'SEARCH', 'SERIES_DAILY', 'DIVIDENDS', 'OVERVIEW', 'BROKER_ACCOUNTS', 'BROKER_POSITIONS', 'BROKER_QUOTES'].map((name) => [`CACHE_${name}_FRESH_SECONDS`, '600']),
+  [
+    'QUOTE',
+    'TECHNICAL_DAILY',
+    'SEARCH',
+    'SERIES_DAILY',
+    'DIVIDENDS',
+    'OVERVIEW',
+    'BROKER_ACCOUNTS',
+    'BROKER_POSITIONS',
+    'BROKER_QUOTES',
+  ].map((name) => [`CACHE_${name}_FRESH_SECONDS`, '600']),
 );
 
 function comparable(res: TestResponse): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(res.headers).filter(([name]) => !PER_REQUEST.has(name)).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(
+    Object.entries(res.headers)
+      .filter(([name]) => !PER_REQUEST.has(name))
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
 }
 
 /** Asks the same URL and headers twice: once armed on the hot path, once where only the pipeline answers. */
-async function pair(running: RunningApp, hotUrl: string, pipelineUrl: string, headers: Record<string, string>, method: 'GET' | 'HEAD' = 'GET') {
+async function pair(
+  running: RunningApp,
+  hotUrl: string,
+  pipelineUrl: string,
+  headers: Record<string, string>,
+  method: 'GET' | 'HEAD' = 'GET',
+) {
   const before = running.app.hotPath.served;
   const hot = await running.get(hotUrl, headers, method);
   assert.equal(running.app.hotPath.served, before + 1, `${method} ${hotUrl} ${JSON.stringify(headers)}: answered by the hot path`);

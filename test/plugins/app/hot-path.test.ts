@@ -8,7 +8,11 @@ const QUOTE = '/api/provider-a/quote';
 const PER_REQUEST = new Set(['x-request-id', 'age', 'date', 'cache-control']);
 
 function comparable(res: TestResponse): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(res.headers).filter(([name]) => !PER_REQUEST.has(name)).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(
+    Object.entries(res.headers)
+      .filter(([name]) => !PER_REQUEST.has(name))
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
 }
 
 test('a fresh repeat is answered by the hot path with exactly the headers and body of the full pipeline', async (t) => {
@@ -52,8 +56,14 @@ test('the per-caller limit counts hot answers, and the pipeline renders the 429'
   const { get } = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '3' } });
   const answers = [];
   for (let i = 0; i < 5; i += 1) answers.push(await get(`${QUOTE}?symbol=KO`));
-  assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 429, 429]);
-  assert.deepEqual(answers.slice(0, 3).map((a) => a.headers['x-ratelimit-remaining']), ['2', '1', '0']);
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200, 200, 429, 429],
+  );
+  assert.deepEqual(
+    answers.slice(0, 3).map((a) => a.headers['x-ratelimit-remaining']),
+    ['2', '1', '0'],
+  );
   assert.equal(answers[3]?.body.error.code, 'RATE_LIMITED');
   assert.ok(Number(answers[3]?.headers['retry-after']) >= 1);
 });
@@ -72,7 +82,10 @@ test('stale entries, bodies on GET and per-origin CORS always go through the pip
 
   const open = await startApp(t);
   await open.get(`${QUOTE}?symbol=PEP`);
-  const answer = await rawRequest(open.url, `GET ${QUOTE}?symbol=PEP HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+  const answer = await rawRequest(
+    open.url,
+    `GET ${QUOTE}?symbol=PEP HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+  );
   assert.match(answer, /^HTTP\/1.1 400 /);
   assert.equal(open.app.hotPath.served, 0);
 });

@@ -48,7 +48,9 @@ test('metrics count requests per route and status, with latency histograms', asy
 });
 
 test('metrics export cache outcomes, upstream calls and errors, and budget left', async (t) => {
-  const { get, scrape, sandbox, app } = await startApp(t, { env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500' } });
+  const { get, scrape, sandbox, app } = await startApp(t, {
+    env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500' },
+  });
   await get('/api/provider-a/quote?symbol=IBM');
   await get('/api/provider-a/quote?symbol=IBM');
   sandbox.alphaVantage.setFaults({ fault: 'http5xx', remaining: 1 });
@@ -141,7 +143,11 @@ test('metric names: the service own carry the mdp_ prefix and their unit; only s
   const own = types.filter((m) => m.name.startsWith('mdp_'));
   assert.ok(own.length >= 12, `${own.length} service metrics`);
   const others = types.filter((m) => !m.name.startsWith('mdp_')).map((m) => m.name);
-  assert.deepEqual(others.filter((name) => !/^(process|nodejs)_/.test(name)), [], 'unprefixed metrics are prom-client defaults only');
+  assert.deepEqual(
+    others.filter((name) => !/^(process|nodejs)_/.test(name)),
+    [],
+    'unprefixed metrics are prom-client defaults only',
+  );
   for (const { name, type } of own) {
     if (type === 'counter') assert.match(name, /_total$/, name);
     if (type === 'histogram') assert.match(name, /_(seconds|bytes)$/, name);
@@ -150,7 +156,10 @@ test('metric names: the service own carry the mdp_ prefix and their unit; only s
 });
 
 test('metrics configuration is validated', () => {
-  assert.throws(() => loadConfig({ METRICS_TOKEN: 'short' }), (e: unknown) => e instanceof ConfigError && e.problems.some((p) => /METRICS_TOKEN/.test(p)));
+  assert.throws(
+    () => loadConfig({ METRICS_TOKEN: 'short' }),
+    (e: unknown) => e instanceof ConfigError && e.problems.some((p) => /METRICS_TOKEN/.test(p)),
+  );
   assert.throws(() => loadConfig({ METRICS_PORT: '70000' }), ConfigError);
   assert.deepEqual(loadConfig({}).metrics, { port: 9464, host: '127.0.0.1', token: undefined, portExplicit: false });
   assert.equal(loadConfig({ METRICS_PORT: '9464' }).metrics.portExplicit, true, 'the default port, chosen explicitly');

@@ -22,7 +22,11 @@ function remaining(policy: CachePolicy): { fresh: number; staleIfError: number }
 }
 
 function parseDirectives(header: unknown): Record<string, string> {
-  return Object.fromEntries(String(header).split(',').map((d) => d.trim().split('=') as [string, string]));
+  return Object.fromEntries(
+    String(header)
+      .split(',')
+      .map((d) => d.trim().split('=') as [string, string]),
+  );
 }
 
 test('an RFC 9111 cache counts the age once: Age 19 of a 60 s window leaves 41 s fresh, on both answer paths', async (t) => {

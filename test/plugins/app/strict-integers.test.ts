@@ -11,9 +11,25 @@ const SEED = Number(process.env.FC_SEED ?? 20_261_123);
 const RUNS = Number(process.env.FC_RUNS ?? 80);
 
 /** Numbers as JavaScript, Ajv's coercion or a sloppy client may write them. */
-const lenientSpelling = fc.tuple(fc.integer({ min: 0, max: 2_000 }), fc.nat(11)).map(([n, form]) =>
-  [`${n}.0`, `+${n}`, ` ${n}`, `${n} `, `\t${n}`, `0x${n.toString(16)}`, `${n}e0`, `${n / 10}e1`, `${n}.`, `-${n}`, `${n}n`, `0b${n.toString(2)}`][form]!,
-);
+const lenientSpelling = fc
+  .tuple(fc.integer({ min: 0, max: 2_000 }), fc.nat(11))
+  .map(
+    ([n, form]) =>
+      [
+        `${n}.0`,
+        `+${n}`,
+        ` ${n}`,
+        `${n} `,
+        `\t${n}`,
+        `0x${n.toString(16)}`,
+        `${n}e0`,
+        `${n / 10}e1`,
+        `${n}.`,
+        `-${n}`,
+        `${n}n`,
+        `0b${n.toString(2)}`,
+      ][form]!,
+  );
 const plainDigits = fc.integer({ min: 0, max: 1_200 }).map(String);
 const anyValue = fc.oneof(
   { weight: 3, arbitrary: lenientSpelling },
@@ -23,7 +39,10 @@ const anyValue = fc.oneof(
 );
 
 test('the integer parameters of every route are found from its schema', () => {
-  assert.deepEqual(integerParameters({ properties: { symbol: { type: 'string' }, time_period: { type: 'integer' }, n: { type: 'number' } } }), ['time_period']);
+  assert.deepEqual(
+    integerParameters({ properties: { symbol: { type: 'string' }, time_period: { type: 'integer' }, n: { type: 'number' } } }),
+    ['time_period'],
+  );
   assert.deepEqual(integerParameters(undefined), []);
 });
 

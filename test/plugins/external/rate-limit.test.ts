@@ -28,7 +28,11 @@ test('X-Forwarded-For is ignored unless a trusted proxy is configured', async (t
   const behindProxy = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '127.0.0.1' } });
   for (let i = 0; i < 2; i += 1) assert.equal((await behindProxy.get(QUOTE, { 'x-forwarded-for': '203.0.113.7' })).status, 200);
   assert.equal((await behindProxy.get(QUOTE, { 'x-forwarded-for': '203.0.113.7' })).status, 429);
-  assert.equal((await behindProxy.get(QUOTE, { 'x-forwarded-for': '203.0.113.8' })).status, 200, 'each client behind the proxy has its own allowance');
+  assert.equal(
+    (await behindProxy.get(QUOTE, { 'x-forwarded-for': '203.0.113.8' })).status,
+    200,
+    'each client behind the proxy has its own allowance',
+  );
 });
 
 test('with Redis the limit is shared by replicas, and a lost Redis falls back to a local limit', async (t) => {
@@ -45,6 +49,9 @@ test('with Redis the limit is shared by replicas, and a lost Redis falls back to
   await proxy.cut();
   await down;
   const answers = await Promise.all(Array.from({ length: 6 }, () => b!.get(QUOTE)));
-  assert.ok(answers.every((r) => r.status === 200 || r.status === 429), 'no 5xx without Redis');
+  assert.ok(
+    answers.every((r) => r.status === 200 || r.status === 429),
+    'no 5xx without Redis',
+  );
   assert.equal(answers.filter((r) => r.status === 200).length, 4, 'the local limit applies meanwhile');
 });

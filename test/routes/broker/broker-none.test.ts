@@ -21,7 +21,10 @@ test('BROKER=none: health reports not_configured with 200; data endpoints answer
 test('BROKER=tastytrade without credentials (live mode): not_configured, nothing called', async (t) => {
   const { get, sandbox } = await startApp(t, {
     env: { BROKER: 'tastytrade', DATA_MODE: 'live' },
-    configure: (c) => ({ ...c, broker: { ...c.broker, tastytrade: { ...c.broker.tastytrade, clientSecret: undefined, refreshToken: undefined } } }),
+    configure: (c) => ({
+      ...c,
+      broker: { ...c.broker, tastytrade: { ...c.broker.tastytrade, clientSecret: undefined, refreshToken: undefined } },
+    }),
   });
   const health = await get('/api/broker/health');
   assert.equal(health.body.status, 'not_configured');

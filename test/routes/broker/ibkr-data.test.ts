@@ -63,7 +63,9 @@ test('429 from the gateway with nothing cached: 503 BROKER_UNAVAILABLE with Retr
 });
 
 test('429 with a last good value inside its stale window: the value is served (STALE) while the refresh backs off', async (t) => {
-  const { get, sandbox } = await startApp(t, { env: { CACHE_BROKER_POSITIONS_FRESH_SECONDS: '0', CACHE_BROKER_POSITIONS_STALE_SECONDS: '60' } });
+  const { get, sandbox } = await startApp(t, {
+    env: { CACHE_BROKER_POSITIONS_FRESH_SECONDS: '0', CACHE_BROKER_POSITIONS_STALE_SECONDS: '60' },
+  });
   const first = await get('/api/broker/positions');
   assert.equal(first.status, 200);
   sandbox.ibkr.setFaults({ fault: 'http429', remaining: 1 });

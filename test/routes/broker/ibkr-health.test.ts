@@ -38,7 +38,11 @@ test('logged out (401): unauthenticated with a message saying where to log in; d
   assert.equal(res.body.authenticated, false);
   assert.equal(res.body.connected, true);
   assert.ok(res.body.message.includes(`log in at ${sandbox.ibkr.origin}`), res.body.message);
-  assert.equal(sandbox.ibkr.gatewayCount('/iserver/reauthenticate') + sandbox.ibkr.gatewayCount('/iserver/auth/ssodh/init'), 1, 'exactly one recovery attempt');
+  assert.equal(
+    sandbox.ibkr.gatewayCount('/iserver/reauthenticate') + sandbox.ibkr.gatewayCount('/iserver/auth/ssodh/init'),
+    1,
+    'exactly one recovery attempt',
+  );
 
   const accounts = await get('/api/broker/accounts');
   assert.equal(accounts.status, 503);

@@ -15,7 +15,8 @@ test('first request gets prices despite the empty first snapshot; unknown symbol
   assert.deepEqual(Object.keys(res.body.quotes).sort(), ['AAPL', 'BRK.B', 'MSFT']);
   assert.deepEqual(res.body.missing, ['NOSUCH']);
   for (const quote of Object.values(res.body.quotes) as Record<string, unknown>[]) {
-    for (const field of ['last', 'bid', 'ask', 'bidSize', 'askSize', 'change', 'changePercent', 'volume']) assert.equal(typeof quote[field], 'number', `${String(quote.symbol)}.${field}`);
+    for (const field of ['last', 'bid', 'ask', 'bidSize', 'askSize', 'change', 'changePercent', 'volume'])
+      assert.equal(typeof quote[field], 'number', `${String(quote.symbol)}.${field}`);
     assert.ok((quote.bid as number) <= (quote.ask as number));
   }
   assert.equal(sandbox.ibkr.gatewayCount(SNAPSHOT), 2, 'one subscribing call, one warm-up retry');
@@ -52,7 +53,9 @@ test('50 new symbols are looked up within the gateway pacing (the simulator answ
 
 test('symbols validation: more than 50, bad syntax, empty', async (t) => {
   const { get, sandbox } = await startApp(t);
-  const many = UNIVERSE.slice(0, 51).map((i) => i.symbol).join(',');
+  const many = UNIVERSE.slice(0, 51)
+    .map((i) => i.symbol)
+    .join(',');
   const tooMany = await get(`/api/broker/quotes?symbols=${many}`);
   assert.equal(tooMany.status, 400);
   assert.equal(tooMany.body.error.code, 'INVALID_PARAMETER');

@@ -10,14 +10,20 @@ import { assertMatches } from './schema-check.js';
 const TASTY = { BROKER: 'tastytrade' };
 
 function noSecrets(app: RunningApp, text: string): void {
-  for (const secret of [SANDBOX_CREDENTIALS.tastytradeClientSecret, SANDBOX_CREDENTIALS.tastytradeRefreshToken]) assert.ok(!text.includes(secret));
+  for (const secret of [SANDBOX_CREDENTIALS.tastytradeClientSecret, SANDBOX_CREDENTIALS.tastytradeRefreshToken])
+    assert.ok(!text.includes(secret));
   assert.ok(!/Bearer|access_token/i.test(text));
   assert.ok(!text.includes(app.sandbox.tastytrade.origin));
 }
 
 test('sandbox: health, accounts, positions and quotes through OAuth, envelope and mixed number types', async (t) => {
   const lines: string[] = [];
-  const sink = new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) });
+  const sink = new Writable({
+    write: (chunk, _encoding, done) => {
+      lines.push(String(chunk));
+      done();
+    },
+  });
   const app = await startApp(t, { env: TASTY, logger: pino({ level: 'debug' }, sink) });
   const { get, sandbox } = app;
   const health = await get('/api/broker/health');
@@ -27,13 +33,23 @@ test('sandbox: health, accounts, positions and quotes through OAuth, envelope an
 
   const accounts = await get('/api/broker/accounts');
   assertMatches(AccountsResponse, accounts.body);
-  assert.deepEqual(accounts.body.accounts.map((a: { accountId: string }) => a.accountId), ['5WT00001', '5WT00002']);
+  assert.deepEqual(
+    accounts.body.accounts.map((a: { accountId: string }) => a.accountId),
+    ['5WT00001', '5WT00002'],
+  );
 
   const positions = await get('/api/broker/positions');
   assertMatches(PositionsResponse, positions.body);
   assert.equal(positions.body.positions.length, 13);
-  assert.ok(positions.body.positions.every((p: { quantity: unknown; marketPrice: unknown }) => typeof p.quantity === 'number' && typeof p.marketPrice === 'number'));
-  assert.ok(positions.body.positions.some((p: { quantity: number }) => p.quantity < 0), 'short positions are negative');
+  assert.ok(
+    positions.body.positions.every(
+      (p: { quantity: unknown; marketPrice: unknown }) => typeof p.quantity === 'number' && typeof p.marketPrice === 'number',
+    ),
+  );
+  assert.ok(
+    positions.body.positions.some((p: { quantity: number }) => p.quantity < 0),
+    'short positions are negative',
+  );
 
   const quotes = await get('/api/broker/quotes?symbols=AAPL,msft,NOSUCH,^VIX,BTC-USD');
   assert.equal(quotes.status, 200);
@@ -50,7 +66,8 @@ test('sandbox: health, accounts, positions and quotes through OAuth, envelope an
   const log = lines.join('');
   assert.match(log, /upstream call/, 'upstream calls are logged');
   assert.ok(sandbox.tastytrade.lastToken !== undefined && !log.includes(sandbox.tastytrade.lastToken), 'no access token in the log');
-  for (const secret of [SANDBOX_CREDENTIALS.tastytradeClientSecret, SANDBOX_CREDENTIALS.tastytradeRefreshToken]) assert.ok(!log.includes(secret), 'no credential in the log');
+  for (const secret of [SANDBOX_CREDENTIALS.tastytradeClientSecret, SANDBOX_CREDENTIALS.tastytradeRefreshToken])
+    assert.ok(!log.includes(secret), 'no credential in the log');
 });
 
 test('an access token that expired early: one refresh, one retry, the caller sees data', async (t) => {

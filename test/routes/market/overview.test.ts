@@ -10,8 +10,16 @@ import { startApp } from '../../helpers/app.js';
 
 const TWO = /^-?\d+\.\d{2}$/;
 const CATEGORY: Record<string, string> = {
-  '^GSPC': 'index', '^DJI': 'index', '^IXIC': 'index', '^RUT': 'index', '^VIX': 'index',
-  'GC=F': 'commodity', 'SI=F': 'commodity', 'CL=F': 'commodity', 'BTC-USD': 'crypto', 'ETH-USD': 'crypto',
+  '^GSPC': 'index',
+  '^DJI': 'index',
+  '^IXIC': 'index',
+  '^RUT': 'index',
+  '^VIX': 'index',
+  'GC=F': 'commodity',
+  'SI=F': 'commodity',
+  'CL=F': 'commodity',
+  'BTC-USD': 'crypto',
+  'ETH-USD': 'crypto',
 };
 
 describe('GET /api/market/overview', () => {
@@ -35,7 +43,9 @@ describe('GET /api/market/overview', () => {
     assert.ok(!res.text.includes(new URL(running.sandbox.yahoo.origin).host));
 
     // The same figures straight from the chart server.
-    const chart = await request(`${running.sandbox.yahoo.origin}${chartPath('^VIX')}?range=1d&interval=1d`, { headers: { 'user-agent': BROWSER_USER_AGENT } });
+    const chart = await request(`${running.sandbox.yahoo.origin}${chartPath('^VIX')}?range=1d&interval=1d`, {
+      headers: { 'user-agent': BROWSER_USER_AGENT },
+    });
     const meta = ((await chart.body.json()) as any).chart.result[0].meta;
     // A one-day daily chart names the previous session's close chartPreviousClose (real ones carry no previousClose).
     assert.equal(meta.previousClose, undefined);
@@ -123,10 +133,21 @@ describe('MarketOverview instruments', () => {
     const running = await startApp(t);
     const { cache, health, logger } = running.app.deps;
     const http = new HttpClient({ name: 'Yahoo', timeoutMs: 2_000, logger });
-    const source = new YahooChartSource({ url: running.sandbox.yahoo.origin, http, budget: running.app.deps.budgets.get('yahoo-test', { perMinute: 0, perDay: 0, minIntervalMs: 0 }) });
+    const source = new YahooChartSource({
+      url: running.sandbox.yahoo.origin,
+      http,
+      budget: running.app.deps.budgets.get('yahoo-test', { perMinute: 0, perDay: 0, minIntervalMs: 0 }),
+    });
     t.after(() => source.close());
     const overview = new MarketOverview({
-      source, scope: running.app.deps.scopes.of(source.name), symbols: ['^GSPC', 'ETH-USD'], concurrency: 2, window: { freshMs: 0, staleMs: 60_000 }, cache, health, logger,
+      source,
+      scope: running.app.deps.scopes.of(source.name),
+      symbols: ['^GSPC', 'ETH-USD'],
+      concurrency: 2,
+      window: { freshMs: 0, staleMs: 60_000 },
+      cache,
+      health,
+      logger,
     });
     const first = await overview.collect();
     assert.deepEqual(first.missing, []);

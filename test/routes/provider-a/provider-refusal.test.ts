@@ -20,17 +20,28 @@ test('without the fallback: 429 QUOTA_EXHAUSTED with a Retry-After of the day, o
   assert.equal(refused.body.error.code, 'QUOTA_EXHAUSTED');
   const retryAfter = Number(refused.headers['retry-after']);
   // The day the body names, with the guard's margin: never a minute, never "premium".
-  assert.ok(retryAfter >= DAY_MS / 1000 && retryAfter <= Math.ceil(dayOf({ perMinute: 0, perDay: 0, minIntervalMs: 0 }) / 1000) + 1, String(retryAfter));
+  assert.ok(
+    retryAfter >= DAY_MS / 1000 && retryAfter <= Math.ceil(dayOf({ perMinute: 0, perDay: 0, minIntervalMs: 0 }) / 1000) + 1,
+    String(retryAfter),
+  );
   const calls = sandbox.alphaVantage.count();
   assert.equal(calls, 2);
 
-  for (const path of ['/api/provider-a/technical?symbol=MSFT&indicator=RSI', '/api/provider-a/query?function=GLOBAL_QUOTE&symbol=AAPL', '/api/provider-a/quote?symbol=KO']) {
+  for (const path of [
+    '/api/provider-a/technical?symbol=MSFT&indicator=RSI',
+    '/api/provider-a/query?function=GLOBAL_QUOTE&symbol=AAPL',
+    '/api/provider-a/quote?symbol=KO',
+  ]) {
     const res = await get(path);
     assert.equal(res.status, 429, `${path}: ${res.text}`);
     assert.equal(res.body.error.code, 'QUOTA_EXHAUSTED', path);
     assert.ok(Number(res.headers['retry-after']) > DAY_MS / 1000 - 60, path);
   }
-  assert.equal((await get('/api/provider-a/query?function=RSI&symbol=AAPL')).body.Information !== undefined, true, 'Alpha Vantage clients see an Information key');
+  assert.equal(
+    (await get('/api/provider-a/query?function=RSI&symbol=AAPL')).body.Information !== undefined,
+    true,
+    'Alpha Vantage clients see an Information key',
+  );
   assert.equal(sandbox.alphaVantage.count(), calls, 'backed off: provider A was not called again');
   // What was cached before the refusal is still served.
   assert.equal((await get('/api/provider-a/quote?symbol=IBM')).status, 200);
@@ -40,7 +51,11 @@ test('with the fallback: the refused quote and indicator come from Yahoo, and pr
   const { get, sandbox } = await startApp(t, { env: { ...SERVICE, QUOTE_FALLBACK: 'yahoo' }, sandbox: KEY_ALLOWS_ONE });
   // The first call is spent on a search, so the next quote meets the cap.
   assert.equal((await get('/api/provider-a/search?keywords=micro')).status, 200);
-  for (const path of ['/api/provider-a/quote?symbol=MSFT', '/api/provider-a/quote?symbol=IBM', '/api/provider-a/technical?symbol=IBM&indicator=RSI']) {
+  for (const path of [
+    '/api/provider-a/quote?symbol=MSFT',
+    '/api/provider-a/quote?symbol=IBM',
+    '/api/provider-a/technical?symbol=IBM&indicator=RSI',
+  ]) {
     const res = await get(path);
     assert.equal(res.status, 200, `${path}: ${res.text}`);
     assert.equal(res.headers['x-data-source'], 'yahoo', path);

@@ -36,7 +36,10 @@ test('the alphavantage npm client works against /query with only its base URL ch
 
   const bbands = await alpha.technical.bbands('IBM', 'daily', 20, 'close', 2, 2, 0);
   const band = Object.values(bbands['Technical Analysis: BBANDS'])[0] as Record<string, string>;
-  assert.ok(Number(band['Real Lower Band']) < Number(band['Real Middle Band']) && Number(band['Real Middle Band']) < Number(band['Real Upper Band']));
+  assert.ok(
+    Number(band['Real Lower Band']) < Number(band['Real Middle Band']) &&
+      Number(band['Real Middle Band']) < Number(band['Real Upper Band']),
+  );
 
   const search = await alpha.data.search('micro');
   assert.ok(search.bestMatches.some((m) => m['1. symbol'] === 'MSFT'));

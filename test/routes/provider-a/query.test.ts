@@ -32,7 +32,7 @@ test('GLOBAL_QUOTE answers the /quote body from the same cache entry; the caller
   }
 });
 
-test('an unsupported function is a 400 naming the supported ones, with Alpha Vantage\'s key, and no upstream call', async (t) => {
+test("an unsupported function is a 400 naming the supported ones, with Alpha Vantage's key, and no upstream call", async (t) => {
   const { get, sandbox } = await startApp(t);
   for (const fn of ['OVERVIEW', 'TIME_SERIES_DAILY_ADJUSTED', '']) {
     const res = await get(`${QUERY}?function=${fn}&symbol=IBM`);
@@ -91,7 +91,9 @@ test('indicators answer as /technical does, from the same cache entries, with th
   const { get, sandbox } = await startApp(t);
   const seen: SimRequestEvent[] = [];
   sandbox.alphaVantage.on('request', (event: SimRequestEvent) => seen.push(event));
-  const macd = await get(`${QUERY}?function=MACD&symbol=IBM&interval=daily&series_type=close&time_period=10&fastperiod=10&slowperiod=30&signalperiod=7&apikey=${CALLER_KEY}`);
+  const macd = await get(
+    `${QUERY}?function=MACD&symbol=IBM&interval=daily&series_type=close&time_period=10&fastperiod=10&slowperiod=30&signalperiod=7&apikey=${CALLER_KEY}`,
+  );
   assert.equal(macd.status, 200, macd.text);
   assert.equal(macd.body['Meta Data']['5.3: Signal Period'], 7);
   const rest = await get('/api/provider-a/technical?symbol=IBM&indicator=MACD&fastperiod=10&slowperiod=30&signalperiod=7');
@@ -103,7 +105,7 @@ test('indicators answer as /technical does, from the same cache entries, with th
   assert.equal(stoch.status, 200, 'the uniform parameter set a front-end sends is accepted for STOCH');
 });
 
-test('SYMBOL_SEARCH and the TIME_SERIES functions answer in Alpha Vantage\'s shapes with only their own parameters forwarded', async (t) => {
+test("SYMBOL_SEARCH and the TIME_SERIES functions answer in Alpha Vantage's shapes with only their own parameters forwarded", async (t) => {
   const { get, sandbox } = await startApp(t);
   const seen: SimRequestEvent[] = [];
   sandbox.alphaVantage.on('request', (event: SimRequestEvent) => seen.push(event));
@@ -122,7 +124,10 @@ test('SYMBOL_SEARCH and the TIME_SERIES functions answer in Alpha Vantage\'s sha
   assert.equal(intraday.status, 200, intraday.text);
   const rows = Object.keys(intraday.body['Time Series (15min)']);
   assert.equal(rows.length, 100);
-  assert.ok(rows.every((key) => /^2024-05-\d{2} \d{2}:\d{2}:00$/.test(key)), rows[0]);
+  assert.ok(
+    rows.every((key) => /^2024-05-\d{2} \d{2}:\d{2}:00$/.test(key)),
+    rows[0],
+  );
   assert.equal(seen.length, 5);
   const [, dailyCall, weeklyCall, , intradayCall] = seen.map((e) => Object.fromEntries(e.query));
   assert.equal(dailyCall!.outputsize, 'full');
@@ -150,7 +155,10 @@ test('TIME_SERIES_INTRADAY: extended_hours=false gives the regular session only;
   assert.equal(regular.status, 200, regular.text);
   const times = Object.keys(regular.body['Time Series (30min)']).map((key) => key.slice(11, 16));
   assert.equal(times.length, 100);
-  assert.ok(times.every((hm) => hm >= '09:30' && hm < '16:00'), times.join());
+  assert.ok(
+    times.every((hm) => hm >= '09:30' && hm < '16:00'),
+    times.join(),
+  );
   const extended = await get(base);
   assert.equal(extended.headers['x-cache'], 'MISS', 'a different answer, so a different cache entry');
   const extendedTimes = Object.keys(extended.body['Time Series (30min)']).map((key) => key.slice(11, 16));

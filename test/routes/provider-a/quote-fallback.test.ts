@@ -14,7 +14,7 @@ const ONE_CALL = { QUOTE_FALLBACK: 'yahoo', ALPHA_VANTAGE_CALLS_PER_DAY: '1' };
 
 const four = (n: number) => n.toFixed(4);
 
-test('with provider A spent, a quote comes from Yahoo: ten fields derived from the chart, the caller\'s symbol kept', async (t) => {
+test("with provider A spent, a quote comes from Yahoo: ten fields derived from the chart, the caller's symbol kept", async (t) => {
   const { get, scrape, sandbox } = await startApp(t, { env: ONE_CALL });
   const first = await get(`${QUOTE}?symbol=IBM`);
   assert.equal(first.headers['x-data-source'], 'alpha-vantage');
@@ -38,7 +38,10 @@ test('with provider A spent, a quote comes from Yahoo: ten fields derived from t
   assert.equal(meta.previousClose, undefined);
   assert.equal(quote['08. previous close'], four(meta.chartPreviousClose));
   assert.equal(quote['09. change'], four(meta.regularMarketPrice - meta.chartPreviousClose));
-  assert.equal(quote['10. change percent'], `${four(((meta.regularMarketPrice - meta.chartPreviousClose) / meta.chartPreviousClose) * 100)}%`);
+  assert.equal(
+    quote['10. change percent'],
+    `${four(((meta.regularMarketPrice - meta.chartPreviousClose) / meta.chartPreviousClose) * 100)}%`,
+  );
   assert.equal(quote['03. high'], four(Math.max(meta.regularMarketDayHigh, meta.regularMarketPrice)));
   assert.equal(quote['04. low'], four(Math.min(meta.regularMarketDayLow, meta.regularMarketPrice)));
   assert.equal(quote['06. volume'], String(meta.regularMarketVolume));
@@ -84,7 +87,7 @@ test('a later provider-A answer replaces a fallback answer, never the reverse', 
   assert.equal(sandbox.yahoo.count(chartPath('MSFT')), yahooCalls);
 });
 
-test('both sources unable and nothing cached: provider A\'s 429 with Retry-After', async (t) => {
+test("both sources unable and nothing cached: provider A's 429 with Retry-After", async (t) => {
   const { get, sandbox } = await startApp(t, { env: ONE_CALL });
   await get(`${QUOTE}?symbol=IBM`);
   sandbox.yahoo.failSymbol('AAPL', 429);
@@ -108,8 +111,14 @@ test('QUOTE_FALLBACK=none and unmappable symbols behave as without a fallback', 
 });
 
 test('live mode without a provider-A key: Yahoo answers with the fallback, 503 without it', async (t) => {
-  for (const [fallback, status] of [['yahoo', 200], ['none', 503]] as const) {
-    const { get } = await startApp(t, { env: { QUOTE_FALLBACK: fallback, DATA_MODE: 'live' }, configure: (c) => ({ ...c, alphaVantage: { ...c.alphaVantage, apiKey: undefined } }) });
+  for (const [fallback, status] of [
+    ['yahoo', 200],
+    ['none', 503],
+  ] as const) {
+    const { get } = await startApp(t, {
+      env: { QUOTE_FALLBACK: fallback, DATA_MODE: 'live' },
+      configure: (c) => ({ ...c, alphaVantage: { ...c.alphaVantage, apiKey: undefined } }),
+    });
     const res = await get(`${QUOTE}?symbol=IBM`);
     assert.equal(res.status, status, res.text);
     if (status === 200) assert.equal(res.headers['x-data-source'], 'yahoo');

@@ -156,7 +156,9 @@ test('live mode without a key answers 503 PROVIDER_NOT_CONFIGURED', async (t) =>
 });
 
 test('with Redis unreachable the refusal says so: the shared store is down and the service is being conservative', async (t) => {
-  const { get, sandbox } = await startApp(t, { env: { REDIS_URL: 'redis://127.0.0.1:1', ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500' } });
+  const { get, sandbox } = await startApp(t, {
+    env: { REDIS_URL: 'redis://127.0.0.1:1', ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500' },
+  });
   const res = await get(`${QUOTE}?symbol=IBM`);
   assert.equal(res.status, 429);
   assert.equal(res.body.error.code, 'QUOTA_EXHAUSTED');

@@ -16,7 +16,7 @@ const TECH = '/api/provider-a/technical';
 /** Provider A's day holds one call: the first indicator spends it. */
 const ONE_CALL = { QUOTE_FALLBACK: 'yahoo', ALPHA_VANTAGE_CALLS_PER_DAY: '1' };
 
-test('with provider A spent, RSI comes from Yahoo\'s daily bars: Alpha Vantage\'s shape, values from the shared maths', async (t) => {
+test("with provider A spent, RSI comes from Yahoo's daily bars: Alpha Vantage's shape, values from the shared maths", async (t) => {
   const { get, sandbox } = await startApp(t, { env: ONE_CALL });
   const first = await get(`${TECH}?symbol=IBM&indicator=RSI&interval=daily`);
   assert.equal(first.headers['x-data-source'], 'alpha-vantage');
@@ -37,7 +37,8 @@ test('with provider A spent, RSI comes from Yahoo\'s daily bars: Alpha Vantage\'
   const rows = (timestamp as number[])
     .map((time, i) => ({ time, open: q.open[i], high: q.high[i], low: q.low[i], close: q.close[i], volume: q.volume[i] ?? 0 }))
     .filter((b) => [b.open, b.high, b.low, b.close].every((v) => v !== null));
-  const rsi = computeIndicator('RSI', rows as OhlcvBar[], { interval: 'daily', timePeriod: 10, seriesType: 'close', extra: {} }).RSI as number[];
+  const rsi = computeIndicator('RSI', rows as OhlcvBar[], { interval: 'daily', timePeriod: 10, seriesType: 'close', extra: {} })
+    .RSI as number[];
   const day = (time: number) => new Intl.DateTimeFormat('en-CA', { timeZone: meta.exchangeTimezoneName }).format(time * 1000);
 
   assert.deepEqual(Object.keys(res.body), ['Meta Data', 'Technical Analysis: RSI']);
@@ -69,8 +70,11 @@ test('with provider A spent, RSI comes from Yahoo\'s daily bars: Alpha Vantage\'
   assert.deepEqual(status.body.dataSources.technical, { 'alpha-vantage': 1, yahoo: 2 });
 });
 
-test('every interval has a Yahoo chart within Yahoo\'s history limits and enough bars for a full answer', async (t) => {
-  const { get } = await startApp(t, { env: { QUOTE_FALLBACK: 'yahoo', DATA_MODE: 'live' }, configure: (c) => ({ ...c, alphaVantage: { ...c.alphaVantage, apiKey: undefined } }) });
+test("every interval has a Yahoo chart within Yahoo's history limits and enough bars for a full answer", async (t) => {
+  const { get } = await startApp(t, {
+    env: { QUOTE_FALLBACK: 'yahoo', DATA_MODE: 'live' },
+    configure: (c) => ({ ...c, alphaVantage: { ...c.alphaVantage, apiKey: undefined } }),
+  });
   for (const interval of INTERVALS) {
     const res = await get(`${TECH}?symbol=AAPL&indicator=MACD&interval=${interval}`);
     assert.equal(res.status, 200, `${interval}: ${res.text}`);
@@ -78,11 +82,11 @@ test('every interval has a Yahoo chart within Yahoo\'s history limits and enough
     const keys = Object.keys(res.body['Technical Analysis: MACD']);
     assert.equal(keys.length, ROWS[interval], interval);
     assert.match(keys[0] as string, interval.endsWith('min') ? /^\d{4}-\d\d-\d\d \d\d:\d\d$/ : /^\d{4}-\d\d-\d\d$/);
-    assert.ok(keys[0] as string > (keys[1] as string), `${interval}: newest first`);
+    assert.ok((keys[0] as string) > (keys[1] as string), `${interval}: newest first`);
   }
 });
 
-test('QUOTE_FALLBACK=none, or Yahoo unable too: provider A\'s 429, as without a fallback', async (t) => {
+test("QUOTE_FALLBACK=none, or Yahoo unable too: provider A's 429, as without a fallback", async (t) => {
   for (const fallback of ['none', 'yahoo']) {
     const { get, sandbox } = await startApp(t, { env: { ...ONE_CALL, QUOTE_FALLBACK: fallback } });
     await get(`${TECH}?symbol=IBM`);
@@ -109,10 +113,15 @@ test('/query falls back too; provider A back, its answer is served again (the so
   assert.equal(primary.headers['x-cache'], 'MISS');
 });
 
-test('the simulator keeps Yahoo\'s intraday history limits: 1m beyond 7 days and 5m beyond 60 are refused', async (t) => {
+test("the simulator keeps Yahoo's intraday history limits: 1m beyond 7 days and 5m beyond 60 are refused", async (t) => {
   const { sandbox } = await startApp(t);
-  for (const [range, interval] of [['1mo', '1m'], ['3mo', '5m']]) {
-    const res = await httpGet(`${sandbox.yahoo.origin}${chartPath('AAPL')}?range=${range}&interval=${interval}`, { 'user-agent': BROWSER_USER_AGENT });
+  for (const [range, interval] of [
+    ['1mo', '1m'],
+    ['3mo', '5m'],
+  ]) {
+    const res = await httpGet(`${sandbox.yahoo.origin}${chartPath('AAPL')}?range=${range}&interval=${interval}`, {
+      'user-agent': BROWSER_USER_AGENT,
+    });
     assert.equal(res.status, 422, `${interval} over ${range}`);
     assert.equal(res.body.chart.error.code, 'Unprocessable Entity');
   }

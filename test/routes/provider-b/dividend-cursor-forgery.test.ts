@@ -39,7 +39,8 @@ function forge(issued: Issued, kind: number, at: number, mask: number): string {
   const text = issued.cursor;
   const raw = Buffer.from(text, 'base64url');
   const payload = JSON.parse(raw.subarray(32).toString('utf8')) as Record<string, unknown>;
-  const withPayload = (edit: Record<string, unknown>) => Buffer.concat([raw.subarray(0, 32), Buffer.from(JSON.stringify({ ...payload, ...edit }))]).toString('base64url');
+  const withPayload = (edit: Record<string, unknown>) =>
+    Buffer.concat([raw.subarray(0, 32), Buffer.from(JSON.stringify({ ...payload, ...edit }))]).toString('base64url');
   switch (kind) {
     case 0: {
       const flipped = Buffer.from(raw);
@@ -53,7 +54,13 @@ function forge(issued: Issued, kind: number, at: number, mask: number): string {
     }
     case 2: {
       // The attacks of the audit: a bigger page, another ticker, another order, a longer life.
-      const edits = [{ l: 1000 }, { s: 'MSFT' }, { s: payload.s === null ? 'KO' : null }, { c: Buffer.from('order=asc&offset=0').toString('base64') }, { e: Date.now() + 1e12 }];
+      const edits = [
+        { l: 1000 },
+        { s: 'MSFT' },
+        { s: payload.s === null ? 'KO' : null },
+        { c: Buffer.from('order=asc&offset=0').toString('base64') },
+        { e: Date.now() + 1e12 },
+      ];
       return pathFor(issued, withPayload(edits[at % edits.length] as Record<string, unknown>), null, null);
     }
     case 3: {
@@ -63,7 +70,9 @@ function forge(issued: Issued, kind: number, at: number, mask: number): string {
     }
     default:
       // An authentic cursor presented with another symbol or limit than it was minted for.
-      return at % 2 === 0 ? pathFor(issued, text, issued.symbol === 'PEP' ? 'KO' : 'PEP') : pathFor(issued, text, issued.symbol, issued.limit + 1);
+      return at % 2 === 0
+        ? pathFor(issued, text, issued.symbol === 'PEP' ? 'KO' : 'PEP')
+        : pathFor(issued, text, issued.symbol, issued.limit + 1);
   }
 }
 
@@ -109,7 +118,10 @@ test('a cursor of replica A is followed by replica B: one key shared through Red
   assert.ok(onB.body.results.every((r: { ticker: string }) => r.ticker === 'KO'));
 
   // Another deployment (another key prefix, so another key) refuses it.
-  const other = await startApp(t, { env: { REDIS_URL, REDIS_KEY_PREFIX: redisPrefix(t) }, configure: (c) => ({ ...c, massive: { ...c.massive, url: a.config.massive.url } }) });
+  const other = await startApp(t, {
+    env: { REDIS_URL, REDIS_KEY_PREFIX: redisPrefix(t) },
+    configure: (c) => ({ ...c, massive: { ...c.massive, url: a.config.massive.url } }),
+  });
   assert.equal((await other.get(pathFor(issued, issued.cursor))).status, 400);
 });
 

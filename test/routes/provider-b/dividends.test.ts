@@ -46,7 +46,17 @@ describe('GET /api/provider-b/dividends', () => {
     assert.deepEqual(dates, [...dates].sort().reverse());
     assert.ok(new Set(res.body.results.map((r: { ticker: string }) => r.ticker)).size > 10);
     assert.match(res.body.next, /^\/api\/provider-b\/dividends\?limit=100&cursor=/);
-    for (const field of ['ticker', 'cash_amount', 'currency', 'declaration_date', 'ex_dividend_date', 'pay_date', 'record_date', 'frequency', 'dividend_type']) {
+    for (const field of [
+      'ticker',
+      'cash_amount',
+      'currency',
+      'declaration_date',
+      'ex_dividend_date',
+      'pay_date',
+      'record_date',
+      'frequency',
+      'dividend_type',
+    ]) {
       assert.ok(field in res.body.results[0], field);
     }
   });
@@ -142,7 +152,9 @@ describe('GET /api/provider-b/dividends', () => {
     const sim = new MassiveSimulator({ validKeys: ['query-only-key'], acceptBearer: false });
     await sim.listen();
     t.after(() => sim.close());
-    const running = await startApp(t, { configure: (c) => ({ ...c, massive: { ...c.massive, url: sim.origin, apiKey: 'query-only-key' } }) });
+    const running = await startApp(t, {
+      configure: (c) => ({ ...c, massive: { ...c.massive, url: sim.origin, apiKey: 'query-only-key' } }),
+    });
     const first = await running.get('/api/provider-b/dividends?symbol=KO&limit=2');
     assert.equal(first.status, 200, first.text);
     assert.equal(first.body.count, 2);

@@ -100,7 +100,10 @@ test('overall status is down when every configured upstream is failing', async (
   const s = await buildSystemStatus({ deps, startedAt: new Date() });
   assert.equal(s.status, 'down');
   assert.equal(s.reasons[0], 'no configured upstream is answering');
-  assert.deepEqual(s.upstreams.map((u) => u.state), ['failing', 'failing', 'failing', 'failing']);
+  assert.deepEqual(
+    s.upstreams.map((u) => u.state),
+    ['failing', 'failing', 'failing', 'failing'],
+  );
   assert.equal(s.upstreams.length, 4, 'aliases fold into the catalogue instead of adding rows');
 
   deps.health.recordSuccess('yahoo');
@@ -148,7 +151,11 @@ test('a store report is read loosely: kind, reachability and fallback', async (t
   t.after(() => deps.close());
   const reporting = (report: unknown) => Object.assign(deps, { store: { status: async () => report } });
   assert.deepEqual(await readStoreStatus(reporting({ kind: 'redis', redis: { reachable: true } })), {
-    kind: 'redis', redisConfigured: true, redisReachable: true, fallback: false, message: null,
+    kind: 'redis',
+    redisConfigured: true,
+    redisReachable: true,
+    fallback: false,
+    message: null,
   });
   const lost = await readStoreStatus(reporting({ kind: 'embedded', redisReachable: false, message: 'Redis lost; using local state' }));
   assert.equal(lost.redisReachable, false);

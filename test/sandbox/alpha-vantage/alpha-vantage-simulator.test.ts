@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { request } from 'undici';
-import { type AlphaVantageSimulatorOptions, createAlphaVantageSimulator } from '../../../src/sandbox/alpha-vantage/alpha-vantage-simulator.js';
+import {
+  type AlphaVantageSimulatorOptions,
+  createAlphaVantageSimulator,
+} from '../../../src/sandbox/alpha-vantage/alpha-vantage-simulator.js';
 import { barAt, previousClose, priceAt } from '../../../src/sandbox/price-model.js';
 import { technicalParams } from '../../../src/upstreams/alpha-vantage/alpha-vantage-client.js';
 import { classifyAlphaVantageBody } from '../../../src/upstreams/alpha-vantage/classify-body.js';
@@ -102,7 +105,8 @@ describe('GLOBAL_QUOTE', () => {
     ]);
     for (const value of Object.values(q)) assert.equal(typeof value, 'string');
     assert.equal(q['01. symbol'], 'MSFT');
-    for (const field of ['02. open', '03. high', '04. low', '05. price', '08. previous close']) assert.match(q[field], /^\d+\.\d{4}$/, field);
+    for (const field of ['02. open', '03. high', '04. low', '05. price', '08. previous close'])
+      assert.match(q[field], /^\d+\.\d{4}$/, field);
     assert.match(q['09. change'], /^-?\d+\.\d{4}$/);
     assert.match(q['10. change percent'], /^-?\d+\.\d{4}%$/);
     assert.match(q['06. volume'], /^[1-9]\d*$/);
@@ -190,7 +194,10 @@ describe('limits', () => {
       Information: DOCUMENTED_DAILY,
     });
     clock.now += 1;
-    assert.ok('Global Quote' in (await query({ function: 'GLOBAL_QUOTE', symbol: 'KO' })).body, 'a day later the first call has left the window');
+    assert.ok(
+      'Global Quote' in (await query({ function: 'GLOBAL_QUOTE', symbol: 'KO' })).body,
+      'a day later the first call has left the window',
+    );
   });
 
   test('the texts carry the configured numbers', async (t) => {
@@ -219,7 +226,7 @@ describe('limits', () => {
     assert.ok('Note' in (await quote()));
   });
 
-  test('with today\'s free plan (25 a day, 1 a second) the burst text is the one quoted in the wild, word for word', async (t) => {
+  test("with today's free plan (25 a day, 1 a second) the burst text is the one quoted in the wild, word for word", async (t) => {
     const { query } = await start(t, { callsPerDay: 25, burstPerSecond: 1 });
     await query({ function: 'GLOBAL_QUOTE', symbol: 'IBM' });
     assert.deepEqual((await query({ function: 'GLOBAL_QUOTE', symbol: 'IBM' })).body, { Information: WILD_BURST });
@@ -242,7 +249,9 @@ describe('functions', () => {
     const { query } = await start(t);
     assert.deepEqual((await query({ function: 'VWAP', symbol: 'IBM', interval: '15min' })).body, { Information: PREMIUM });
     const custom = await start(t, { premiumFunctions: ['MACD'] });
-    assert.deepEqual((await custom.query({ function: 'MACD', symbol: 'IBM', interval: 'daily', series_type: 'close' })).body, { Information: PREMIUM });
+    assert.deepEqual((await custom.query({ function: 'MACD', symbol: 'IBM', interval: 'daily', series_type: 'close' })).body, {
+      Information: PREMIUM,
+    });
     assert.equal(classifyAlphaVantageBody({ Information: PREMIUM }).kind, 'error');
   });
 
@@ -299,7 +308,11 @@ describe('technical indicators', () => {
         assert.match(meta[metaKeys[metaKeys.length - 1] as string], /^US\/Eastern( Time)?$/, fn);
         if (spec.timePeriod !== null) assert.equal(meta['5: Time Period'], spec.timePeriod, fn);
         else assert.equal('5: Time Period' in meta, false, fn);
-        assert.equal(metaKeys.some((k) => /^\d: Series Type$/.test(k) && meta[k] === 'close'), spec.seriesType, fn);
+        assert.equal(
+          metaKeys.some((k) => /^\d: Series Type$/.test(k) && meta[k] === 'close'),
+          spec.seriesType,
+          fn,
+        );
 
         const rows = Object.entries(body[sectionKey(fn)] as Record<string, Record<string, string>>);
         assert.ok(rows.length >= 50, `${fn} ${interval}: only ${rows.length} rows`);
@@ -346,7 +359,9 @@ describe('technical indicators', () => {
     const { query, clock } = await start(t);
     clock.now = FRIDAY + DAY; // Saturday
     const rsi = async (interval: string) =>
-      Object.keys((await query({ function: 'RSI', symbol: 'KO', interval, time_period: '14', series_type: 'close' })).body['Technical Analysis: RSI']);
+      Object.keys(
+        (await query({ function: 'RSI', symbol: 'KO', interval, time_period: '14', series_type: 'close' })).body['Technical Analysis: RSI'],
+      );
     const daily = await rsi('daily');
     assert.equal(daily[0], '2024-05-10');
     for (const day of daily) assert.ok(![0, 6].includes(new Date(`${day}T00:00:00Z`).getUTCDay()), day);
@@ -354,9 +369,11 @@ describe('technical indicators', () => {
     assert.deepEqual((await rsi('monthly')).slice(0, 3), ['2024-05-10', '2024-04-30', '2024-03-29']);
   });
 
-  test('values come from the price model: SMA(1) of closes is each day\'s close, today\'s is the price now', async (t) => {
+  test("values come from the price model: SMA(1) of closes is each day's close, today's is the price now", async (t) => {
     const { query } = await start(t);
-    const rows = (await query({ function: 'SMA', symbol: 'AAPL', interval: 'daily', time_period: '1', series_type: 'close' })).body['Technical Analysis: SMA'];
+    const rows = (await query({ function: 'SMA', symbol: 'AAPL', interval: 'daily', time_period: '1', series_type: 'close' })).body[
+      'Technical Analysis: SMA'
+    ];
     assert.equal(rows['2024-05-10'].SMA, priceAt('AAPL', FRIDAY).toFixed(4));
     assert.equal(rows['2024-05-09'].SMA, barAt('AAPL', Date.parse('2024-05-09T00:00:00Z'), DAY).close.toFixed(4));
     assert.equal(rows['2024-05-06'].SMA, barAt('AAPL', Date.parse('2024-05-06T00:00:00Z'), DAY).close.toFixed(4));
@@ -366,8 +383,12 @@ describe('technical indicators', () => {
 
   test('an SMA is the mean of the last closes it covers', async (t) => {
     const { query } = await start(t);
-    const closes = (await query({ function: 'SMA', symbol: 'JPM', interval: 'daily', time_period: '1', series_type: 'close' })).body['Technical Analysis: SMA'];
-    const sma5 = (await query({ function: 'SMA', symbol: 'JPM', interval: 'daily', time_period: '5', series_type: 'close' })).body['Technical Analysis: SMA'];
+    const closes = (await query({ function: 'SMA', symbol: 'JPM', interval: 'daily', time_period: '1', series_type: 'close' })).body[
+      'Technical Analysis: SMA'
+    ];
+    const sma5 = (await query({ function: 'SMA', symbol: 'JPM', interval: 'daily', time_period: '5', series_type: 'close' })).body[
+      'Technical Analysis: SMA'
+    ];
     const days = Object.keys(closes).slice(0, 5);
     const mean = days.reduce((sum, d) => sum + Number(closes[d].SMA), 0) / 5;
     assert.ok(Math.abs(Number(sma5[days[0] as string].SMA) - mean) < 0.0005, `${sma5[days[0] as string].SMA} vs ${mean}`);
@@ -375,30 +396,43 @@ describe('technical indicators', () => {
 
   test('parameters change the result and are reported in Meta Data', async (t) => {
     const { query } = await start(t);
-    const rsi = async (period: string) => (await query({ function: 'RSI', symbol: 'NVDA', interval: 'daily', time_period: period, series_type: 'close' })).body;
+    const rsi = async (period: string) =>
+      (await query({ function: 'RSI', symbol: 'NVDA', interval: 'daily', time_period: period, series_type: 'close' })).body;
     const r7 = await rsi('7');
     const r14 = await rsi('14');
     assert.equal(r7['Meta Data']['5: Time Period'], 7);
     assert.notEqual(r7['Technical Analysis: RSI']['2024-05-10'].RSI, r14['Technical Analysis: RSI']['2024-05-10'].RSI);
     const sma = async (seriesType: string) =>
-      Number((await query({ function: 'SMA', symbol: 'NVDA', interval: 'daily', time_period: '10', series_type: seriesType })).body['Technical Analysis: SMA']['2024-05-10'].SMA);
+      Number(
+        (await query({ function: 'SMA', symbol: 'NVDA', interval: 'daily', time_period: '10', series_type: seriesType })).body[
+          'Technical Analysis: SMA'
+        ]['2024-05-10'].SMA,
+      );
     assert.ok((await sma('high')) > (await sma('low')));
-    const macd = (await query({ function: 'MACD', symbol: 'NVDA', interval: 'daily', series_type: 'close', fastperiod: '5', slowperiod: '35', signalperiod: '5' })).body;
-    assert.deepEqual(
-      Object.entries(macd['Meta Data']).slice(4),
-      [
-        ['5.1: Fast Period', 5],
-        ['5.2: Slow Period', 35],
-        ['5.3: Signal Period', 5],
-        ['6: Series Type', 'close'],
-        ['7: Time Zone', 'US/Eastern'],
-      ],
-    );
+    const macd = (
+      await query({
+        function: 'MACD',
+        symbol: 'NVDA',
+        interval: 'daily',
+        series_type: 'close',
+        fastperiod: '5',
+        slowperiod: '35',
+        signalperiod: '5',
+      })
+    ).body;
+    assert.deepEqual(Object.entries(macd['Meta Data']).slice(4), [
+      ['5.1: Fast Period', 5],
+      ['5.2: Slow Period', 35],
+      ['5.3: Signal Period', 5],
+      ['6: Series Type', 'close'],
+      ['7: Time Zone', 'US/Eastern'],
+    ]);
   });
 
-  test('extra parameters follow Alpha Vantage\'s Meta Data layout', async (t) => {
+  test("extra parameters follow Alpha Vantage's Meta Data layout", async (t) => {
     const { query } = await start(t);
-    const metaTail = async (params: Record<string, string>) => Object.keys((await query({ symbol: 'IBM', interval: 'daily', ...params })).body['Meta Data']).slice(4);
+    const metaTail = async (params: Record<string, string>) =>
+      Object.keys((await query({ symbol: 'IBM', interval: 'daily', ...params })).body['Meta Data']).slice(4);
     assert.deepEqual(await metaTail({ function: 'BBANDS', time_period: '20', series_type: 'close' }), [
       '5: Time Period',
       '6.1: Deviation multiplier for upper band',
@@ -415,9 +449,19 @@ describe('technical indicators', () => {
       '5.5: SlowD MA Type',
       '6: Time Zone',
     ]);
-    assert.deepEqual(await metaTail({ function: 'T3', time_period: '10', series_type: 'close' }), ['5: Time Period', '6: Volume Factor (vFactor)', '7: Series Type', '8: Time Zone']);
+    assert.deepEqual(await metaTail({ function: 'T3', time_period: '10', series_type: 'close' }), [
+      '5: Time Period',
+      '6: Volume Factor (vFactor)',
+      '7: Series Type',
+      '8: Time Zone',
+    ]);
     assert.deepEqual(await metaTail({ function: 'SAR' }), ['5.1: Acceleration', '5.2: Maximum', '6: Time Zone']);
-    assert.deepEqual(await metaTail({ function: 'ULTOSC' }), ['5.1: Time Period 1', '5.2: Time Period 2', '5.3: Time Period 3', '6: Time Zone']);
+    assert.deepEqual(await metaTail({ function: 'ULTOSC' }), [
+      '5.1: Time Period 1',
+      '5.2: Time Period 2',
+      '5.3: Time Period 3',
+      '6: Time Zone',
+    ]);
     assert.deepEqual(await metaTail({ function: 'HT_SINE', series_type: 'open' }), ['5: Series Type', '6: Time Zone']);
     assert.deepEqual(await metaTail({ function: 'OBV' }), ['5: Time Zone']);
     assert.deepEqual(await metaTail({ function: 'ADX', time_period: '14' }), ['5: Time Period', '6: Time Zone']);
@@ -447,15 +491,27 @@ describe('technical indicators', () => {
         assert.deepEqual((await query(params)).body, { 'Error Message': invalidCall(fn) }, `${fn} ${JSON.stringify(params)}`);
       }
     }
-    assert.deepEqual((await query({ function: 'BBANDS', symbol: 'IBM', interval: 'daily', time_period: '20', series_type: 'close', matype: '9' })).body, {
-      'Error Message': invalidCall('BBANDS'),
-    });
+    assert.deepEqual(
+      (await query({ function: 'BBANDS', symbol: 'IBM', interval: 'daily', time_period: '20', series_type: 'close', matype: '9' })).body,
+      {
+        'Error Message': invalidCall('BBANDS'),
+      },
+    );
   });
 
   test('every moving-average type BBANDS accepts gives bands', async (t) => {
     const { query } = await start(t);
     for (let matype = 0; matype <= 8; matype += 1) {
-      const body = (await query({ function: 'BBANDS', symbol: 'IBM', interval: 'daily', time_period: '20', series_type: 'close', matype: String(matype) })).body;
+      const body = (
+        await query({
+          function: 'BBANDS',
+          symbol: 'IBM',
+          interval: 'daily',
+          time_period: '20',
+          series_type: 'close',
+          matype: String(matype),
+        })
+      ).body;
       assert.equal(body['Meta Data']['6.3: MA Type'], matype);
       assert.ok(Object.keys(body['Technical Analysis: BBANDS']).length > 0, `matype ${matype}`);
     }
@@ -473,7 +529,11 @@ describe('SYMBOL_SEARCH', () => {
     const broad = parseSymbolSearch((await query({ function: 'SYMBOL_SEARCH', keywords: 'a' })).body).bestMatches;
     assert.equal(broad.length, 10);
     const scores = broad.map((m) => Number(m['9. matchScore']));
-    assert.deepEqual(scores, [...scores].sort((a, b) => b - a), 'best first');
+    assert.deepEqual(
+      scores,
+      [...scores].sort((a, b) => b - a),
+      'best first',
+    );
     assert.deepEqual((await query({ function: 'SYMBOL_SEARCH', keywords: 'qqqzzz' })).body, { bestMatches: [] });
     assert.deepEqual((await query({ function: 'SYMBOL_SEARCH' })).body, { 'Error Message': invalidCall('SYMBOL_SEARCH') });
   });
@@ -555,7 +615,9 @@ describe('determinism', () => {
   test('a past row keeps its value as time moves on', async (t) => {
     const { query, clock } = await start(t);
     const row = async () =>
-      (await query({ function: 'RSI', symbol: 'MSFT', interval: 'daily', time_period: '14', series_type: 'close' })).body['Technical Analysis: RSI']['2024-05-01'];
+      (await query({ function: 'RSI', symbol: 'MSFT', interval: 'daily', time_period: '14', series_type: 'close' })).body[
+        'Technical Analysis: RSI'
+      ]['2024-05-01'];
     const before = await row();
     clock.now += 4 * 3_600_000;
     assert.deepEqual(await row(), before);

@@ -14,7 +14,15 @@ test('US/Eastern switches to daylight time on the second Sunday of March and bac
 });
 
 test('it agrees with the platform time-zone database over a year of hours', () => {
-  const format = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  const format = new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/New_York',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
   for (let t = Date.parse('2025-01-01T00:30:00Z'); t < Date.parse('2026-01-01T00:00:00Z'); t += 7 * HOUR) {
     const parts = Object.fromEntries(format.formatToParts(t).map((p) => [p.type, p.value]));
     assert.equal(easternMinute(t), `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`);

@@ -12,8 +12,18 @@ async function start(t: TestContext, pacing = false, now?: () => number, penalty
   return sim;
 }
 
-async function call(sim: IbkrSimulator, path: string, method: 'GET' | 'POST' = 'GET', body?: string): Promise<{ status: number; json: any; text: string }> {
-  const res = await request(`${sim.baseUrl}${path}`, { method, body, headers: body === undefined ? {} : { 'content-type': 'application/json' }, dispatcher: insecure });
+async function call(
+  sim: IbkrSimulator,
+  path: string,
+  method: 'GET' | 'POST' = 'GET',
+  body?: string,
+): Promise<{ status: number; json: any; text: string }> {
+  const res = await request(`${sim.baseUrl}${path}`, {
+    method,
+    body,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    dispatcher: insecure,
+  });
   const text = await res.body.text();
   let json: unknown;
   try {
@@ -27,7 +37,9 @@ async function call(sim: IbkrSimulator, path: string, method: 'GET' | 'POST' = '
 test('serves HTTPS with a self-signed certificate: refused by default verification', async (t) => {
   const sim = await start(t);
   assert.match(sim.baseUrl, /^https:\/\/127\.0\.0\.1:\d+\/v1\/api$/);
-  await assert.rejects(request(`${sim.baseUrl}/iserver/auth/status`), (e: any) => /self[- ]signed|certificate/i.test(`${e.code} ${e.message}`));
+  await assert.rejects(request(`${sim.baseUrl}/iserver/auth/status`), (e: any) =>
+    /self[- ]signed|certificate/i.test(`${e.code} ${e.message}`),
+  );
   assert.equal((await call(sim, '/iserver/auth/status')).json.authenticated, true);
 });
 

@@ -10,7 +10,10 @@ async function start(t: TestContext, options: Partial<MassiveSimulatorOptions> =
   return sim;
 }
 
-async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+async function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
   const res = await request(url, { headers });
   return { status: res.statusCode, body: await res.body.json(), headers: res.headers };
 }
@@ -27,7 +30,17 @@ describe('Massive simulator', () => {
     assert.equal(res.body.results.length, 10, 'default limit 10');
     const r = res.body.results[0];
     // No `id`: no recorded answer carries one.
-    assert.deepEqual(Object.keys(r).sort(), ['cash_amount', 'currency', 'declaration_date', 'dividend_type', 'ex_dividend_date', 'frequency', 'pay_date', 'record_date', 'ticker']);
+    assert.deepEqual(Object.keys(r).sort(), [
+      'cash_amount',
+      'currency',
+      'declaration_date',
+      'dividend_type',
+      'ex_dividend_date',
+      'frequency',
+      'pay_date',
+      'record_date',
+      'ticker',
+    ]);
     assert.ok(r.declaration_date < r.ex_dividend_date && r.ex_dividend_date < r.record_date && r.record_date < r.pay_date);
     assert.equal(typeof r.cash_amount, 'number');
   });
@@ -53,12 +66,17 @@ describe('Massive simulator', () => {
     const sim = await start(t);
     const lower = await get(`${sim.origin}/v3/reference/dividends?apiKey=good&ticker=jnj`);
     assert.deepEqual(lower.body.results, []);
-    const asc = await get(`${sim.origin}/v3/reference/dividends?apiKey=good&ticker=JNJ&order=asc&ex_dividend_date.gte=2025-01-01&limit=1000`);
+    const asc = await get(
+      `${sim.origin}/v3/reference/dividends?apiKey=good&ticker=JNJ&order=asc&ex_dividend_date.gte=2025-01-01&limit=1000`,
+    );
     const dates = asc.body.results.map((r: { ex_dividend_date: string }) => r.ex_dividend_date);
     assert.ok(dates.length > 0 && dates.every((d: string) => d >= '2025-01-01'));
     assert.deepEqual(dates, [...dates].sort());
     const special = await get(`${sim.origin}/v3/reference/dividends?apiKey=good&dividend_type=SC&limit=1000`);
-    assert.ok(special.body.results.length > 0 && special.body.results.every((r: { dividend_type: string; frequency: number }) => r.dividend_type === 'SC' && r.frequency === 0));
+    assert.ok(
+      special.body.results.length > 0 &&
+        special.body.results.every((r: { dividend_type: string; frequency: number }) => r.dividend_type === 'SC' && r.frequency === 0),
+    );
   });
 
   it('answers the real 400 (no key, as recorded), 401, 403, 429 and 404 bodies', async (t) => {
@@ -72,7 +90,14 @@ describe('Massive simulator', () => {
     assert.equal(unknown.body.error, 'Unknown API Key');
     const plan = await get(`${base}?apiKey=basic`);
     assert.equal(plan.status, 403);
-    assert.deepEqual({ ...plan.body, request_id: 'x' }, { status: 'NOT_AUTHORIZED', request_id: 'x', message: 'You are not entitled to this data. Please upgrade your plan at https://polygon.io/pricing' });
+    assert.deepEqual(
+      { ...plan.body, request_id: 'x' },
+      {
+        status: 'NOT_AUTHORIZED',
+        request_id: 'x',
+        message: 'You are not entitled to this data. Please upgrade your plan at https://polygon.io/pricing',
+      },
+    );
     assert.equal((await get(`${base}?apiKey=good`)).status, 200);
     const limited = await get(`${base}?apiKey=good`);
     assert.equal(limited.status, 429);
@@ -85,7 +110,10 @@ describe('Massive simulator', () => {
 
   it('takes fault switches over HTTP, as a standalone server', async (t) => {
     const sim = await start(t);
-    const set = await request(`${sim.origin}/__sandbox/faults`, { method: 'POST', body: JSON.stringify({ fault: 'http5xx', status: 502, remaining: 1 }) });
+    const set = await request(`${sim.origin}/__sandbox/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ fault: 'http5xx', status: 502, remaining: 1 }),
+    });
     assert.equal(set.statusCode, 200);
     await set.body.dump();
     const failed = await request(`${sim.origin}/v3/reference/dividends?apiKey=good`);

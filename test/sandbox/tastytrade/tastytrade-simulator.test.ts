@@ -12,7 +12,12 @@ async function start(t: TestContext, now?: () => number): Promise<TastytradeSimu
   return sim;
 }
 
-async function call(sim: TastytradeSimulator, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: any }> {
+async function call(
+  sim: TastytradeSimulator,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
   const res = await request(`${sim.origin}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
@@ -66,7 +71,10 @@ test('market data by type: unknown symbols absent, at most 100 symbols', async (
   const sim = await start(t);
   const auth = { ...UA, authorization: `Bearer ${await token(sim)}` };
   const res = await call(sim, '/market-data/by-type?equity=AAPL,NOSUCH&index=SPX&cryptocurrency=BTC%2FUSD', auth);
-  assert.deepEqual(res.json.data.items.map((i: { symbol: string }) => i.symbol), ['AAPL', 'SPX', 'BTC/USD']);
+  assert.deepEqual(
+    res.json.data.items.map((i: { symbol: string }) => i.symbol),
+    ['AAPL', 'SPX', 'BTC/USD'],
+  );
   assert.equal(typeof res.json.data.items[0]['prev-close'], 'string');
   const many = Array.from({ length: 101 }, (_, i) => `S${i}`).join(',');
   assert.equal((await call(sim, `/market-data/by-type?equity=${many}`, auth)).status, 400);

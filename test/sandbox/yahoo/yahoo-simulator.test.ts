@@ -78,7 +78,9 @@ describe('Yahoo chart simulator', () => {
     const sim = await start(t, OPEN);
     const unknown = await chart(sim, 'NOPE123');
     assert.equal(unknown.status, 404);
-    assert.deepEqual(unknown.json, { chart: { result: null, error: { code: 'Not Found', description: 'No data found, symbol may be delisted' } } });
+    assert.deepEqual(unknown.json, {
+      chart: { result: null, error: { code: 'Not Found', description: 'No data found, symbol may be delisted' } },
+    });
     const bad = await chart(sim, '^GSPC', 'range=1d&interval=7m');
     assert.equal(bad.status, 400);
     assert.equal(bad.json.chart.error.code, 'Bad Request');
@@ -104,10 +106,14 @@ describe('Yahoo chart simulator', () => {
     // The window's last bar is history: not moved to today's price.
     assert.notEqual(indicators.quote[0].close.at(-1), meta.regularMarketPrice);
     const parsed = classifyChartResponse({ status: 200, headers: {}, json: res.json }, 'MSFT', '');
-    assert.equal(parsed.kind === 'error' && parsed.error.message, 'Yahoo sent no previous close for MSFT', 'a dated chart offers no previous close');
+    assert.equal(
+      parsed.kind === 'error' && parsed.error.message,
+      'Yahoo sent no previous close for MSFT',
+      'a dated chart offers no previous close',
+    );
   });
 
-  it('a window without sessions has no timestamp and empty quote/adjclose objects; intraday history stops at Yahoo\'s limits', async (t) => {
+  it("a window without sessions has no timestamp and empty quote/adjclose objects; intraday history stops at Yahoo's limits", async (t) => {
     const sim = await start(t, OPEN);
     const [sat, sun] = [Date.UTC(2024, 4, 11) / 1000, Date.UTC(2024, 4, 12) / 1000];
     const daily = (await chart(sim, 'MSFT', `interval=1d&period1=${sat}&period2=${sun}`)).json.chart.result[0];
@@ -120,7 +126,11 @@ describe('Yahoo chart simulator', () => {
     const old = await chart(sim, 'MSFT', `interval=1m&period1=${sat - 40 * 86_400}&period2=${sun - 40 * 86_400}`);
     assert.equal(old.status, 422);
     assert.match(old.json.chart.error.description, /within the last 30 days/);
-    assert.equal((await chart(sim, 'MSFT', `interval=1m&period1=${sat - 9 * 86_400}&period2=${sun}`)).status, 422, 'more than 7 days of 1m');
+    assert.equal(
+      (await chart(sim, 'MSFT', `interval=1m&period1=${sat - 9 * 86_400}&period2=${sun}`)).status,
+      422,
+      'more than 7 days of 1m',
+    );
     assert.equal((await chart(sim, 'MSFT', 'interval=1d&period1=yesterday')).status, 400);
   });
 
@@ -134,7 +144,7 @@ describe('Yahoo chart simulator', () => {
     assert.deepEqual([regular.start, regular.end], [Date.UTC(2024, 4, 15, 14, 30) / 1000, Date.UTC(2024, 4, 15, 21) / 1000]);
   });
 
-  it('refuses as Yahoo\'s edge does: 429 in plain text', async (t) => {
+  it("refuses as Yahoo's edge does: 429 in plain text", async (t) => {
     const sim = await start(t, OPEN);
     const bot = await chart(sim, '^GSPC', 'range=1d&interval=1d', { 'user-agent': 'undici' });
     assert.equal(bot.status, 429);

@@ -42,7 +42,9 @@ test('a text naming a minute and a day: a minute first, the day when the first c
   t.after(() => mock.timers.reset());
   const client = clientAnswering([note, note, quote, note]);
   const first = await refusal(client.globalQuote('MSFT'));
-  assert.ok(first.retryAfterSeconds !== undefined && first.retryAfterSeconds * 1000 >= MINUTE_MS && first.retryAfterSeconds * 1000 < 2 * MINUTE_MS);
+  assert.ok(
+    first.retryAfterSeconds !== undefined && first.retryAfterSeconds * 1000 >= MINUTE_MS && first.retryAfterSeconds * 1000 < 2 * MINUTE_MS,
+  );
   assert.equal(first.drift, undefined, 'a recognised notice is no drift');
   mock.timers.tick(first.retryAfterSeconds * 1000);
   const second = await refusal(client.globalQuote('MSFT'));
@@ -73,9 +75,12 @@ test('a notice naming no window: a minute, then twice as long each time, counted
     const refused = await refusal(client.globalQuote('MSFT'));
     assert.equal(refused.drift, 'unrecognised-notice');
     seconds.push(refused.retryAfterSeconds as number);
-    mock.timers.tick(seconds[i] as number * 1000);
+    mock.timers.tick((seconds[i] as number) * 1000);
   }
   // The guard's minute (with its margin), doubled each time.
   const minute = minuteOf({ perMinute: 0, perDay: 0, minIntervalMs: 0 });
-  assert.deepEqual(seconds, [1, 2, 4].map((k) => Math.ceil((k * minute) / 1000)));
+  assert.deepEqual(
+    seconds,
+    [1, 2, 4].map((k) => Math.ceil((k * minute) / 1000)),
+  );
 });

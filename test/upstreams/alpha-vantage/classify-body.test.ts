@@ -51,7 +51,9 @@ test('limit bodies are refusals naming the windows their numbers give, whatever 
 });
 
 test('a notice naming no window is a refusal of unknown window; data with a notice beside it is data', () => {
-  const unknown = classifyAlphaVantageBody({ Information: 'Something new happened. Visit https://www.alphavantage.co/premium/ to unlock all premium endpoints.' });
+  const unknown = classifyAlphaVantageBody({
+    Information: 'Something new happened. Visit https://www.alphavantage.co/premium/ to unlock all premium endpoints.',
+  });
   assert.deepEqual(unknown.kind === 'refusal' && unknown.windows, []);
   assert.equal(classifyAlphaVantageBody({ 'Global Quote': { '01. symbol': 'IBM' }, Information: 'x' }).kind, 'data');
 });
@@ -62,14 +64,24 @@ test('a premium-only function is a configuration problem, not a refusal', () => 
 });
 
 test('a key problem in an Information body is a key error, not a refusal', () => {
-  for (const text of ['the parameter apikey is invalid or missing.', 'The **demo** API key is for demo purposes only. Please claim your free API key.']) {
+  for (const text of [
+    'the parameter apikey is invalid or missing.',
+    'The **demo** API key is for demo purposes only. Please claim your free API key.',
+  ]) {
     const result = classifyAlphaVantageBody({ Information: text });
     assert.equal(result.kind === 'error' && result.error.code, 'UPSTREAM_ERROR', text);
   }
 });
 
 test('non-objects, arrays and empty objects are upstream errors, each an unreadable answer with its reason', () => {
-  const cases: Array<[unknown, string]> = [[undefined, 'not-json'], [null, 'body-not-object'], ['text', 'body-not-object'], [42, 'body-not-object'], [[], 'body-not-object'], [{}, 'empty-object']];
+  const cases: Array<[unknown, string]> = [
+    [undefined, 'not-json'],
+    [null, 'body-not-object'],
+    ['text', 'body-not-object'],
+    [42, 'body-not-object'],
+    [[], 'body-not-object'],
+    [{}, 'empty-object'],
+  ];
   for (const [body, drift] of cases) {
     const result = classifyAlphaVantageBody(body);
     assert.equal(result.kind === 'error' && result.error.code, 'UPSTREAM_ERROR', JSON.stringify(body));

@@ -23,7 +23,10 @@ test('numbers with thousands separators and too few decimals are re-rendered', (
 });
 
 test('an empty Global Quote is an unknown symbol', () => {
-  assert.throws(() => parseGlobalQuote(fixture('alpha-vantage', 'global-quote-empty.json')), (e: ApiError) => e.code === 'SYMBOL_NOT_FOUND');
+  assert.throws(
+    () => parseGlobalQuote(fixture('alpha-vantage', 'global-quote-empty.json')),
+    (e: ApiError) => e.code === 'SYMBOL_NOT_FOUND',
+  );
 });
 
 test('a quote missing fields is an upstream error naming the field', () => {
@@ -34,10 +37,16 @@ test('a quote missing fields is an upstream error naming the field', () => {
 });
 
 test('a body without Global Quote, or with a garbage price, is an upstream error', () => {
-  assert.throws(() => parseGlobalQuote({ Quote: {} }), (e: ApiError) => e.code === 'UPSTREAM_ERROR');
+  assert.throws(
+    () => parseGlobalQuote({ Quote: {} }),
+    (e: ApiError) => e.code === 'UPSTREAM_ERROR',
+  );
   const body = fixture('alpha-vantage', 'global-quote-msft.json');
   body['Global Quote']['05. price'] = 'N/A';
-  assert.throws(() => parseGlobalQuote(body), (e: ApiError) => e.code === 'UPSTREAM_ERROR' && e.message.includes('05. price'));
+  assert.throws(
+    () => parseGlobalQuote(body),
+    (e: ApiError) => e.code === 'UPSTREAM_ERROR' && e.message.includes('05. price'),
+  );
 });
 
 test('a negative zero change renders without a sign', () => {
@@ -55,5 +64,8 @@ test('each shape failure is counted under its own reason; an empty quote (unknow
   const body = fixture('alpha-vantage', 'global-quote-msft.json');
   body['Global Quote']['05. price'] = 'n/a';
   assert.throws(() => parseGlobalQuote(body), reason('quote-field'));
-  assert.throws(() => parseGlobalQuote(fixture('alpha-vantage', 'global-quote-empty.json')), (e: unknown) => e instanceof ApiError && driftOf(e) === undefined);
+  assert.throws(
+    () => parseGlobalQuote(fixture('alpha-vantage', 'global-quote-empty.json')),
+    (e: unknown) => e instanceof ApiError && driftOf(e) === undefined,
+  );
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError, driftOf } from '../../../src/core/errors.js';
+import { type ApiError, driftOf } from '../../../src/core/errors.js';
 import { technicalParams } from '../../../src/upstreams/alpha-vantage/alpha-vantage-client.js';
 import { parseTechnical } from '../../../src/upstreams/alpha-vantage/parse-technical.js';
 import { fixture } from '../../helpers/fixtures.js';
@@ -19,15 +19,24 @@ test('intraday MACD rows with three values are accepted', () => {
 test('AD lives under its own section name', () => {
   const body = parseTechnical(fixture('alpha-vantage', 'ad-daily.json'), 'AD');
   assert.ok(body['Technical Analysis: Chaikin A/D']);
-  assert.throws(() => parseTechnical(fixture('alpha-vantage', 'ad-daily.json'), 'ADX'), (e: ApiError) => e.code === 'UPSTREAM_ERROR');
+  assert.throws(
+    () => parseTechnical(fixture('alpha-vantage', 'ad-daily.json'), 'ADX'),
+    (e: ApiError) => e.code === 'UPSTREAM_ERROR',
+  );
 });
 
 test('a row that is not a decimal is an upstream error', () => {
-  assert.throws(() => parseTechnical(fixture('alpha-vantage', 'rsi-malformed-row.json'), 'RSI'), (e: ApiError) => e.code === 'UPSTREAM_ERROR');
+  assert.throws(
+    () => parseTechnical(fixture('alpha-vantage', 'rsi-malformed-row.json'), 'RSI'),
+    (e: ApiError) => e.code === 'UPSTREAM_ERROR',
+  );
 });
 
 test('a body without Meta Data is an upstream error', () => {
-  assert.throws(() => parseTechnical({ 'Technical Analysis: RSI': {} }, 'RSI'), (e: ApiError) => e.code === 'UPSTREAM_ERROR');
+  assert.throws(
+    () => parseTechnical({ 'Technical Analysis: RSI': {} }, 'RSI'),
+    (e: ApiError) => e.code === 'UPSTREAM_ERROR',
+  );
 });
 
 test('the upstream parameters carry the required defaults and nothing else', () => {

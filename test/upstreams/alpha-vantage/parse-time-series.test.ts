@@ -18,7 +18,10 @@ test('a daily series keeps the upstream shape and values as sent, newest first',
 test('intraday rows are keyed by date-time under "Time Series (<interval>)"; a zero volume is fine', () => {
   const body = parseTimeSeries(fixture('alpha-vantage', 'time-series-intraday-5min.json'), 'TIME_SERIES_INTRADAY', '5min');
   assert.equal(body['Time Series (5min)']!['2024-05-10 19:50:00']!['5. volume'], '0');
-  assert.throws(() => parseTimeSeries(fixture('alpha-vantage', 'time-series-intraday-5min.json'), 'TIME_SERIES_INTRADAY', '1min'), upstreamError);
+  assert.throws(
+    () => parseTimeSeries(fixture('alpha-vantage', 'time-series-intraday-5min.json'), 'TIME_SERIES_INTRADAY', '1min'),
+    upstreamError,
+  );
   assert.throws(() => parseTimeSeries(fixture('alpha-vantage', 'time-series-intraday-5min.json'), 'TIME_SERIES_DAILY'), upstreamError);
 });
 
@@ -36,15 +39,27 @@ test('a new listing with no rows yet is an empty series, not an error', () => {
 });
 
 test('a row with a non-number, a missing field, a negative value or a bad date is an upstream error', () => {
-  assert.throws(() => parseTimeSeries(fixture('alpha-vantage', 'time-series-daily-malformed-row.json'), 'TIME_SERIES_DAILY'), upstreamError);
+  assert.throws(
+    () => parseTimeSeries(fixture('alpha-vantage', 'time-series-daily-malformed-row.json'), 'TIME_SERIES_DAILY'),
+    upstreamError,
+  );
   const mutate = (edit: (rows: Record<string, Record<string, string>>) => void) => {
     const raw = fixture('alpha-vantage', 'time-series-daily-ibm.json');
     edit(raw['Time Series (Daily)']);
     return () => parseTimeSeries(raw, 'TIME_SERIES_DAILY');
   };
-  assert.throws(mutate((rows) => delete rows['2024-05-09']!['5. volume']), upstreamError);
-  assert.throws(mutate((rows) => (rows['2024-05-09']!['3. low'] = '-1.0000')), upstreamError);
-  assert.throws(mutate((rows) => (rows['10/05/2024'] = rows['2024-05-09']!)), upstreamError);
+  assert.throws(
+    mutate((rows) => delete rows['2024-05-09']!['5. volume']),
+    upstreamError,
+  );
+  assert.throws(
+    mutate((rows) => (rows['2024-05-09']!['3. low'] = '-1.0000')),
+    upstreamError,
+  );
+  assert.throws(
+    mutate((rows) => (rows['10/05/2024'] = rows['2024-05-09']!)),
+    upstreamError,
+  );
   assert.throws(() => parseTimeSeries({ 'Time Series (Daily)': {} }, 'TIME_SERIES_DAILY'), upstreamError);
 });
 
@@ -54,8 +69,15 @@ test('an unknown symbol is the Error Message body, classified before parsing', (
 });
 
 test('only the parameters each function takes are sent', () => {
-  assert.deepEqual(seriesParams({ fn: 'TIME_SERIES_WEEKLY', symbol: 'IBM', outputsize: 'full' }), { function: 'TIME_SERIES_WEEKLY', symbol: 'IBM' });
-  assert.deepEqual(seriesParams({ fn: 'TIME_SERIES_DAILY', symbol: 'IBM' }), { function: 'TIME_SERIES_DAILY', symbol: 'IBM', outputsize: 'compact' });
+  assert.deepEqual(seriesParams({ fn: 'TIME_SERIES_WEEKLY', symbol: 'IBM', outputsize: 'full' }), {
+    function: 'TIME_SERIES_WEEKLY',
+    symbol: 'IBM',
+  });
+  assert.deepEqual(seriesParams({ fn: 'TIME_SERIES_DAILY', symbol: 'IBM' }), {
+    function: 'TIME_SERIES_DAILY',
+    symbol: 'IBM',
+    outputsize: 'compact',
+  });
   assert.deepEqual(seriesParams({ fn: 'TIME_SERIES_INTRADAY', symbol: 'IBM', interval: '1min', outputsize: 'full', month: '2024-01' }), {
     function: 'TIME_SERIES_INTRADAY',
     symbol: 'IBM',
@@ -67,7 +89,10 @@ test('only the parameters each function takes are sent', () => {
 
 test('each shape failure is counted under its own reason', () => {
   const reason = (drift: string) => (e: unknown) => driftOf(e) === drift;
-  assert.throws(() => parseTimeSeries(fixture('alpha-vantage', 'time-series-daily-malformed-row.json'), 'TIME_SERIES_DAILY'), reason('series-row'));
+  assert.throws(
+    () => parseTimeSeries(fixture('alpha-vantage', 'time-series-daily-malformed-row.json'), 'TIME_SERIES_DAILY'),
+    reason('series-row'),
+  );
   assert.throws(() => parseTimeSeries({ 'Time Series (Daily)': {} }, 'TIME_SERIES_DAILY'), reason('series-meta'));
   assert.throws(() => parseTimeSeries(fixture('alpha-vantage', 'time-series-weekly-ibm.json'), 'TIME_SERIES_MONTHLY'), reason('no-series'));
 });

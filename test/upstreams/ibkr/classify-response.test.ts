@@ -19,8 +19,17 @@ test('429 carries Retry-After when the gateway sends one', () => {
 
 test('JSON 2xx is data; an HTML 200 or a 5xx is an error; "No symbol found" is an answer', () => {
   assert.equal(classifyGatewayAnswer(200, {}, []).kind, 'ok');
-  assert.deepEqual(classifyGatewayAnswer(200, {}, undefined), { kind: 'error', status: 200, message: 'the IBKR gateway sent a body that is not JSON', drift: 'not-json' });
-  assert.deepEqual(classifyGatewayAnswer(503, {}, undefined), { kind: 'error', status: 503, message: 'the IBKR gateway answered HTTP 503' }, 'an HTTP failure is no drift');
+  assert.deepEqual(classifyGatewayAnswer(200, {}, undefined), {
+    kind: 'error',
+    status: 200,
+    message: 'the IBKR gateway sent a body that is not JSON',
+    drift: 'not-json',
+  });
+  assert.deepEqual(
+    classifyGatewayAnswer(503, {}, undefined),
+    { kind: 'error', status: 503, message: 'the IBKR gateway answered HTTP 503' },
+    'an HTTP failure is no drift',
+  );
   assert.equal(classifyGatewayAnswer(411, {}, undefined).kind, 'error');
   assert.equal(classifyGatewayAnswer(500, {}, fixture('ibkr', 'secdef-no-symbol.json')).kind, 'ok');
 });

@@ -11,7 +11,14 @@ async function setup(t: TestContext, options: Partial<IbkrBrokerOptions> = {}): 
   const sim = await createIbkrSimulator();
   await sim.listen();
   t.after(() => sim.close());
-  const broker = new IbkrBroker({ url: sim.baseUrl, tlsVerify: false, timeoutMs: 5_000, logger: pino({ level: 'silent' }), tickleIntervalMs: 0, ...options });
+  const broker = new IbkrBroker({
+    url: sim.baseUrl,
+    tlsVerify: false,
+    timeoutMs: 5_000,
+    logger: pino({ level: 'silent' }),
+    tickleIntervalMs: 0,
+    ...options,
+  });
   t.after(() => broker.close());
   return { sim, broker };
 }
@@ -115,7 +122,14 @@ async function recordedGateway(t: TestContext, status: unknown): Promise<{ broke
   });
   await gateway.listen();
   t.after(() => gateway.close());
-  const broker = new IbkrBroker({ url: `${gateway.origin}/v1/api`, tlsVerify: true, timeoutMs: 5_000, logger: pino({ level: 'silent' }), tickleIntervalMs: 0, gateway: { recoveryPollMs: 1 } });
+  const broker = new IbkrBroker({
+    url: `${gateway.origin}/v1/api`,
+    tlsVerify: true,
+    timeoutMs: 5_000,
+    logger: pino({ level: 'silent' }),
+    tickleIntervalMs: 0,
+    gateway: { recoveryPollMs: 1 },
+  });
   t.after(() => broker.close());
   return { broker, recoveries };
 }

@@ -19,12 +19,15 @@ test('a positions page: numbers or strings with commas, share classes dotted, op
     unrealizedPnl: 166.26,
     currency: 'USD',
   });
-  assert.deepEqual({ symbol: rows[1]?.symbol, quantity: rows[1]?.quantity, marketValue: rows[1]?.marketValue, averageCost: rows[1]?.averageCost }, {
-    symbol: 'BRK.B',
-    quantity: -12,
-    marketValue: -4950,
-    averageCost: 400.1,
-  });
+  assert.deepEqual(
+    { symbol: rows[1]?.symbol, quantity: rows[1]?.quantity, marketValue: rows[1]?.marketValue, averageCost: rows[1]?.averageCost },
+    {
+      symbol: 'BRK.B',
+      quantity: -12,
+      marketValue: -4950,
+      averageCost: 400.1,
+    },
+  );
   assert.equal(rows[2]?.assetClass, 'option');
   assert.equal(rows[2]?.averageCost, 12.5, 'per unit, not the multiplied avgCost');
   assert.match(rows[2]?.description ?? '', /JUN2026 200 C/);

@@ -7,7 +7,13 @@ import { fixture } from '../../helpers/fixtures.js';
 import { recording } from '../../helpers/recorded.js';
 
 test('auth status: connected and logged-in-without-session', () => {
-  assert.deepEqual(parseAuthStatus(fixture('ibkr', 'auth-status-connected.json')), { authenticated: true, established: true, connected: true, competing: false, message: '' });
+  assert.deepEqual(parseAuthStatus(fixture('ibkr', 'auth-status-connected.json')), {
+    authenticated: true,
+    established: true,
+    connected: true,
+    competing: false,
+    message: '',
+  });
   const none = parseAuthStatus(fixture('ibkr', 'auth-status-no-session.json'));
   assert.equal(none.authenticated, false);
   assert.equal(none.connected, true);
@@ -31,7 +37,11 @@ test('portfolio accounts: alias, title or id as name; rows without an id skipped
 });
 
 test('brokerage accounts', () => {
-  assert.deepEqual(parseIserverAccounts(fixture('ibkr', 'iserver-accounts.json')), { accounts: ['U1234567', 'U7654321'], selectedAccount: 'U1234567', isPaper: true });
+  assert.deepEqual(parseIserverAccounts(fixture('ibkr', 'iserver-accounts.json')), {
+    accounts: ['U1234567', 'U7654321'],
+    selectedAccount: 'U1234567',
+    isPaper: true,
+  });
 });
 
 test('recorded auth status: no "established" key (2022 and 2023 captures) does not mean "no session"', () => {
@@ -50,7 +60,13 @@ test('recorded auth status: no "established" key (2022 and 2023 captures) does n
 test('recorded status without a session: four keys, no message; not established since not connected', () => {
   const raw = recording('ibkr', 'auth-status-not-authenticated').json as Record<string, unknown>;
   assert.equal(Object.keys(raw).length, 4);
-  assert.deepEqual(parseAuthStatus(raw), { authenticated: raw.authenticated, established: false, connected: raw.connected, competing: raw.competing, message: '' });
+  assert.deepEqual(parseAuthStatus(raw), {
+    authenticated: raw.authenticated,
+    established: false,
+    connected: raw.connected,
+    competing: raw.competing,
+    message: '',
+  });
   // Connected to IBKR's servers without authentication: a session to re-authenticate.
   assert.equal(parseAuthStatus({ ...raw, connected: true }).established, true);
   // "established": false is believed only where the gateway says it.

@@ -6,9 +6,24 @@ import { fixture } from '../../helpers/fixtures.js';
 
 test('the empty first snapshot is recognised as having no data', () => {
   const rows = parseSnapshot(fixture('ibkr', 'snapshot-first.json'));
-  assert.deepEqual(rows.map((r) => [r.conid, r.hasData]), [[265598, false], [756733, false]]);
+  assert.deepEqual(
+    rows.map((r) => [r.conid, r.hasData]),
+    [
+      [265598, false],
+      [756733, false],
+    ],
+  );
   assert.deepEqual(snapshotToQuote('AAPL', rows[0]!), {
-    symbol: 'AAPL', last: null, bid: null, ask: null, bidSize: null, askSize: null, change: null, changePercent: null, volume: null, updatedAt: null,
+    symbol: 'AAPL',
+    last: null,
+    bid: null,
+    ask: null,
+    bidSize: null,
+    askSize: null,
+    change: null,
+    changePercent: null,
+    volume: null,
+    updatedAt: null,
   });
 });
 
@@ -43,7 +58,10 @@ test('"C168.42" is a closing price, change computed from the prior close when th
 test('"H…" is a halted price; blanks and N/A become null; a row without any field has no data', () => {
   const rows = parseSnapshot(fixture('ibkr', 'snapshot-populated.json'));
   const halted = rows[2]!;
-  assert.deepEqual([halted.last, halted.lastFlag, halted.bid, halted.ask, halted.volume, halted.changePercent], [12.04, 'halted', null, null, 1_234_567, -5.2]);
+  assert.deepEqual(
+    [halted.last, halted.lastFlag, halted.bid, halted.ask, halted.volume, halted.changePercent],
+    [12.04, 'halted', null, null, 1_234_567, -5.2],
+  );
   assert.equal(rows[3]!.hasData, false);
   assert.deepEqual(parsePrice('c1,168.5'), { value: 1168.5, flag: 'closing' });
   assert.deepEqual(parsePrice(12), { value: 12, flag: null });

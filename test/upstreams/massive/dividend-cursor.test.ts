@@ -8,7 +8,8 @@ import { dividendsUrl } from '../../../src/upstreams/massive/massive-client.js';
 
 const KEY = randomBytes(32);
 const clock = { t: 1_700_000_000_000 };
-const codec = (keys: Buffer[] = [KEY], context = 'sandbox|http://127.0.0.1:9') => new CursorCodec({ keys, context, ttlMs: 60_000, now: () => clock.t });
+const codec = (keys: Buffer[] = [KEY], context = 'sandbox|http://127.0.0.1:9') =>
+  new CursorCodec({ keys, context, ttlMs: 60_000, now: () => clock.t });
 const STATE: CursorState = { symbol: 'BRK.B', limit: 250, upstream: 'dGlja2VyPUJSSy5C+/==' };
 
 function refused(fn: () => unknown): boolean {
@@ -41,7 +42,11 @@ describe('dividend cursor', () => {
     const c = codec();
     const { tag, payload } = split(c.encode(STATE));
     const edits = [{ l: 1000 }, { s: 'MSFT' }, { s: null }, { c: 'b3JkZXI9YXNj' }, { e: (payload.e as number) + 1e9 }, { v: 1 }];
-    for (const edit of edits) assert.ok(refused(() => c.decode(join(tag, { ...payload, ...edit }))), JSON.stringify(edit));
+    for (const edit of edits)
+      assert.ok(
+        refused(() => c.decode(join(tag, { ...payload, ...edit }))),
+        JSON.stringify(edit),
+      );
     // The unsigned cursors of the previous version are no longer accepted.
     const v1 = Buffer.from(JSON.stringify({ v: 1, s: 'KO', l: 1000, c: 'eA' })).toString('base64url');
     assert.ok(refused(() => c.decode(v1)));
@@ -82,7 +87,11 @@ describe('dividend cursor', () => {
         const replaced = text.slice(0, i) + alphabet[(alphabet.indexOf(text[i] as string) + 1 + (char % 63)) % 64] + text.slice(i + 1);
         const forgeries = [flipped.toString('base64url'), replaced, text.slice(0, i), `${text}${alphabet[char]}`];
         tried += forgeries.length;
-        for (const forged of forgeries) assert.ok(refused(() => c.decode(forged)), forged);
+        for (const forged of forgeries)
+          assert.ok(
+            refused(() => c.decode(forged)),
+            forged,
+          );
       }),
       { numRuns: 500 },
     );

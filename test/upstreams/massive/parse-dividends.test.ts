@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError, driftOf } from '../../../src/core/errors.js';
-import { classifyDividendsResponse, cursorOf, type MassiveResponse, saysKeyNotProvided } from '../../../src/upstreams/massive/parse-dividends.js';
+import {
+  classifyDividendsResponse,
+  cursorOf,
+  type MassiveResponse,
+  saysKeyNotProvided,
+} from '../../../src/upstreams/massive/parse-dividends.js';
 import { fixture, fixtureText } from '../../helpers/fixtures.js';
 import { recording } from '../../helpers/recorded.js';
 
@@ -29,7 +34,10 @@ describe('classifyDividendsResponse', () => {
     if (classified.kind !== 'data') return;
     const raw = fixture('massive', 'dividends-aapl.json');
     assert.deepEqual(classified.page.results, raw.results);
-    assert.equal(classified.page.nextCursor, 'YWN0aXZlPXRydWUmZGF0ZT0yMDIxLTA0LTI1JmxpbWl0PTImb3JkZXI9ZGVzYyZwYWdlX21hcmtlcj1BJTdDMjAyNC0wNS0xMA==');
+    assert.equal(
+      classified.page.nextCursor,
+      'YWN0aXZlPXRydWUmZGF0ZT0yMDIxLTA0LTI1JmxpbWl0PTImb3JkZXI9ZGVzYyZwYWdlX21hcmtlcj1BJTdDMjAyNC0wNS0xMA==',
+    );
   });
 
   it('gives no cursor on the last page', () => {
@@ -50,8 +58,14 @@ describe('classifyDividendsResponse', () => {
     if (classified.kind !== 'data') return;
     const [first, second] = classified.page.results;
     assert.deepEqual(first, {
-      ticker: 'BRK.B', cash_amount: 1234.5, ex_dividend_date: '2023-12-14', id: 'Eabc', currency: 'USD',
-      pay_date: '2023-12-28', frequency: 0, dividend_type: 'SC',
+      ticker: 'BRK.B',
+      cash_amount: 1234.5,
+      ex_dividend_date: '2023-12-14',
+      id: 'Eabc',
+      currency: 'USD',
+      pay_date: '2023-12-28',
+      frequency: 0,
+      dividend_type: 'SC',
     });
     assert.deepEqual(second, { ticker: 'BRK.B', cash_amount: 0.5, ex_dividend_date: '2023-11-01' });
     assert.equal(classified.page.nextCursor, 'AB+c/d=');
@@ -84,7 +98,11 @@ describe('classifyDividendsResponse', () => {
       [{ status: 200, headers: {}, json: { status: 'OK', results: {} } }, 'dividends-results'],
     ] as const;
     for (const [response, reason] of drifts) assert.equal(driftOf(errorOf(response)), reason, reason);
-    for (const [status, name] of [[401, 'error-401-unknown-key.json'], [403, 'error-403-not-entitled.json'], [502, 'html-502.txt']] as const) {
+    for (const [status, name] of [
+      [401, 'error-401-unknown-key.json'],
+      [403, 'error-403-not-entitled.json'],
+      [502, 'html-502.txt'],
+    ] as const) {
       assert.equal(driftOf(errorOf(res(status, name))), undefined, name);
     }
   });
@@ -105,25 +123,38 @@ describe('classifyDividendsResponse', () => {
 
   it('classifies 429 as a refusal, with Retry-After when sent and 60 s when not', () => {
     assert.deepEqual(classifyDividendsResponse(res(429, 'error-429.json')), {
-      kind: 'refusal', message: 'Massive refused the call: request limit of the plan reached', retryAfterMs: 60_000,
+      kind: 'refusal',
+      message: 'Massive refused the call: request limit of the plan reached',
+      retryAfterMs: 60_000,
     });
     const withHeader = classifyDividendsResponse(res(429, 'error-429.json', { 'retry-after': '12' }));
     assert.equal(withHeader.kind === 'refusal' && withHeader.retryAfterMs, 12_000);
-    const dated = classifyDividendsResponse(res(429, 'error-429.json', { 'retry-after': new Date(Date.UTC(2030, 0, 1, 0, 0, 30)).toUTCString() }), {
-      now: Date.UTC(2030, 0, 1),
-    });
+    const dated = classifyDividendsResponse(
+      res(429, 'error-429.json', { 'retry-after': new Date(Date.UTC(2030, 0, 1, 0, 0, 30)).toUTCString() }),
+      {
+        now: Date.UTC(2030, 0, 1),
+      },
+    );
     assert.equal(dated.kind === 'refusal' && dated.retryAfterMs, 30_000);
   });
 
   it('turns HTML, a 5xx, an unexpected 404 and a 200 error body into UPSTREAM_ERROR', () => {
     assert.match(errorOf(res(502, 'html-502.txt')).message, /HTTP 502/);
     assert.match(errorOf(res(200, 'html-502.txt')).message, /not JSON/);
-    assert.match(errorOf({ status: 404, headers: {}, json: { status: 'NOT_FOUND', request_id: 'x', message: 'Not Found' } }).message, /check MASSIVE_URL/);
+    assert.match(
+      errorOf({ status: 404, headers: {}, json: { status: 'NOT_FOUND', request_id: 'x', message: 'Not Found' } }).message,
+      /check MASSIVE_URL/,
+    );
     assert.match(errorOf(res(200, 'error-200-status-error.json')).message, /status "ERROR"/);
   });
 
   it('never repeats the upstream address or request id in a message', () => {
-    const names = ['dividends-next-url-without-cursor.json', 'error-401-unknown-key.json', 'error-403-not-entitled.json', 'error-200-status-error.json'];
+    const names = [
+      'dividends-next-url-without-cursor.json',
+      'error-401-unknown-key.json',
+      'error-403-not-entitled.json',
+      'error-200-status-error.json',
+    ];
     for (const name of names) {
       for (const status of [200, 401, 403, 500]) {
         const classified = classifyDividendsResponse(res(status, name));
@@ -143,7 +174,13 @@ describe('cursorOf', () => {
   });
 
   it('refuses cursors with characters that could change a URL', () => {
-    for (const bad of ['https://x/?cursor=a%26apiKey%3Dx', 'https://x/?cursor=%2F..%2Fadmin%3F', 'https://x/?cursor=', 'https://x/?cursor=%ZZ', 'https://x/?cursor=a%20b']) {
+    for (const bad of [
+      'https://x/?cursor=a%26apiKey%3Dx',
+      'https://x/?cursor=%2F..%2Fadmin%3F',
+      'https://x/?cursor=',
+      'https://x/?cursor=%ZZ',
+      'https://x/?cursor=a%20b',
+    ]) {
       assert.throws(() => cursorOf(bad), ApiError, bad);
     }
     assert.throws(() => cursorOf(42), ApiError);
@@ -164,7 +201,14 @@ describe('recorded key and plan refusals', () => {
     const onCursor = classifyDividendsResponse(res, { cursor: true });
     assert.equal(onCursor.kind === 'error' && onCursor.error.code, 'UPSTREAM_ERROR', 'a key problem, not a bad cursor of the caller');
     assert.equal(saysKeyNotProvided({ ...res, status: 401 }), true);
-    assert.equal(saysKeyNotProvided({ status: 400, headers: {}, json: { status: 'ERROR', request_id: 'x', error: 'limit must be a positive integer' } }), false);
+    assert.equal(
+      saysKeyNotProvided({
+        status: 400,
+        headers: {},
+        json: { status: 'ERROR', request_id: 'x', error: 'limit must be a positive integer' },
+      }),
+      false,
+    );
   });
 
   it('the real NOT_AUTHORIZED message (longer, ending with a pricing URL) names the plan without the URL', () => {

@@ -10,7 +10,10 @@ import { fixture } from '../../helpers/fixtures.js';
 import { recording } from '../../helpers/recorded.js';
 
 test('token answer: top level, lifetime from expires_in, Bearer only', () => {
-  assert.deepEqual(parseToken(fixture('tastytrade', 'token.json')), { value: 'eyJhbGciOiJFZERTQSIsInR5cCI6ImF0K2p3dCJ9.sample.sig', lifetimeMs: 900_000 });
+  assert.deepEqual(parseToken(fixture('tastytrade', 'token.json')), {
+    value: 'eyJhbGciOiJFZERTQSIsInR5cCI6ImF0K2p3dCJ9.sample.sig',
+    lifetimeMs: 900_000,
+  });
   assert.equal(parseToken({ access_token: 'a', expires_in: '60' }).lifetimeMs, 60_000);
   assert.equal(parseToken({ access_token: 'a' }).lifetimeMs, 900_000);
   assert.throws(() => parseToken(fixture('tastytrade', 'token-invalid-grant.json')), { name: 'UnreadableAnswerError', drift: 'token' });
@@ -26,7 +29,10 @@ test('error bodies: OAuth error_code, {error:{code}}, nested errors, numeric cod
   assert.deepEqual(parseError(fixture('tastytrade', 'error-numeric-code.json')), { code: '401', specific: null });
   assert.deepEqual(parseError(fixture('tastytrade', 'error-token-invalid.json')), { code: 'token_invalid', specific: null });
   assert.deepEqual(parseError('<html>'), { code: null, specific: null });
-  assert.equal(errorLabel({ code: 'preflight_check_failure', specific: 'gtc_market_orders_not_supported' }), 'preflight_check_failure: gtc_market_orders_not_supported');
+  assert.equal(
+    errorLabel({ code: 'preflight_check_failure', specific: 'gtc_market_orders_not_supported' }),
+    'preflight_check_failure: gtc_market_orders_not_supported',
+  );
   assert.equal(errorLabel({ code: 'not_permitted', specific: null }), 'not_permitted');
   assert.equal(errorLabel({ code: null, specific: null }), '');
 });
@@ -49,10 +55,22 @@ test('positions: quantities as strings or numbers, short made negative, multipli
   const rows = parsePositions(fixture('tastytrade', 'positions.json'), '5WT00001');
   assert.equal(rows.length, 5, 'the row without a symbol is skipped');
   assert.deepEqual(rows[0], {
-    accountId: '5WT00001', symbol: 'AAPL', description: null, assetClass: 'stock', quantity: 100, averageCost: 150.25, marketPrice: 172.1, marketValue: 17210, unrealizedPnl: 2185, currency: 'USD',
+    accountId: '5WT00001',
+    symbol: 'AAPL',
+    description: null,
+    assetClass: 'stock',
+    quantity: 100,
+    averageCost: 150.25,
+    marketPrice: 172.1,
+    marketValue: 17210,
+    unrealizedPnl: 2185,
+    currency: 'USD',
   });
   assert.deepEqual([rows[1]?.quantity, rows[1]?.marketValue, rows[1]?.unrealizedPnl], [-5, -927.5, 72.5]);
-  assert.deepEqual([rows[2]?.assetClass, rows[2]?.marketPrice, rows[2]?.marketValue, rows[2]?.unrealizedPnl, rows[2]?.description], ['option', 12.4, 2480, 480, 'SPY Equity Option']);
+  assert.deepEqual(
+    [rows[2]?.assetClass, rows[2]?.marketPrice, rows[2]?.marketValue, rows[2]?.unrealizedPnl, rows[2]?.description],
+    ['option', 12.4, 2480, 480, 'SPY Equity Option'],
+  );
   assert.deepEqual([rows[3]?.symbol, rows[3]?.quantity], ['BRK.B', 1000]);
   assert.deepEqual([rows[4]?.assetClass, rows[4]?.marketPrice, rows[4]?.marketValue], ['crypto', null, null]);
 });
@@ -61,7 +79,17 @@ test('market data: numbers or strings, change from prev-close, bad dates and zer
   const items = parseMarketData(fixture('tastytrade', 'market-data.json'));
   assert.deepEqual(items[0], {
     symbol: 'AAPL',
-    quote: { last: 172.1, bid: 172.1, ask: 172.12, bidSize: 300, askSize: 200, change: 0.62, changePercent: 0.3616, volume: 51_234_567, updatedAt: '2026-03-02T15:04:05.123Z' },
+    quote: {
+      last: 172.1,
+      bid: 172.1,
+      ask: 172.12,
+      bidSize: 300,
+      askSize: 200,
+      change: 0.62,
+      changePercent: 0.3616,
+      volume: 51_234_567,
+      updatedAt: '2026-03-02T15:04:05.123Z',
+    },
   });
   assert.deepEqual([items[1]?.quote.last, items[1]?.quote.change, items[1]?.quote.bidSize], [5210.9, -3.18, null]);
   assert.deepEqual([items[2]?.quote.updatedAt, items[2]?.quote.changePercent, items[2]?.quote.volume], [null, null, 1234.5]);
@@ -77,7 +105,9 @@ test('our symbols map to instrument types and back', () => {
 });
 
 test('recorded nested refusal: the specific code inside is surfaced beside the outer one', () => {
-  const raw = recording('tastytrade', 'error-preflight-check-failure-nested').json as { error: { code: string; errors: { code: string }[] } };
+  const raw = recording('tastytrade', 'error-preflight-check-failure-nested').json as {
+    error: { code: string; errors: { code: string }[] };
+  };
   const parsed = parseError(raw);
   assert.deepEqual(parsed, { code: raw.error.code, specific: raw.error.errors[0]?.code });
   assert.equal(errorLabel(parsed), `${raw.error.code}: ${raw.error.errors[0]?.code}`);

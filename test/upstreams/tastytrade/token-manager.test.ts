@@ -8,7 +8,10 @@ import { TokenManager, TokenRefusedError } from '../../../src/upstreams/tastytra
 const SECRET = 'client-secret-for-test';
 const REFRESH = 'refresh-token-for-test';
 
-async function setup(t: TestContext, refreshToken = REFRESH): Promise<{ sim: TastytradeSimulator; tokens: TokenManager; clock: { t: number } }> {
+async function setup(
+  t: TestContext,
+  refreshToken = REFRESH,
+): Promise<{ sim: TastytradeSimulator; tokens: TokenManager; clock: { t: number } }> {
   const sim = createTastytradeSimulator({ clientSecret: SECRET, refreshToken: REFRESH });
   await sim.listen();
   t.after(() => sim.close());
@@ -50,7 +53,10 @@ test('after a 401 the rejected token is replaced once; a caller holding an alrea
 
 test('a refused refresh token is not sent again during the cool-down', async (t) => {
   const { sim, tokens, clock } = await setup(t, 'wrong');
-  await assert.rejects(tokens.accessToken(), (e: unknown) => e instanceof TokenRefusedError && /invalid_grant/.test(e.message) && !e.message.includes('wrong'));
+  await assert.rejects(
+    tokens.accessToken(),
+    (e: unknown) => e instanceof TokenRefusedError && /invalid_grant/.test(e.message) && !e.message.includes('wrong'),
+  );
   await assert.rejects(tokens.accessToken(), TokenRefusedError);
   assert.equal(sim.count('/oauth/token'), 1);
   clock.t += 301_000;

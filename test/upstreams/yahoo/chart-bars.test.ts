@@ -11,10 +11,13 @@ import { fixture } from '../../helpers/fixtures.js';
 // 05-10 twice, the second stamped with regularMarketTime (20:00:01 UTC), as Yahoo repeats a live day.
 const msft = () => chartResult(fixture('yahoo', 'chart-msft-daily-bars.json'), 'MSFT');
 
-test('daily: one row per exchange day, the empty bar skipped, the repeated day\'s later bar kept', () => {
+test("daily: one row per exchange day, the empty bar skipped, the repeated day's later bar kept", () => {
   const { bars, timeZone } = chartBars(msft(), 'daily', 'MSFT');
   assert.equal(timeZone, 'US/Eastern');
-  assert.deepEqual(bars.map((b) => b.key), ['2024-04-29', '2024-04-30', '2024-05-01', '2024-05-02', '2024-05-03', '2024-05-06', '2024-05-08', '2024-05-09', '2024-05-10']);
+  assert.deepEqual(
+    bars.map((b) => b.key),
+    ['2024-04-29', '2024-04-30', '2024-05-01', '2024-05-02', '2024-05-03', '2024-05-06', '2024-05-08', '2024-05-09', '2024-05-10'],
+  );
   assert.deepEqual(bars[0], { key: '2024-04-29', open: 401.49, high: 406.92, low: 399.87, close: 402.25, volume: 19582100 });
   assert.deepEqual(bars.at(-1), { key: '2024-05-10', open: 412.94, high: 415.38, low: 411.23, close: 414.74, volume: 13402300 });
 });
@@ -22,14 +25,27 @@ test('daily: one row per exchange day, the empty bar skipped, the repeated day\'
 test('weekly and monthly: aggregated from the days, keyed by the last trading day of the week or month', () => {
   const weekly = chartBars(msft(), 'weekly', 'MSFT').bars;
   assert.deepEqual(weekly, [
-    { key: '2024-05-03', open: 401.49, high: 407.15, low: 388.44, close: 406.66, volume: 19582100 + 28781400 + 23562500 + 17709400 + 17446700 },
+    {
+      key: '2024-05-03',
+      open: 401.49,
+      high: 407.15,
+      low: 388.44,
+      close: 406.66,
+      volume: 19582100 + 28781400 + 23562500 + 17709400 + 17446700,
+    },
     { key: '2024-05-10', open: 408.76, high: 415.38, low: 405.76, close: 414.74, volume: 16996600 + 11792300 + 14689700 + 13402300 },
   ]);
   const monthly = chartBars(msft(), 'monthly', 'MSFT').bars;
-  assert.deepEqual(monthly.map((b) => [b.key, b.open, b.close]), [['2024-04-30', 401.49, 389.33], ['2024-05-10', 392.61, 414.74]]);
+  assert.deepEqual(
+    monthly.map((b) => [b.key, b.open, b.close]),
+    [
+      ['2024-04-30', 401.49, 389.33],
+      ['2024-05-10', 392.61, 414.74],
+    ],
+  );
 });
 
-test('intraday: `YYYY-MM-DD HH:MM` in the exchange\'s zone, bars without a close skipped', () => {
+test("intraday: `YYYY-MM-DD HH:MM` in the exchange's zone, bars without a close skipped", () => {
   // CL=F 5m bars from 04:00 UTC, midnight in New York (EDT); the last two have no close.
   const { bars } = chartBars(chartResult(fixture('yahoo', 'chart-null-closes.json'), 'CL=F'), '5min', 'CL=F');
   assert.deepEqual(bars, [
@@ -38,16 +54,23 @@ test('intraday: `YYYY-MM-DD HH:MM` in the exchange\'s zone, bars without a close
   ]);
 });
 
-test('a chart without its exchange\'s time zone is an upstream error, not rows in a guessed zone', () => {
+test("a chart without its exchange's time zone is an upstream error, not rows in a guessed zone", () => {
   const result = msft();
   delete result.meta.exchangeTimezoneName;
-  assert.throws(() => chartBars(result, 'daily', 'MSFT'), (e: Error & { code?: string }) => e.code === 'UPSTREAM_ERROR');
+  assert.throws(
+    () => chartBars(result, 'daily', 'MSFT'),
+    (e: Error & { code?: string }) => e.code === 'UPSTREAM_ERROR',
+  );
 });
 
 test('a chart without a usable exchange time zone is counted as chart-time-zone', () => {
   for (const exchangeTimezoneName of [undefined, 'Mars/Olympus_Mons']) {
     const chart = msft();
     const broken = { ...chart, meta: { ...chart.meta, exchangeTimezoneName } };
-    assert.throws(() => chartBars(broken, 'daily', 'MSFT'), (e: unknown) => driftOf(e) === 'chart-time-zone', String(exchangeTimezoneName));
+    assert.throws(
+      () => chartBars(broken, 'daily', 'MSFT'),
+      (e: unknown) => driftOf(e) === 'chart-time-zone',
+      String(exchangeTimezoneName),
+    );
   }
 });

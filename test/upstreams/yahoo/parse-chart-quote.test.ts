@@ -8,9 +8,10 @@ import { driftOf } from '../../../src/core/errors.js';
 import { fixture } from '../../helpers/fixtures.js';
 import { recording } from '../../helpers/recorded.js';
 
-const quoteOf = (name: string, yahoo: string, caller = yahoo) => chartQuote(chartResult(fixture('yahoo', name), yahoo), yahoo, caller)['Global Quote'];
+const quoteOf = (name: string, yahoo: string, caller = yahoo) =>
+  chartQuote(chartResult(fixture('yahoo', name), yahoo), yahoo, caller)['Global Quote'];
 
-test('a recorded chart gives the ten fields, previous close from previousClose, the day in the exchange\'s zone', () => {
+test("a recorded chart gives the ten fields, previous close from previousClose, the day in the exchange's zone", () => {
   const q = quoteOf('chart-gspc.json', '^GSPC', 'SPX.TEST');
   assert.deepEqual(q, {
     '01. symbol': 'SPX.TEST',
@@ -31,9 +32,15 @@ test('a recorded chart gives the ten fields, previous close from previousClose, 
 
 test('a one-day chart without previousClose (as real daily charts come) takes chartPreviousClose; regularMarketPreviousClose comes first', () => {
   const gold = fixture('yahoo', 'chart-gold-no-previous-close.json');
-  assert.equal(quoteOf('chart-gold-no-previous-close.json', 'GC=F')['08. previous close'], gold.chart.result[0].meta.chartPreviousClose.toFixed(4));
+  assert.equal(
+    quoteOf('chart-gold-no-previous-close.json', 'GC=F')['08. previous close'],
+    gold.chart.result[0].meta.chartPreviousClose.toFixed(4),
+  );
   const eth = fixture('yahoo', 'chart-regular-market-previous-close.json');
-  assert.equal(quoteOf('chart-regular-market-previous-close.json', 'ETH-USD')['08. previous close'], eth.chart.result[0].meta.regularMarketPreviousClose.toFixed(4));
+  assert.equal(
+    quoteOf('chart-regular-market-previous-close.json', 'ETH-USD')['08. previous close'],
+    eth.chart.result[0].meta.regularMarketPreviousClose.toFixed(4),
+  );
 });
 
 test('chartPreviousClose is the close before the range: never the previous close of a longer range', () => {
@@ -43,7 +50,7 @@ test('chartPreviousClose is the close before the range: never the previous close
   assert.equal(previousCloseOf({ ...meta, previousClose: 1.5 }, '5y'), 1.5);
 });
 
-test('the latest trading day is the exchange\'s date, not UTC\'s', () => {
+test("the latest trading day is the exchange's date, not UTC's", () => {
   // 23:30 UTC on 10 May is already 11 May in Tokyo and still 10 May in New York.
   const t = Date.UTC(2024, 4, 10, 23, 30) / 1000;
   assert.equal(exchangeDate(t, { exchangeTimezoneName: 'Asia/Tokyo' }), '2024-05-11');
@@ -57,7 +64,7 @@ const recordedChart = (name: string) => {
   return { r, symbol, json: r.json as any, asked: { range: r.request.query?.range ?? '', interval: r.request.query?.interval ?? '' } };
 };
 
-test('no regularMarketVolume (recorded AAPL range=1d, 2020): the volume is the day bar\'s, not 0', () => {
+test("no regularMarketVolume (recorded AAPL range=1d, 2020): the volume is the day bar's, not 0", () => {
   const { json, symbol, asked } = recordedChart('chart-aapl-1d-1d');
   assert.equal(json.chart.result[0].meta.regularMarketVolume, undefined);
   const quote = chartQuote(chartResult(json, symbol), symbol, symbol, asked)['Global Quote'];
@@ -70,7 +77,7 @@ test('no regularMarketVolume (recorded AAPL range=1d, 2020): the volume is the d
   assert.equal(chartQuote(chartResult(bare, symbol), symbol, symbol, asked)['Global Quote']['06. volume'], '0');
 });
 
-test('a price above regularMarketDayHigh (recorded ^TNX) widens the high to the price; an intraday chart\'s day is its bars together', () => {
+test("a price above regularMarketDayHigh (recorded ^TNX) widens the high to the price; an intraday chart's day is its bars together", () => {
   const { json, symbol, asked } = recordedChart('chart-tnx-1d-5m');
   const meta = json.chart.result[0].meta;
   assert.ok(meta.regularMarketPrice > meta.regularMarketDayHigh);
@@ -86,7 +93,11 @@ test('a period1/period2 chart has no previous close to offer (its chartPreviousC
     const { json, symbol, asked } = recordedChart(name);
     assert.equal(asked.range, '', name);
     assert.equal(typeof json.chart.result[0].meta.chartPreviousClose, 'number', name);
-    assert.throws(() => chartQuote(chartResult(json, symbol), symbol, symbol, asked), (e: unknown) => driftOf(e) === 'chart-no-previous-close', name);
+    assert.throws(
+      () => chartQuote(chartResult(json, symbol), symbol, symbol, asked),
+      (e: unknown) => driftOf(e) === 'chart-no-previous-close',
+      name,
+    );
     // The range asked decides, not the body: asked as range=1d, the same meta would give chartPreviousClose.
     assert.equal(previousCloseOf(json.chart.result[0].meta, '1d'), json.chart.result[0].meta.chartPreviousClose, name);
   }
@@ -95,14 +106,24 @@ test('a period1/period2 chart has no previous close to offer (its chartPreviousC
 test('a chart without bars (recorded weekend, 1m) gives no quote: no made-up open', () => {
   const { json, symbol, asked } = recordedChart('chart-empty-weekend-1m');
   assert.equal(json.chart.result[0].timestamp, undefined);
-  assert.throws(() => chartQuote(chartResult(json, symbol), symbol, symbol, asked), (e: unknown) => driftOf(e) === 'chart-no-day-bar');
+  assert.throws(
+    () => chartQuote(chartResult(json, symbol), symbol, symbol, asked),
+    (e: unknown) => driftOf(e) === 'chart-no-day-bar',
+  );
 });
 
 test('a chart without regularMarketPrice or regularMarketTime is counted under its reason', () => {
   const { json, symbol } = recordedChart('chart-aapl-1d-1d');
-  for (const [field, drift] of [['regularMarketPrice', 'chart-no-price'], ['regularMarketTime', 'chart-no-time']] as const) {
+  for (const [field, drift] of [
+    ['regularMarketPrice', 'chart-no-price'],
+    ['regularMarketTime', 'chart-no-time'],
+  ] as const) {
     const body = structuredClone(json);
     delete body.chart.result[0].meta[field];
-    assert.throws(() => chartQuote(chartResult(body, symbol), symbol, symbol), (e: unknown) => driftOf(e) === drift, field);
+    assert.throws(
+      () => chartQuote(chartResult(body, symbol), symbol, symbol),
+      (e: unknown) => driftOf(e) === drift,
+      field,
+    );
   }
 });

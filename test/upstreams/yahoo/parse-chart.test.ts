@@ -32,7 +32,12 @@ function error(status: number, name: string, symbol: string): ApiError {
 describe('classifyChartResponse', () => {
   it('reads price, previous close, name, currency, category and time of an index', () => {
     assert.deepEqual(snapshot('chart-gspc.json', '^GSPC'), {
-      symbol: '^GSPC', price: 5222.68, previousClose: 5214.08, currency: 'USD', name: 'S&P 500', category: 'index',
+      symbol: '^GSPC',
+      price: 5222.68,
+      previousClose: 5214.08,
+      currency: 'USD',
+      name: 'S&P 500',
+      category: 'index',
       asOf: '2024-05-10T20:00:00.000Z',
     });
   });
@@ -88,7 +93,11 @@ describe('classifyChartResponse', () => {
     const body = (json: unknown) => (classifyChartResponse({ status: 200, headers: {}, json }, '^GSPC') as { error: ApiError }).error;
     unreadable(body({ status: 'ok' }), 'chart-body', /without "chart"/);
     const meta = fixture('yahoo', 'chart-gspc.json').chart.result[0].meta;
-    unreadable(body({ chart: { result: [{ meta: { ...meta, regularMarketPrice: undefined } }], error: null } }), 'chart-no-price', /no price/);
+    unreadable(
+      body({ chart: { result: [{ meta: { ...meta, regularMarketPrice: undefined } }], error: null } }),
+      'chart-no-price',
+      /no price/,
+    );
     unreadable(body({ chart: { result: [{ meta: { ...meta, regularMarketTime: undefined } }], error: null } }), 'chart-no-time', /no time/);
     // A server error is a failure, not an answer in a new shape: not counted as drift.
     const failed = error(503, 'html-consent.txt', '^GSPC');
@@ -106,12 +115,17 @@ describe('classifyChartResponse', () => {
     assert.equal(snapshot.currency, null);
     assert.equal(snapshot.name, lucyw.chart.result[0].meta.longName, 'no shortName: the long one');
     // As asked (period1/period2), neither chart has a previous close to offer.
-    assert.throws(() => parseChartBody(lucyw, 'LUCYW', ''), (e: unknown) => driftOf(e) === 'chart-no-previous-close');
+    assert.throws(
+      () => parseChartBody(lucyw, 'LUCYW', ''),
+      (e: unknown) => driftOf(e) === 'chart-no-previous-close',
+    );
   });
 
   it('classifies 429 as a refusal with Retry-After or 60 s', () => {
     assert.deepEqual(classifyChartResponse(res(429, 'too-many-requests.txt'), '^GSPC'), {
-      kind: 'refusal', message: 'Yahoo refused the call: too many requests', retryAfterMs: 60_000,
+      kind: 'refusal',
+      message: 'Yahoo refused the call: too many requests',
+      retryAfterMs: 60_000,
     });
     const r = classifyChartResponse(res(429, 'too-many-requests.txt', { 'retry-after': '5' }), '^GSPC');
     assert.equal(r.kind === 'refusal' && r.retryAfterMs, 5_000);
@@ -120,7 +134,10 @@ describe('classifyChartResponse', () => {
 
 describe('chartUrl', () => {
   it('encodes the symbol as one path segment and asks for one daily bar', () => {
-    assert.equal(chartUrl('https://query1.finance.yahoo.com', '^GSPC').href, 'https://query1.finance.yahoo.com/v8/finance/chart/%5EGSPC?range=1d&interval=1d');
+    assert.equal(
+      chartUrl('https://query1.finance.yahoo.com', '^GSPC').href,
+      'https://query1.finance.yahoo.com/v8/finance/chart/%5EGSPC?range=1d&interval=1d',
+    );
     assert.equal(chartUrl('http://h/', 'GC=F').pathname, '/v8/finance/chart/GC%3DF');
     assert.equal(chartUrl('http://h', '../x').pathname, '/v8/finance/chart/..%2Fx');
   });

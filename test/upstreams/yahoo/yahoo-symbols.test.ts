@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EXCHANGE_SUFFIXES, yahooSymbol } from '../../../src/upstreams/yahoo/yahoo-symbols.js';
 
-test('Alpha Vantage symbols in Yahoo\'s convention: share classes, exchange suffixes, plain US tickers', () => {
+test("Alpha Vantage symbols in Yahoo's convention: share classes, exchange suffixes, plain US tickers", () => {
   for (const [av, yahoo] of [
     ['IBM', 'IBM'],
     ['brk.b', 'BRK-B'],
@@ -20,7 +20,8 @@ test('Alpha Vantage symbols in Yahoo\'s convention: share classes, exchange suff
 });
 
 test('symbols without a sure mapping are left alone (the fallback does not guess)', () => {
-  for (const symbol of ['^GSPC', 'GC=F', 'EURUSD=X', 'ABC.XYZ', 'BRK/B', 'A.LONG', '.LON', 'X..LON']) assert.equal(yahooSymbol(symbol), undefined, symbol);
+  for (const symbol of ['^GSPC', 'GC=F', 'EURUSD=X', 'ABC.XYZ', 'BRK/B', 'A.LONG', '.LON', 'X..LON'])
+    assert.equal(yahooSymbol(symbol), undefined, symbol);
 });
 
 test('every exchange code maps to a distinct Yahoo suffix', () => {

@@ -12,7 +12,11 @@ test('every indicator gets exactly the parameters it takes, with defaults', () =
     const options = readIndicatorOptions(fn, 'daily', {});
     assert.equal(options.timePeriod, spec.timePeriod ?? undefined, fn);
     assert.equal(options.seriesType, spec.seriesType ? 'close' : undefined, fn);
-    assert.deepEqual(Object.keys(options.extra), indicatorParams(fn).map((p) => p.name), fn);
+    assert.deepEqual(
+      Object.keys(options.extra),
+      indicatorParams(fn).map((p) => p.name),
+      fn,
+    );
     assert.deepEqual(options.extra, spec.extra ?? {}, fn);
   }
 });
@@ -26,8 +30,15 @@ test('the uniform parameter set a front-end sends is accepted for every indicato
 });
 
 test('values are read strictly and spelled one way', () => {
-  assert.deepEqual(readIndicatorOptions('MACD', 'daily', { fastperiod: '007', signalperiod: '9' }).extra, { fastperiod: '7', slowperiod: '26', signalperiod: '9' });
-  assert.deepEqual(readIndicatorOptions('SAR', 'daily', { acceleration: '0.020', maximum: '0.20' }).extra, { acceleration: '0.02', maximum: '0.2' });
+  assert.deepEqual(readIndicatorOptions('MACD', 'daily', { fastperiod: '007', signalperiod: '9' }).extra, {
+    fastperiod: '7',
+    slowperiod: '26',
+    signalperiod: '9',
+  });
+  assert.deepEqual(readIndicatorOptions('SAR', 'daily', { acceleration: '0.020', maximum: '0.20' }).extra, {
+    acceleration: '0.02',
+    maximum: '0.2',
+  });
   for (const [fn, raw, name] of [
     ['MACD', { fastperiod: '1e1' }, 'fastperiod'],
     ['MACD', { fastperiod: '0' }, 'fastperiod'],
