@@ -55,8 +55,10 @@ export const SERVICE_ENTRY = 'dist/server.js';
 
 /** Fails early, with the fix, when the build is missing. */
 export function serviceEntry(): string {
-  if (!existsSync(SERVICE_ENTRY)) throw new Error(`${SERVICE_ENTRY} is missing: run \`npm run build\` first`);
-  return SERVICE_ENTRY;
+  // An A/B benchmark points the same benchmarks at another build (bench/next-tick-ab.ts).
+  const entry = process.env.BENCH_SERVICE_ENTRY ?? SERVICE_ENTRY;
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
+  return entry;
 }
 
 /**
