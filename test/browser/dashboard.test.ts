@@ -208,12 +208,20 @@ test('the quote box searches as you type (debounced, cached) and a chosen match 
     if (where.pathname === '/api/provider-a/daily') dailies.push(where.searchParams.get('symbol') ?? '');
   });
   const upstreamSearches = () => sandbox.alphaVantage.count();
+  // The page's clock runs as usual, but is held while the keys are typed: a loaded machine may take longer
+  // than the debounce between two keystrokes, and that would be no pause in the typing.
+  await page.clock.install();
   await page.goto(`${url}/`, { waitUntil: 'load' });
   await settle(page, '#price-chart');
   const callsBefore = upstreamSearches();
 
   await page.fill('#quote-symbol', '');
-  await page.type('#quote-symbol', 'micro', { delay: 40 });
+  const typeHeld = async (text: string) => {
+    await page.clock.pauseAt(new Date((await page.evaluate(() => Date.now())) + 1_000));
+    await page.type('#quote-symbol', text, { delay: 40 });
+    await page.clock.resume();
+  };
+  await typeHeld('micro');
   await page.waitForSelector('#quote-suggestions li[data-symbol="MSFT"]');
   assert.deepEqual(searches, ['micro'], 'one request once typing pauses, not one per key');
   assert.equal(await page.getAttribute('#quote-symbol', 'aria-expanded'), 'true');
@@ -226,7 +234,7 @@ test('the quote box searches as you type (debounced, cached) and a chosen match 
   // Retyping the same words is answered from the page's own cache.
   await page.fill('#quote-symbol', '');
   await page.waitForSelector('#quote-suggestions', { state: 'hidden' });
-  await page.type('#quote-symbol', 'MICRO', { delay: 40 });
+  await typeHeld('MICRO');
   await page.waitForSelector('#quote-suggestions li[data-symbol="MSFT"]');
   assert.deepEqual(searches, ['micro']);
 
