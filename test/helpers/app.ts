@@ -51,6 +51,12 @@ export interface StartOptions {
   logger?: Logger;
   /** Simulator options; by default the simulated plan matches the configured budget. */
   sandbox?: SandboxOptions;
+  /**
+   * How `get` reaches the app: `inject` (Fastify's, no socket) for tests about logic, `socket` (HTTP over
+   * loopback) where the socket matters: the hot path answers from the server's listener, before Fastify.
+   * The app listens either way, for tests that open their own connections.
+   */
+  transport?: 'inject' | 'socket';
 }
 
 export async function startSandboxOnly(t: TestContext, options: SandboxOptions = {}): Promise<Sandbox> {
@@ -74,8 +80,12 @@ export async function startApp(t: TestContext, options: StartOptions = {}): Prom
   const url = `http://127.0.0.1:${port}`;
   const metricsUrl = await app.metricsListener.listen();
   const contract = new Contract(app.swagger() as unknown as Document);
+  const ask =
+    options.transport === 'socket'
+      ? (path: string, headers: Record<string, string>, method: string) => httpGet(url + path, headers, method)
+      : injected(app);
   const get: RunningApp['get'] = async (path, headers = {}, method = 'GET') => {
-    const res = scan.response(await httpGet(url + path, headers, method));
+    const res = scan.response(await ask(path, headers, method));
     contract.assert(method, path, res);
     return res;
   };
@@ -84,6 +94,23 @@ export async function startApp(t: TestContext, options: StartOptions = {}): Prom
     return scan.response(await httpGet(metricsUrl, headers));
   };
   return { app, sandbox, config, url, scan, get, metricsUrl, scrape, contract };
+}
+
+function injected(app: FastifyInstance) {
+  return async (path: string, headers: Record<string, string>, method: string): Promise<TestResponse> => {
+    const res = await app.inject({ method: method as 'GET', url: path, headers });
+    let body: unknown;
+    try {
+      body = JSON.parse(res.body);
+    } catch {
+      body = undefined;
+    }
+    // As a socket delivers them: every header value a string.
+    const strings = Object.fromEntries(
+      Object.entries(res.headers).map(([name, value]) => [name, typeof value === 'number' ? String(value) : value]),
+    );
+    return { status: res.statusCode, headers: strings, body, text: res.body };
+  };
 }
 
 export async function httpGet(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<TestResponse> {

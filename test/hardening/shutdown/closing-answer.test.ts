@@ -35,7 +35,7 @@ function get(socket: Socket, path: string, requestId: string): void {
 }
 
 test('a request that arrives while the server closes gets 503 SHUTTING_DOWN in the one error shape', async (t) => {
-  const { app, sandbox, url, get: ask, contract } = await startApp(t);
+  const { app, sandbox, url, get: ask, contract } = await startApp(t, { transport: 'socket' });
   const repeat = `${QUOTE}?symbol=IBM`;
   await ask(repeat);
   await ask(repeat);

@@ -83,7 +83,7 @@ for (const limit of ['0', '1000']) {
   describe(`hot path parity, RATE_LIMIT_PER_MINUTE=${limit}`, () => {
     for (const [canonical, armed, other] of ROUTES) {
       test(canonical, async (t) => {
-        const running = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: limit, BROKER: 'ibkr', ...FRESH } });
+        const running = await startApp(t, { transport: 'socket', env: { RATE_LIMIT_PER_MINUTE: limit, BROKER: 'ibkr', ...FRESH } });
         const first = await running.get(canonical);
         assert.equal(first.status, 200, first.text);
         // The pipeline answers the second spelling from the cache, which arms the hot path for it.

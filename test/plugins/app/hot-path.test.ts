@@ -16,7 +16,7 @@ function comparable(res: TestResponse): Record<string, unknown> {
 }
 
 test('a fresh repeat is answered by the hot path with exactly the headers and body of the full pipeline', async (t) => {
-  const { get, app } = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '100' } });
+  const { get, app } = await startApp(t, { transport: 'socket', env: { RATE_LIMIT_PER_MINUTE: '100' } });
   assert.equal((await get(`${QUOTE}?symbol=IBM`)).headers['x-cache'], 'MISS');
   // Another spelling of the same key: a cache HIT rendered by Fastify, which then arms the hot path for it.
   const viaFastify = await get(`${QUOTE}?symbol=ibm`);
@@ -35,7 +35,7 @@ test('a fresh repeat is answered by the hot path with exactly the headers and bo
 });
 
 test('the hot path answers 304 and HEAD like the pipeline, and counts in metrics and cache figures', async (t) => {
-  const { get, scrape, app } = await startApp(t);
+  const { get, scrape, app } = await startApp(t, { transport: 'socket' });
   const first = await get(`${QUOTE}?symbol=MSFT`);
   await get(`${QUOTE}?symbol=MSFT`);
   const served = app.hotPath.served;
@@ -53,7 +53,7 @@ test('the hot path answers 304 and HEAD like the pipeline, and counts in metrics
 });
 
 test('the per-caller limit counts hot answers, and the pipeline renders the 429', async (t) => {
-  const { get } = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '3' } });
+  const { get } = await startApp(t, { transport: 'socket', env: { RATE_LIMIT_PER_MINUTE: '3' } });
   const answers = [];
   for (let i = 0; i < 5; i += 1) answers.push(await get(`${QUOTE}?symbol=KO`));
   assert.deepEqual(
@@ -69,18 +69,18 @@ test('the per-caller limit counts hot answers, and the pipeline renders the 429'
 });
 
 test('stale entries, bodies on GET and per-origin CORS always go through the pipeline', async (t) => {
-  const stale = await startApp(t, { env: { CACHE_QUOTE_FRESH_SECONDS: '0' } });
+  const stale = await startApp(t, { transport: 'socket', env: { CACHE_QUOTE_FRESH_SECONDS: '0' } });
   await stale.get(`${QUOTE}?symbol=PEP`);
   assert.equal((await stale.get(`${QUOTE}?symbol=PEP`)).headers['x-cache'], 'STALE');
   assert.equal(stale.app.hotPath.served, 0);
 
-  const strict = await startApp(t, { env: { CORS_ORIGINS: 'https://good.example' } });
+  const strict = await startApp(t, { transport: 'socket', env: { CORS_ORIGINS: 'https://good.example' } });
   await strict.get(`${QUOTE}?symbol=PEP`);
   const evil = await strict.get(`${QUOTE}?symbol=PEP`, { origin: 'https://evil.example' });
   assert.equal(evil.headers['access-control-allow-origin'], undefined);
   assert.equal(strict.app.hotPath.served, 0);
 
-  const open = await startApp(t);
+  const open = await startApp(t, { transport: 'socket' });
   await open.get(`${QUOTE}?symbol=PEP`);
   const answer = await rawRequest(
     open.url,

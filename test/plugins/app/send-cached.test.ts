@@ -30,7 +30,7 @@ function parseDirectives(header: unknown): Record<string, string> {
 }
 
 test('an RFC 9111 cache counts the age once: Age 19 of a 60 s window leaves 41 s fresh, on both answer paths', async (t) => {
-  const { get, app } = await startApp(t);
+  const { get, app } = await startApp(t, { transport: 'socket' });
   assert.equal((await get(`${QUOTE}?symbol=IBM`)).status, 200);
   const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:quote:IBM`;
   const stored = app.deps.cache.store.getSync(key)!;
@@ -58,7 +58,7 @@ test('an RFC 9111 cache counts the age once: Age 19 of a 60 s window leaves 41 s
 });
 
 test('a stale answer is stale to an RFC 9111 cache, usable while revalidating or on error until the service stops serving it', async (t) => {
-  const { get, app } = await startApp(t);
+  const { get, app } = await startApp(t, { transport: 'socket' });
   assert.equal((await get(`${QUOTE}?symbol=KO`)).status, 200);
   const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:quote:KO`;
   const stored = app.deps.cache.store.getSync(key)!;

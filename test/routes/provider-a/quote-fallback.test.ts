@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
 import { chartPath } from '../../../src/sandbox/yahoo/yahoo-simulator.js';
 import { BROWSER_USER_AGENT } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';
+import { until } from '../../hardening/shutdown/waits.js';
 import { httpGet, startApp } from '../../helpers/app.js';
 
 const QUOTE = '/api/provider-a/quote';
@@ -63,7 +64,7 @@ test("with provider A spent, a quote comes from Yahoo: ten fields derived from t
 });
 
 test('a later provider-A answer replaces a fallback answer, never the reverse', async (t) => {
-  const { get, sandbox } = await startApp(t, { env: { QUOTE_FALLBACK: 'yahoo' } });
+  const { get, sandbox, app } = await startApp(t, { env: { QUOTE_FALLBACK: 'yahoo' } });
   sandbox.alphaVantage.setFaults({ fault: 'http5xx' });
   const fallback = await get(`${QUOTE}?symbol=MSFT`);
   assert.equal(fallback.headers['x-data-source'], 'yahoo');
@@ -75,8 +76,12 @@ test('a later provider-A answer replaces a fallback answer, never the reverse', 
   const meanwhile = await get(`${QUOTE}?symbol=MSFT`);
   assert.equal(meanwhile.headers['x-data-source'], 'yahoo');
   await refreshed;
-  let after = await get(`${QUOTE}?symbol=MSFT`);
-  for (let i = 0; i < 50 && after.headers['x-data-source'] !== 'alpha-vantage'; i += 1) after = await get(`${QUOTE}?symbol=MSFT`);
+  // The simulator has answered; the refresh's value is stored a moment later.
+  await until(
+    async () => (await app.deps.cache.peek(`${app.deps.scopes.of('alphaVantage')}:quote:MSFT`)) !== undefined,
+    "provider A's refreshed value",
+  );
+  const after = await get(`${QUOTE}?symbol=MSFT`);
   assert.equal(after.headers['x-data-source'], 'alpha-vantage');
 
   // Provider A failing again does not bring the fallback back while its own value is fresh.

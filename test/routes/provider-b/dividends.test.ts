@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { MassiveSimulator } from '../../../src/sandbox/massive/massive-simulator.js';
 import { SANDBOX_CREDENTIALS } from '../../../src/sandbox/index.js';
 import { type RunningApp, startApp, type TestResponse } from '../../helpers/app.js';
+import { until } from '../../hardening/shutdown/waits.js';
 
 const PATH = '/v3/reference/dividends';
 
@@ -178,7 +179,13 @@ describe('GET /api/provider-b/dividends', () => {
     assert.equal(stale.status, 200);
     assert.equal(stale.headers['x-cache'], 'STALE');
     assert.deepEqual(stale.body, first.body);
-    await refreshed; // the background refresh met the 429
+    await refreshed; // the background refresh met the 429...
+    // ...and the guard backs off as soon as the client has read it.
+    await until(
+      async () =>
+        (await running.app.deps.budgets.get('massive', { perMinute: 0, perDay: 0, minIntervalMs: 0 }).snapshot()).backedOffUntil !== null,
+      'the back-off',
+    );
 
     const refused = await running.get('/api/provider-b/dividends?symbol=PEP');
     assert.equal(refused.status, 429);
