@@ -65,23 +65,6 @@ export interface Bar {
   volume: number;
 }
 
-/** One bar of `intervalMs` starting at `start`: open, close and the extremes sampled inside it. */
-export function barAt(symbol: string, start: number, intervalMs: number): Bar {
-  const samples = 8;
-  const prices = Array.from({ length: samples + 1 }, (_, i) => priceAt(symbol, start + (intervalMs * i) / samples));
-  const open = prices[0] as number;
-  const close = prices[samples] as number;
-  const baseVolume = 200_000 + unit(`volume:${symbol}`) * 40_000_000;
-  const volume = Math.round(baseVolume * (intervalMs / DAY_MS) * (0.6 + unit(`v:${symbol}:${start}`) * 0.8));
-  return { time: start, open, high: Math.max(...prices), low: Math.min(...prices), close, volume: Math.max(volume, 100) };
-}
-
-/** `count` bars ending with the one that holds `endMs`, oldest first. */
-export function barSeries(symbol: string, endMs: number, intervalMs: number, count: number): Bar[] {
-  const last = Math.floor(endMs / intervalMs) * intervalMs;
-  return Array.from({ length: count }, (_, i) => barAt(symbol, last - (count - 1 - i) * intervalMs, intervalMs));
-}
-
 export function round(value: number, decimals: number): number {
   const f = 10 ** decimals;
   return Math.round(value * f) / f;

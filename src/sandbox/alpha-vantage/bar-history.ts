@@ -1,13 +1,16 @@
 // Bar histories for the indicator simulator, keyed the way Alpha Vantage keys its rows: trading days
-// (`YYYY-MM-DD`) for daily and longer, US/Eastern minutes (`YYYY-MM-DD HH:MM`) inside the extended session
-// for intraday. The bar holding `now` is cut at `now`, so the newest values move with the price.
+// (`YYYY-MM-DD`, each its regular session) for daily and longer, US/Eastern minutes (`YYYY-MM-DD HH:MM`,
+// the bar's start) inside the extended session for intraday. The bar holding `now` is cut at `now`, so the
+// newest values move with the price. The bars are the shared session bars (../session-bars.ts), the same
+// the Yahoo simulator charts.
 //
 // A history starts on an anchor (a fixed multiple of bars since the epoch) rather than exactly
 // `minBars` back: indicators seeded at the start (EMA, Wilder, OBV, A/D) then give the same value for a
 // past row on every request until the anchor moves, as a provider computing on full history would.
 import type { Interval } from '../../wire/alpha-vantage/indicators.js';
-import { type Bar, barAt, priceAt, unit } from '../price-model.js';
-import { DAY_MS, MINUTE_MS, easternMinute, inExtendedSession, isUtcWeekday, utcDate } from './market-time.js';
+import type { Bar } from '../price-model.js';
+import { intradayBar, sessionBar } from '../session-bars.js';
+import { DAY_MS, MINUTE_MS, easternMinute, inExtendedSession, isUtcWeekday, usTradingDay } from '../us-market-time.js';
 
 export interface KeyedBar extends Bar {
   /** The row key Alpha Vantage would use for this bar. */
@@ -30,10 +33,8 @@ function intradayBars(symbol: string, stepMs: number, nowMs: number, minBars: nu
   const bars: KeyedBar[] = [];
   for (let index = Math.floor(nowMs / stepMs); ; index -= 1) {
     const start = index * stepMs;
-    if (inExtendedSession(start)) {
-      const bar = start + stepMs > nowMs ? partialBar(symbol, start, nowMs) : barAt(symbol, start, stepMs);
-      bars.push({ ...bar, key: easternMinute(start) });
-    }
+    const bar = inExtendedSession(start) ? intradayBar(symbol, start, stepMs, nowMs) : undefined;
+    if (bar !== undefined) bars.push({ ...bar, key: easternMinute(start) });
     if (bars.length >= minBars && index % ANCHOR.intraday === 0) break;
   }
   return bars.reverse();
@@ -42,8 +43,8 @@ function intradayBars(symbol: string, stepMs: number, nowMs: number, minBars: nu
 function dailyBars(symbol: string, nowMs: number, minBars: number): KeyedBar[] {
   const bars: KeyedBar[] = [];
   for (let day = Math.floor(nowMs / DAY_MS); ; day -= 1) {
-    const start = day * DAY_MS;
-    if (isUtcWeekday(start)) bars.push({ ...dayBar(symbol, start, nowMs), key: utcDate(start) });
+    const bar = dayBar(symbol, day * DAY_MS, nowMs);
+    if (bar !== undefined) bars.push(bar);
     if (bars.length >= minBars && day % ANCHOR.daily === 0) break;
   }
   return bars.reverse();
@@ -73,8 +74,8 @@ function groupedBars(symbol: string, nowMs: number, minBars: number, grouping: G
     const { group, firstDay } = grouping(lastDay);
     const days: KeyedBar[] = [];
     for (let day = firstDay; day <= lastDay; day += 1) {
-      const start = day * DAY_MS;
-      if (isUtcWeekday(start)) days.push({ ...dayBar(symbol, start, nowMs), key: utcDate(start) });
+      const bar = dayBar(symbol, day * DAY_MS, nowMs);
+      if (bar !== undefined) days.push(bar);
     }
     if (days.length > 0) bars.push(aggregate(days));
     if (bars.length >= minBars && group % anchor === 0) break;
@@ -97,23 +98,10 @@ function aggregate(days: KeyedBar[]): KeyedBar {
   };
 }
 
-/** A finished day is the price model's daily bar; today is cut at `nowMs`. */
-function dayBar(symbol: string, start: number, nowMs: number): Bar {
-  return start + DAY_MS > nowMs ? partialBar(symbol, start, nowMs) : barAt(symbol, start, DAY_MS);
-}
-
-/** A bar still forming: sampled from its start to `end`, volume in proportion to the time elapsed. */
-export function partialBar(symbol: string, start: number, end: number): Bar {
-  const samples = 8;
-  const prices = Array.from({ length: samples + 1 }, (_, i) => priceAt(symbol, start + ((end - start) * i) / samples));
-  const baseVolume = 200_000 + unit(`volume:${symbol}`) * 40_000_000;
-  const volume = Math.round(baseVolume * ((end - start) / DAY_MS) * (0.6 + unit(`v:${symbol}:${start}`) * 0.8));
-  return {
-    time: start,
-    open: prices[0] as number,
-    high: Math.max(...prices),
-    low: Math.min(...prices),
-    close: prices[samples] as number,
-    volume: Math.max(volume, 100),
-  };
+/** The regular session of a weekday (the UTC day from `start`), cut at `nowMs`; none before its opening. */
+function dayBar(symbol: string, start: number, nowMs: number): KeyedBar | undefined {
+  if (!isUtcWeekday(start)) return undefined;
+  const day = usTradingDay(start);
+  if (day.open > nowMs) return undefined;
+  return { ...sessionBar(symbol, day.open, day.close, nowMs), key: day.date };
 }

@@ -1,8 +1,8 @@
-// GLOBAL_QUOTE from the price model: the price now, the previous close the price model gives every
-// simulator, and today's open, range and volume sampled from the UTC day so far.
-import { dayStart, previousClose, priceAt, unit } from '../price-model.js';
+// GLOBAL_QUOTE from the daily series the simulator serves (bar-history.ts): the latest session's bar so far
+// (open, high, low, the price, volume, its date) and the previous session's close, as the real quote reads
+// like the newest row of TIME_SERIES_DAILY. Before a session opens the latest is the day before.
+import { barHistory } from './bar-history.js';
 import { formatDecimal } from './format.js';
-import { DAY_MS, latestTradingDay } from './market-time.js';
 
 export type GlobalQuote = Record<
   | '01. symbol'
@@ -22,26 +22,22 @@ export type GlobalQuote = Record<
 const ticks = (value: number) => Math.round(value * 10_000);
 
 export function globalQuote(symbol: string, nowMs: number): GlobalQuote {
-  const start = dayStart(nowMs);
-  const samples = 16;
-  const day = Array.from({ length: samples + 1 }, (_, i) => priceAt(symbol, start + ((nowMs - start) * i) / samples));
-  const price = ticks(priceAt(symbol, nowMs));
-  const open = ticks(day[0] as number);
-  const high = Math.max(price, ...day.map(ticks));
-  const low = Math.min(price, ...day.map(ticks));
-  const prevClose = ticks(previousClose(symbol, nowMs));
+  const bars = barHistory(symbol, 'daily', nowMs, 2);
+  const day = bars[bars.length - 1];
+  const before = bars[bars.length - 2];
+  if (day === undefined || before === undefined) throw new Error('a daily history holds at least two sessions');
+  const price = ticks(day.close);
+  const prevClose = ticks(before.close);
   const change = price - prevClose;
-  const baseVolume = 200_000 + unit(`volume:${symbol}`) * 40_000_000;
-  const volume = Math.max(100, Math.round(baseVolume * ((nowMs - start) / DAY_MS) * (0.6 + unit(`v:${symbol}:${start}`) * 0.8)));
   const fromTicks = (t: number) => formatDecimal(t / 10_000, 4);
   return {
     '01. symbol': symbol,
-    '02. open': fromTicks(open),
-    '03. high': fromTicks(high),
-    '04. low': fromTicks(low),
+    '02. open': fromTicks(ticks(day.open)),
+    '03. high': fromTicks(ticks(day.high)),
+    '04. low': fromTicks(ticks(day.low)),
     '05. price': fromTicks(price),
-    '06. volume': String(volume),
-    '07. latest trading day': latestTradingDay(nowMs),
+    '06. volume': String(day.volume),
+    '07. latest trading day': day.key,
     '08. previous close': fromTicks(prevClose),
     '09. change': fromTicks(change),
     '10. change percent': `${formatDecimal(prevClose === 0 ? 0 : (change / prevClose) * 100, 4)}%`,

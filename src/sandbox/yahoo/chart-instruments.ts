@@ -14,7 +14,6 @@ export interface ChartInstrument {
   currency: string;
   exchangeName: string;
   fullExchangeName: string;
-  timezone: string;
   exchangeTimezoneName: string;
   session: Session;
 }
@@ -28,7 +27,6 @@ const index = (symbol: string, shortName: string, longName: string, exchangeName
   currency: 'USD',
   exchangeName,
   fullExchangeName,
-  timezone: 'EST',
   exchangeTimezoneName: 'America/New_York',
   session: 'us-equity',
 });
@@ -42,7 +40,6 @@ const future = (symbol: string, shortName: string, longName: string, exchangeNam
   currency: 'USD',
   exchangeName,
   fullExchangeName,
-  timezone: 'EST',
   exchangeTimezoneName: 'America/New_York',
   session: 'futures',
 });
@@ -56,7 +53,6 @@ const crypto = (symbol: string, shortName: string): ChartInstrument => ({
   currency: 'USD',
   exchangeName: 'CCC',
   fullExchangeName: 'CCC',
-  timezone: 'UTC',
   exchangeTimezoneName: 'UTC',
   session: 'always',
 });
@@ -98,7 +94,6 @@ export function chartInstrument(symbol: string): ChartInstrument | undefined {
     instrumentType: listed.kind === 'etf' ? 'ETF' : 'EQUITY',
     currency: 'USD',
     ...exchange,
-    timezone: 'EST',
     exchangeTimezoneName: 'America/New_York',
     session: 'us-equity',
   };

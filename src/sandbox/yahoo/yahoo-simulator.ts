@@ -4,14 +4,26 @@
 // charts also scale, previousClose and, when they have bars, tradingPeriods), timestamp, indicators.quote
 // with nulls where bars are missing, indicators.adjclose on daily and longer charts; a chart without bars has
 // no timestamp and `quote: [{}]`. The real 404 body for unknown symbols, 400 for bad input, and Yahoo's edge
-// 429 (plain text) for clients without a browser-like User-Agent. Prices come from the shared price model.
+// 429 (plain text) for clients without a browser-like User-Agent. Bars are the shared session bars
+// (../session-bars.ts, the ones the Alpha Vantage simulator serves): daily bars the regular session,
+// intraday bars of the regular session unless `includePrePost=true` asks for the pre- and post-market too
+// (stocks and ETFs), as the real API does; bar prices are float32, as Yahoo sends them.
 // Intraday history stops at Yahoo's limits (422 beyond), so the service's chart spans are checked against
 // them. Beyond the base fault switches, quirks reproduce the ugly answers (no previousClose, null closes, no
 // regularMarketPrice) and one symbol can be made to fail.
-import { barAt, previousClose, priceAt, round, unit } from '../price-model.js';
+import { type Bar, priceAt, unit } from '../price-model.js';
+import { cents, intradayBar, sessionBar } from '../session-bars.js';
 import { type SimRequest, type SimResponse, SimulatedUpstream } from '../simulated-upstream.js';
 import { type ChartInstrument, chartInstrument } from './chart-instruments.js';
-import { isOpen, isTradingDay, lastTradeTime, sessionClose, sessionOpen } from './market-clock.js';
+import {
+  exchangeOffset,
+  lastCloseBefore,
+  lastExtendedTradeTime,
+  lastTradeTime,
+  sessionClose,
+  sessionOpen,
+  sessionsBetween,
+} from './market-clock.js';
 
 export const CHART_PREFIX = '/v8/finance/chart/';
 
@@ -22,6 +34,8 @@ export interface YahooQuirks {
   omitMarketPrice: boolean;
   /** Null out the newest bar, as Yahoo does for a bar still forming. */
   nullLastBar: boolean;
+  /** No odd empty intraday bar: every bar Alpha Vantage's series has, for comparing the two. */
+  noEmptyBars: boolean;
 }
 
 export interface YahooSimulatorOptions {
@@ -32,7 +46,7 @@ export interface YahooSimulatorOptions {
   port?: number;
 }
 
-const NO_QUIRKS: YahooQuirks = { omitPreviousClose: false, omitMarketPrice: false, nullLastBar: false };
+const NO_QUIRKS: YahooQuirks = { omitPreviousClose: false, omitMarketPrice: false, nullLastBar: false, noEmptyBars: false };
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -127,14 +141,19 @@ export class YahooSimulator extends SimulatedUpstream {
     const step = INTERVALS[interval];
     if (step === undefined)
       return badInput(`Invalid input - interval=${interval} is not supported. Valid intervals: [${Object.keys(INTERVALS).join(', ')}]`);
-    const marketTime = lastTradeTime(instrument.session, this.now());
+    const now = this.now();
+    // Pre- and post-market bars only when asked for, on intraday charts of what trades then (stocks and ETFs).
+    const prePost = query.get('includePrePost') === 'true' && step < DAY_MS && hasPrePost(instrument);
+    const marketTime = lastTradeTime(instrument.session, now);
+    const barsEnd = prePost ? lastExtendedTradeTime(now) : marketTime;
+    const ask: ChartAsk = { interval, step, prePost, marketTime, barsEnd };
     // period1/period2 win over range, as on the real API; a dated chart's meta.range is "".
     if (query.get('period1') !== null) {
-      const window = periodWindow(query.get('period1'), query.get('period2'), this.now());
+      const window = periodWindow(query.get('period1'), query.get('period2'), now);
       if (typeof window === 'string') return badInput(window);
-      const tooOld = periodLimit(step, interval, window, this.now());
+      const tooOld = periodLimit(step, interval, window, now);
       if (tooOld !== undefined) return unprocessable(tooOld);
-      return this.chart(instrument, { range: '', from: window.from, to: Math.min(window.to, marketTime) }, interval, step, marketTime);
+      return this.chart(instrument, { range: '', from: window.from, to: Math.min(window.to, barsEnd) }, ask);
     }
     const range = query.get('range') ?? '1mo';
     if (RANGES[range] === undefined)
@@ -143,19 +162,22 @@ export class YahooSimulator extends SimulatedUpstream {
     if ((RANGES[range] as number) > limit) {
       return unprocessable(`${interval} data not available for range=${range}. The requested range must be within the last ${limit} days.`);
     }
-    return this.chart(instrument, { range, from: rangeStartOf(instrument, range, marketTime), to: marketTime }, interval, step, marketTime);
+    return this.chart(instrument, { range, from: rangeStartOf(instrument, range, barsEnd, prePost), to: barsEnd }, ask);
   }
 
-  private chart(instrument: ChartInstrument, window: ChartWindow, interval: string, step: number, marketTime: number): SimResponse {
+  private chart(instrument: ChartInstrument, window: ChartWindow, ask: ChartAsk): SimResponse {
+    const { interval, step, prePost, marketTime, barsEnd } = ask;
     const { range, from: rangeStart } = window;
-    const bars = barsFor(instrument, rangeStart, window.to, step, window.to >= marketTime);
+    const live = window.to >= barsEnd;
+    const emptyBars = step < DAY_MS && !this.quirks.noEmptyBars;
+    const bars = barsFor(instrument, window, step, prePost, live ? barsEnd : Number.POSITIVE_INFINITY, emptyBars);
     if (bars === undefined) return unprocessable(`${interval} data not available for this range`);
-    const price = priceAt(instrument.priceKey, marketTime);
-    const day = barAt(
-      instrument.priceKey,
-      sessionOpen(instrument.session, marketTime),
-      Math.max(MINUTE_MS, marketTime - sessionOpen(instrument.session, marketTime)),
-    );
+    const { session, priceKey } = instrument;
+    const open = sessionOpen(session, marketTime);
+    // Today's session so far: the daily chart's newest bar, and the day's range and volume in meta.
+    const day = sessionBar(priceKey, open, sessionClose(session, open), marketTime);
+    const price = day.close;
+    const intraday = step < DAY_MS;
     const meta: Record<string, unknown> = {
       currency: instrument.currency,
       symbol: instrument.symbol,
@@ -164,29 +186,28 @@ export class YahooSimulator extends SimulatedUpstream {
       instrumentType: instrument.instrumentType,
       firstTradeDate: 1_262_304_000,
       regularMarketTime: Math.floor(marketTime / 1000),
-      hasPrePostMarketData: instrument.session === 'us-equity',
-      gmtoffset: gmtOffsetOf(instrument),
-      timezone: instrument.timezone,
+      hasPrePostMarketData: hasPrePost(instrument),
+      ...exchangeOffset(session, marketTime),
       exchangeTimezoneName: instrument.exchangeTimezoneName,
-      regularMarketPrice: round(price, 2),
-      fiftyTwoWeekHigh: round(Math.max(price, day.high) * 1.18, 2),
-      fiftyTwoWeekLow: round(Math.min(price, day.low) * 0.82, 2),
-      regularMarketDayHigh: round(Math.max(price, day.high), 2),
-      regularMarketDayLow: round(Math.min(price, day.low), 2),
+      regularMarketPrice: price,
+      fiftyTwoWeekHigh: cents(day.high * 1.18),
+      fiftyTwoWeekLow: cents(day.low * 0.82),
+      regularMarketDayHigh: day.high,
+      regularMarketDayLow: day.low,
       regularMarketVolume: day.volume,
       longName: instrument.longName,
       shortName: instrument.shortName,
-      chartPreviousClose: round(previousClose(instrument.priceKey, rangeStart), 2),
-      previousClose: round(previousClose(instrument.priceKey, marketTime), 2),
+      // The close before the chart's range: for a one-day range, the previous session's close.
+      chartPreviousClose: closeBefore(instrument, rangeStart),
+      previousClose: closeBefore(instrument, open),
       scale: 3,
       priceHint: 2,
       currentTradingPeriod: currentTradingPeriod(instrument, marketTime),
-      tradingPeriods: tradingPeriods(instrument, bars.timestamp),
+      tradingPeriods: tradingPeriods(instrument, bars.timestamp, prePost),
       dataGranularity: interval,
       range,
       validRanges: Object.keys(RANGES),
     };
-    const intraday = step < DAY_MS;
     // Recorded answers: daily and longer charts carry no previousClose (only chartPreviousClose, the close
     // before the range), no scale and no tradingPeriods; intraday ones carry previousClose and scale, and
     // tradingPeriods when they have bars (the recorded weekend chart has none).
@@ -195,7 +216,15 @@ export class YahooSimulator extends SimulatedUpstream {
     if (!intraday || bars.timestamp.length === 0) delete meta.tradingPeriods;
     if (this.quirks.omitMarketPrice) delete meta.regularMarketPrice;
     if (this.quirks.nullLastBar && bars.timestamp.length > 0) nullBar(bars, bars.timestamp.length - 1);
-    const { timestamp, ...quote } = bars;
+    const { timestamp, ...prices } = bars;
+    // Yahoo sends bar prices as float32 values (recorded: 282.2799987792969 for 282.28), meta prices as written.
+    const quote = {
+      open: prices.open.map(float32),
+      high: prices.high.map(float32),
+      low: prices.low.map(float32),
+      close: prices.close.map(float32),
+      volume: prices.volume,
+    };
     const empty = timestamp.length === 0;
     // A chart without bars has no timestamp key and empty objects for its arrays (recorded weekend and holiday charts).
     const indicators: Record<string, unknown> = { quote: [empty ? {} : quote] };
@@ -206,11 +235,35 @@ export class YahooSimulator extends SimulatedUpstream {
   }
 }
 
+/** What a chart request asks for, and the clock it is answered on. */
+interface ChartAsk {
+  interval: string;
+  step: number;
+  /** Intraday bars of the extended hours too (includePrePost=true on a stock or ETF). */
+  prePost: boolean;
+  /** The last trade of the regular session (regularMarketTime). */
+  marketTime: number;
+  /** Where the chart's bars end: marketTime, or the last pre- or post-market trade. */
+  barsEnd: number;
+}
+
 interface ChartWindow {
   /** As meta.range reports it: "" for a period1/period2 chart. */
   range: string;
   from: number;
   to: number;
+}
+
+/** Stocks and ETFs trade before and after the regular session; indices, futures and crypto do not have such bars. */
+function hasPrePost(instrument: ChartInstrument): boolean {
+  return instrument.session === 'us-equity' && (instrument.instrumentType === 'EQUITY' || instrument.instrumentType === 'ETF');
+}
+
+const float32 = (value: number | null): number | null => (value === null ? null : Math.fround(value));
+
+/** The session close before `time`, in cents (a session's last price). */
+function closeBefore(instrument: ChartInstrument, time: number): number {
+  return cents(priceAt(instrument.priceKey, lastCloseBefore(instrument.session, time)));
 }
 
 /** `period1`/`period2` as Unix seconds (period2 defaults to now), or the 400's description. */
@@ -241,12 +294,8 @@ function periodLimit(step: number, interval: string, window: { from: number; to:
 
 /** One trading period as Yahoo writes it: the zone's abbreviation, start, end and offset in seconds. */
 function period(instrument: ChartInstrument, start: number, end: number): Record<string, unknown> {
-  return {
-    timezone: instrument.timezone,
-    start: Math.floor(start / 1000),
-    end: Math.floor(end / 1000),
-    gmtoffset: gmtOffsetOf(instrument),
-  };
+  const { timezone, gmtoffset } = exchangeOffset(instrument.session, start);
+  return { timezone, start: Math.floor(start / 1000), end: Math.floor(end / 1000), gmtoffset };
 }
 
 /**
@@ -265,14 +314,21 @@ function currentTradingPeriod(instrument: ChartInstrument, marketTime: number): 
   };
 }
 
-/** The regular session of each day the bars fall in, one list per day (recorded ^TNX range=1d 5m). */
-function tradingPeriods(instrument: ChartInstrument, timestamps: readonly number[]): unknown[] {
-  const opens = [...new Set(timestamps.map((t) => sessionOpen(instrument.session, t * 1000)))];
-  return opens.map((open) => [period(instrument, open, sessionClose(instrument.session, open))]);
-}
-
-function gmtOffsetOf(instrument: ChartInstrument): number {
-  return instrument.session === 'always' ? 0 : -18_000;
+/**
+ * The sessions of the days the bars fall in, one list per day (recorded ^TNX range=1d 5m); with pre- and
+ * post-market bars, one such list per part of the day under `pre`, `regular` and `post` (as clients of
+ * the real API read them; no recording has one).
+ */
+function tradingPeriods(instrument: ChartInstrument, timestamps: readonly number[], prePost: boolean): unknown {
+  const { session } = instrument;
+  const opens = [...new Set(timestamps.map((t) => sessionOpen(session, t * 1000)))];
+  const regular = opens.map((open) => [period(instrument, open, sessionClose(session, open))]);
+  if (!prePost) return regular;
+  return {
+    pre: opens.map((open) => [period(instrument, open - 5.5 * HOUR_MS, open)]),
+    regular,
+    post: opens.map((open) => [period(instrument, open + 6.5 * HOUR_MS, open + 10.5 * HOUR_MS)]),
+  };
 }
 
 export function createYahooSimulator(options: YahooSimulatorOptions = {}): YahooSimulator {
@@ -286,49 +342,98 @@ function historyLimitDays(step: number): number {
   return step < DAY_MS ? 60 : Infinity;
 }
 
-function rangeStartOf(instrument: ChartInstrument, range: string, marketTime: number): number {
-  if (range === '1d') return sessionOpen(instrument.session, marketTime);
-  return marketTime - (RANGES[range] as number) * DAY_MS;
+/** A one-day range starts with the day's session (its pre-market when the chart has one). */
+function rangeStartOf(instrument: ChartInstrument, range: string, end: number, prePost: boolean): number {
+  if (range !== '1d') return end - (RANGES[range] as number) * DAY_MS;
+  const open = sessionOpen(instrument.session, end - MINUTE_MS);
+  return prePost ? open - 5.5 * HOUR_MS : open;
 }
 
 /**
- * Bars from `from` to `to`, open sessions only; when the chart reaches the last trade (`live`), the newest
- * closes at the current price. A dated chart starts with the first session that opens at or after `from`.
+ * The bars of a window: the sessions' daily bars, or intraday bars on each part of a session (pre-market,
+ * regular, post-market) stamped from that part's start, so a 60m bar of the regular session starts at
+ * 09:30 as Yahoo's do, while every 5m, 15m or 30m bar starts on the clock's grid. A range chart starts with
+ * the bar holding its start, a dated one with the first bar inside it; bars are cut at `until` (the last
+ * trade, on a chart that reaches it). Undefined when the window holds more bars than Yahoo serves.
  */
-function barsFor(instrument: ChartInstrument, from: number, to: number, step: number, live: boolean): Bars | undefined {
+function barsFor(
+  instrument: ChartInstrument,
+  window: ChartWindow,
+  step: number,
+  prePost: boolean,
+  until: number,
+  emptyBars: boolean,
+): Bars | undefined {
+  const { from, to } = window;
+  const dated = window.range === '';
   const bars: Bars = { timestamp: [], open: [], high: [], low: [], close: [], volume: [] };
-  const intraday = step < DAY_MS;
-  const first = intraday ? (live ? Math.floor(from / step) : Math.ceil(from / step)) * step : firstSession(instrument, from, live);
-  if ((to - first) / step > MAX_BARS * (intraday ? 3 : 1)) return undefined;
-  for (let t = first; t <= to; t += step) {
-    if (intraday ? !isOpen(instrument.session, t) : !isTradingDay(instrument.session, t)) continue;
-    const bar = barAt(instrument.priceKey, t, Math.min(step, Math.max(MINUTE_MS, to - t)));
-    bars.timestamp.push(Math.floor(t / 1000));
-    bars.open.push(round(bar.open, 2));
-    bars.high.push(round(bar.high, 2));
-    bars.low.push(round(bar.low, 2));
-    bars.close.push(round(bar.close, 2));
+  const push = (bar: Bar | undefined, start: number) => {
+    if (bar === undefined) return;
+    bars.timestamp.push(Math.floor(start / 1000));
+    bars.open.push(bar.open);
+    bars.high.push(bar.high);
+    bars.low.push(bar.low);
+    bars.close.push(bar.close);
     bars.volume.push(bar.volume);
-    // Yahoo's intraday series have the odd empty bar.
-    if (intraday && unit(`null-bar:${instrument.symbol}:${t}`) < 0.03) nullBar(bars, bars.timestamp.length - 1);
+  };
+  const intraday = step < DAY_MS;
+  if ((to - from) / step > MAX_BARS * (intraday ? 3 : 1)) return undefined;
+  const sessions = sessionsBetween(instrument.session, from - (intraday ? 0 : step), to);
+  if (!intraday) {
+    const daily = sessions.filter(([open, close]) => (dated ? open >= from : close > from));
+    for (const group of groupedBy(daily, step)) {
+      const first = group[0] as [number, number];
+      push(aggregate(group.map(([open, close]) => sessionBar(instrument.priceKey, open, close, until))), first[0]);
+    }
+  } else {
+    for (const [open, close] of sessions) {
+      const parts: Array<[number, number]> = prePost
+        ? [
+            [open - 5.5 * HOUR_MS, open],
+            [open, close],
+            [close, close + 4 * HOUR_MS],
+          ]
+        : [[open, close]];
+      for (const [partStart, partEnd] of parts) {
+        for (let t = partStart; t < partEnd && t <= to; t += step) {
+          const end = Math.min(t + step, partEnd);
+          if (dated ? t < from : end <= from) continue;
+          push(intradayBar(instrument.priceKey, t, end - t, until), t);
+          // Yahoo's intraday series have the odd empty bar.
+          if (emptyBars && unit(`null-bar:${instrument.symbol}:${t}`) < 0.03 && bars.timestamp.at(-1) === Math.floor(t / 1000))
+            nullBar(bars, bars.timestamp.length - 1);
+        }
+      }
+    }
   }
   if (bars.timestamp.length > MAX_BARS) return undefined;
-  const last = bars.timestamp.length - 1;
-  if (live && last >= 0) {
-    const price = round(priceAt(instrument.priceKey, to), 2);
-    bars.close[last] = price;
-    bars.high[last] = Math.max(bars.high[last] ?? price, price);
-    bars.low[last] = Math.min(bars.low[last] ?? price, price);
-    bars.open[last] ??= price;
-    bars.volume[last] ??= 0;
-  }
   return bars;
 }
 
-/** A range chart starts with the session holding its start; a dated one with the first session opening in it. */
-function firstSession(instrument: ChartInstrument, from: number, live: boolean): number {
-  const open = sessionOpen(instrument.session, from);
-  return live || open >= from ? open : open + DAY_MS;
+/** Sessions grouped into bars of `step` (one session each for daily bars), counted from the first. */
+function groupedBy(sessions: Array<[number, number]>, step: number): Array<Array<[number, number]>> {
+  if (step <= DAY_MS) return sessions.map((s) => [s]);
+  const groups = new Map<number, Array<[number, number]>>();
+  const first = sessions[0]?.[0] ?? 0;
+  for (const s of sessions) {
+    const g = Math.floor((s[0] - first) / step);
+    groups.set(g, [...(groups.get(g) ?? []), s]);
+  }
+  return [...groups.values()];
+}
+
+function aggregate(days: Bar[]): Bar | undefined {
+  const first = days[0];
+  const last = days.at(-1);
+  if (first === undefined || last === undefined) return undefined;
+  return {
+    time: first.time,
+    open: first.open,
+    high: Math.max(...days.map((d) => d.high)),
+    low: Math.min(...days.map((d) => d.low)),
+    close: last.close,
+    volume: days.reduce((sum, d) => sum + d.volume, 0),
+  };
 }
 
 function nullBar(bars: Bars, i: number): void {

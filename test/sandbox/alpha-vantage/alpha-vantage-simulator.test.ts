@@ -5,7 +5,8 @@ import {
   type AlphaVantageSimulatorOptions,
   createAlphaVantageSimulator,
 } from '../../../src/sandbox/alpha-vantage/alpha-vantage-simulator.js';
-import { barAt, previousClose, priceAt } from '../../../src/sandbox/price-model.js';
+import { priceAt } from '../../../src/sandbox/price-model.js';
+import { cents } from '../../../src/sandbox/session-bars.js';
 import { technicalParams } from '../../../src/upstreams/alpha-vantage/alpha-vantage-client.js';
 import { classifyAlphaVantageBody } from '../../../src/upstreams/alpha-vantage/classify-body.js';
 import { INDICATORS, type IndicatorSpec, indicatorSpec, sectionKey } from '../../../src/wire/alpha-vantage/indicators.js';
@@ -111,8 +112,9 @@ describe('GLOBAL_QUOTE', () => {
     assert.match(q['10. change percent'], /^-?\d+\.\d{4}%$/);
     assert.match(q['06. volume'], /^[1-9]\d*$/);
     assert.equal(q['07. latest trading day'], '2024-05-10');
-    assert.equal(q['05. price'], priceAt('MSFT', FRIDAY).toFixed(4));
-    assert.equal(q['08. previous close'], previousClose('MSFT', FRIDAY).toFixed(4));
+    // The session so far: the price now, in cents; the previous close Thursday's at 16:00 in New York.
+    assert.equal(q['05. price'], cents(priceAt('MSFT', FRIDAY)).toFixed(4));
+    assert.equal(q['08. previous close'], cents(priceAt('MSFT', Date.parse('2024-05-09T20:00:00Z'))).toFixed(4));
     assert.equal(ticks(q['05. price']) - ticks(q['08. previous close']), ticks(q['09. change']));
     const percent = (Number(q['09. change']) / Number(q['08. previous close'])) * 100;
     assert.equal(q['10. change percent'], `${(Math.abs(percent) < 0.00005 ? 0 : percent).toFixed(4)}%`);
@@ -343,9 +345,10 @@ describe('technical indicators', () => {
   test('intraday rows are US/Eastern minutes inside the extended session', async (t) => {
     const { query } = await start(t);
     const body = (await query({ function: 'RSI', symbol: 'AAPL', interval: '15min', time_period: '14', series_type: 'close' })).body;
-    assert.equal(body['Meta Data']['3: Last Refreshed'], '2024-05-10 11:30:00');
+    // 11:30:00 exactly: the 11:30 bar holds no trading yet, so the newest is the 11:15 bar, cut at now.
+    assert.equal(body['Meta Data']['3: Last Refreshed'], '2024-05-10 11:15:00');
     const times = Object.keys(body['Technical Analysis: RSI']);
-    assert.equal(times[0], '2024-05-10 11:30');
+    assert.equal(times[0], '2024-05-10 11:15');
     assert.equal(times.length, 100);
     for (const time of times) {
       const minutes = Number(time.slice(11, 13)) * 60 + Number(time.slice(14, 16));
@@ -369,14 +372,15 @@ describe('technical indicators', () => {
     assert.deepEqual((await rsi('monthly')).slice(0, 3), ['2024-05-10', '2024-04-30', '2024-03-29']);
   });
 
-  test("values come from the price model: SMA(1) of closes is each day's close, today's is the price now", async (t) => {
+  test("values come from the price model: SMA(1) of closes is each session's close, today's is the price now", async (t) => {
     const { query } = await start(t);
     const rows = (await query({ function: 'SMA', symbol: 'AAPL', interval: 'daily', time_period: '1', series_type: 'close' })).body[
       'Technical Analysis: SMA'
     ];
-    assert.equal(rows['2024-05-10'].SMA, priceAt('AAPL', FRIDAY).toFixed(4));
-    assert.equal(rows['2024-05-09'].SMA, barAt('AAPL', Date.parse('2024-05-09T00:00:00Z'), DAY).close.toFixed(4));
-    assert.equal(rows['2024-05-06'].SMA, barAt('AAPL', Date.parse('2024-05-06T00:00:00Z'), DAY).close.toFixed(4));
+    // Sessions close at 16:00 in New York (20:00 UTC in May), in cents as exchanges print prices.
+    assert.equal(rows['2024-05-10'].SMA, cents(priceAt('AAPL', FRIDAY)).toFixed(4));
+    assert.equal(rows['2024-05-09'].SMA, cents(priceAt('AAPL', Date.parse('2024-05-09T20:00:00Z'))).toFixed(4));
+    assert.equal(rows['2024-05-06'].SMA, cents(priceAt('AAPL', Date.parse('2024-05-06T20:00:00Z'))).toFixed(4));
     const quote = (await query({ function: 'GLOBAL_QUOTE', symbol: 'AAPL' })).body['Global Quote'];
     assert.equal(rows['2024-05-10'].SMA, quote['05. price']);
   });
@@ -554,8 +558,8 @@ describe('TIME_SERIES', () => {
       '5. Time Zone': 'US/Eastern',
     });
     const thursday = daily['Time Series (Daily)']!['2024-05-09']!;
-    const bar = barAt('MSFT', Date.parse('2024-05-09T00:00:00Z'), DAY);
-    assert.equal(thursday['4. close'], bar.close.toFixed(4));
+    assert.equal(thursday['4. close'], cents(priceAt('MSFT', Date.parse('2024-05-09T20:00:00Z'))).toFixed(4));
+    assert.equal(thursday['1. open'], cents(priceAt('MSFT', Date.parse('2024-05-09T13:30:00Z'))).toFixed(4));
     for (const [, row] of rows) {
       assert.ok(Number(row['3. low']) <= Math.min(Number(row['1. open']), Number(row['4. close'])));
       assert.ok(Number(row['2. high']) >= Math.max(Number(row['1. open']), Number(row['4. close'])));
@@ -569,7 +573,7 @@ describe('TIME_SERIES', () => {
     assert.equal(Object.keys(monthly['Monthly Time Series']!)[1], '2024-04-30');
     const intraday = (await query({ function: 'TIME_SERIES_INTRADAY', symbol: 'MSFT', interval: '5min' })).body;
     parseTimeSeries(intraday, 'TIME_SERIES_INTRADAY', '5min');
-    assert.equal(intraday['Meta Data']['3. Last Refreshed'], '2024-05-10 11:30:00');
+    assert.equal(intraday['Meta Data']['3. Last Refreshed'], '2024-05-10 11:25:00');
     assert.equal(intraday['Meta Data']['4. Interval'], '5min');
   });
 

@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { request } from 'undici';
-import { previousClose, priceAt, round } from '../../../src/sandbox/price-model.js';
+import { priceAt } from '../../../src/sandbox/price-model.js';
+import { cents } from '../../../src/sandbox/session-bars.js';
 import { chartPath, YahooSimulator } from '../../../src/sandbox/yahoo/yahoo-simulator.js';
 import { classifyChartResponse } from '../../../src/upstreams/yahoo/parse-chart.js';
 
 const UA = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)' };
-// Wednesday 2024-05-15 18:00 UTC: US markets open.
+// Wednesday 2024-05-15 18:00 UTC: US markets open (14:00 in New York, daylight time: sessions 13:30 to 20:00 UTC).
 const OPEN = Date.UTC(2024, 4, 15, 18, 0, 0);
+/** Tuesday's close, 16:00 in New York. */
+const TUESDAY_CLOSE = Date.UTC(2024, 4, 14, 20, 0, 0);
 // Sunday 2024-05-19 12:00 UTC: closed, except crypto.
 const SUNDAY = Date.UTC(2024, 4, 19, 12, 0, 0);
 
@@ -40,19 +43,22 @@ describe('Yahoo chart simulator', () => {
     assert.equal(meta.symbol, '^GSPC');
     assert.equal(meta.instrumentType, 'INDEX');
     assert.equal(meta.regularMarketTime, OPEN / 1000);
-    assert.equal(meta.regularMarketPrice, round(priceAt('^GSPC', OPEN), 2));
+    assert.equal(meta.regularMarketPrice, cents(priceAt('^GSPC', OPEN)));
     // As real daily charts: no previousClose; on a one-day range chartPreviousClose is the previous session's close.
     assert.equal(meta.previousClose, undefined);
-    assert.equal(meta.chartPreviousClose, round(previousClose('^GSPC', OPEN), 2));
+    assert.equal(meta.chartPreviousClose, cents(priceAt('^GSPC', TUESDAY_CLOSE)));
     assert.equal(timestamp.length, 1);
-    assert.equal(indicators.quote[0].close[0], meta.regularMarketPrice);
+    assert.equal(timestamp[0], Date.UTC(2024, 4, 15, 13, 30) / 1000, "the day's bar is stamped with the session's opening");
+    // Bar prices are float32, as Yahoo sends them (recorded 282.2799987792969 for 282.28); meta prices are not.
+    assert.equal(indicators.quote[0].close[0], Math.fround(meta.regularMarketPrice));
+    assert.notEqual(indicators.quote[0].close[0], meta.regularMarketPrice);
     assert.equal(classifyChartResponse({ status: 200, headers: {}, json: res.json }, '^GSPC').kind, 'data');
   });
 
   it('keeps the last close and time while the market is shut, but crypto moves on', async (t) => {
     const sim = await start(t, SUNDAY);
     const index = (await chart(sim, '^DJI')).json.chart.result[0].meta;
-    assert.equal(index.regularMarketTime, Date.UTC(2024, 4, 17, 21, 0) / 1000, 'Friday close');
+    assert.equal(index.regularMarketTime, Date.UTC(2024, 4, 17, 20, 0) / 1000, 'Friday close, 16:00 in New York');
     const btc = (await chart(sim, 'BTC-USD')).json.chart.result[0].meta;
     assert.equal(btc.regularMarketTime, SUNDAY / 1000);
     assert.equal(btc.instrumentType, 'CRYPTOCURRENCY');
@@ -62,7 +68,7 @@ describe('Yahoo chart simulator', () => {
     const sim = await start(t, OPEN);
     const intraday = (await chart(sim, '^IXIC', 'range=5d&interval=5m')).json.chart.result[0];
     assert.ok(intraday.indicators.quote[0].close.includes(null));
-    assert.equal(intraday.meta.previousClose, round(previousClose('^IXIC', OPEN), 2), 'intraday charts carry previousClose');
+    assert.equal(intraday.meta.previousClose, cents(priceAt('^IXIC', TUESDAY_CLOSE)), 'intraday charts carry previousClose');
     assert.equal(typeof intraday.meta.chartPreviousClose, 'number');
 
     sim.setQuirks({ omitPreviousClose: true, omitMarketPrice: true, nullLastBar: true });
@@ -96,8 +102,8 @@ describe('Yahoo chart simulator', () => {
     assert.equal(res.status, 200);
     const { meta, timestamp, indicators } = res.json.chart.result[0];
     assert.equal(meta.range, '');
-    assert.deepEqual(timestamp, [Date.UTC(2024, 4, 6, 14, 30) / 1000, Date.UTC(2024, 4, 7, 14, 30) / 1000]);
-    assert.equal(meta.chartPreviousClose, round(previousClose('MSFT', from * 1000), 2));
+    assert.deepEqual(timestamp, [Date.UTC(2024, 4, 6, 13, 30) / 1000, Date.UTC(2024, 4, 7, 13, 30) / 1000]);
+    assert.equal(meta.chartPreviousClose, cents(priceAt('MSFT', Date.UTC(2024, 4, 3, 20, 0))), "the close before the window: Friday's");
     assert.equal(meta.regularMarketTime, OPEN / 1000, 'meta describes today, not the window');
     // A daily chart carries adjusted closes (no splits or dividends in the price model: the closes).
     assert.deepEqual(indicators.adjclose, [{ adjclose: indicators.quote[0].close }]);
@@ -141,7 +147,8 @@ describe('Yahoo chart simulator', () => {
     assert.equal(meta.tradingPeriods.length, days.size);
     for (const [p] of meta.tradingPeriods) assert.equal(p.end - p.start, 6.5 * 3600);
     const { regular } = meta.currentTradingPeriod;
-    assert.deepEqual([regular.start, regular.end], [Date.UTC(2024, 4, 15, 14, 30) / 1000, Date.UTC(2024, 4, 15, 21) / 1000]);
+    assert.deepEqual([regular.start, regular.end], [Date.UTC(2024, 4, 15, 13, 30) / 1000, Date.UTC(2024, 4, 15, 20) / 1000]);
+    assert.deepEqual([meta.timezone, meta.gmtoffset, regular.timezone, regular.gmtoffset], ['EDT', -14_400, 'EDT', -14_400]);
   });
 
   it("refuses as Yahoo's edge does: 429 in plain text", async (t) => {

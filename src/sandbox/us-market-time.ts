@@ -1,5 +1,6 @@
 // US/Eastern wall-clock time without Intl (fast enough to test thousands of bar starts per request):
-// daylight saving from the second Sunday of March 02:00 to the first Sunday of November 02:00.
+// daylight saving from the second Sunday of March 02:00 to the first Sunday of November 02:00. Both
+// simulated providers time US sessions by it, so their bars fall on the same minutes.
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
@@ -68,13 +69,6 @@ export function inRegularSession(utcMs: number): boolean {
   return day !== 0 && day !== 6 && minute >= 570 && minute < 960;
 }
 
-/** The latest weekday (UTC calendar) on or before `utcMs`, as `YYYY-MM-DD`. */
-export function latestTradingDay(utcMs: number): string {
-  let t = Math.floor(utcMs / DAY_MS) * DAY_MS;
-  while (!isUtcWeekday(t)) t -= DAY_MS;
-  return utcDate(t);
-}
-
 /**
  * The instant a `month=YYYY-MM` request ends at: the end of that month (just after midnight US/Eastern,
  * outside every session), or `nowMs` if sooner. Null for a malformed month.
@@ -84,4 +78,27 @@ export function monthEnd(month: string | null, nowMs: number): number | null {
   const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month);
   if (match === null) return null;
   return Math.min(nowMs, Date.UTC(Number(match[1]), Number(match[2]), 1, 5) - 1);
+}
+
+/** One US trading day in UTC instants: pre-market from 04:00, the regular session 09:30 to 16:00, post-market to 20:00 Eastern. */
+export interface UsTradingDay {
+  /** `YYYY-MM-DD`, the day's date in New York. */
+  date: string;
+  preOpen: number;
+  open: number;
+  close: number;
+  postClose: number;
+}
+
+/** The trading day dated like the UTC day starting at `utcDayStart` (a weekday), whatever its offset that day. */
+export function usTradingDay(utcDayStart: number): UsTradingDay {
+  // Offsets change at 02:00 on Sundays: by noon the day's offset holds all day.
+  const midnight = utcDayStart - easternOffsetMs(utcDayStart + 12 * HOUR_MS);
+  return {
+    date: utcDate(utcDayStart),
+    preOpen: midnight + 4 * HOUR_MS,
+    open: midnight + 9.5 * HOUR_MS,
+    close: midnight + 16 * HOUR_MS,
+    postClose: midnight + 20 * HOUR_MS,
+  };
 }

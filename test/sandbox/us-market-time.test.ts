@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { easternMinute, easternOffsetMs, inExtendedSession, latestTradingDay } from '../../../src/sandbox/alpha-vantage/market-time.js';
+import { easternMinute, easternOffsetMs, inExtendedSession, usTradingDay } from '../../src/sandbox/us-market-time.js';
 
 const HOUR = 3_600_000;
 
@@ -37,9 +37,16 @@ test('the extended session runs 04:00 to 20:00 Eastern on weekdays', () => {
   assert.equal(inExtendedSession(Date.parse('2024-05-11T15:00:00Z')), false); // Saturday
 });
 
-test('the latest trading day skips the weekend', () => {
-  assert.equal(latestTradingDay(Date.parse('2024-05-10T15:00:00Z')), '2024-05-10');
-  assert.equal(latestTradingDay(Date.parse('2024-05-11T15:00:00Z')), '2024-05-10');
-  assert.equal(latestTradingDay(Date.parse('2024-05-12T23:00:00Z')), '2024-05-10');
-  assert.equal(latestTradingDay(Date.parse('2024-05-13T00:00:00Z')), '2024-05-13');
+test('a trading day keeps New York hours across daylight saving: 09:30 to 16:00, extended 04:00 to 20:00', () => {
+  const summer = usTradingDay(Date.parse('2024-05-10T00:00:00Z'));
+  assert.deepEqual(summer, {
+    date: '2024-05-10',
+    preOpen: Date.parse('2024-05-10T08:00:00Z'),
+    open: Date.parse('2024-05-10T13:30:00Z'),
+    close: Date.parse('2024-05-10T20:00:00Z'),
+    postClose: Date.parse('2024-05-11T00:00:00Z'),
+  });
+  const winter = usTradingDay(Date.parse('2024-11-04T00:00:00Z'));
+  assert.equal(winter.open, Date.parse('2024-11-04T14:30:00Z'));
+  assert.equal(winter.close, Date.parse('2024-11-04T21:00:00Z'));
 });
