@@ -31,6 +31,8 @@ export interface SandboxOptions {
   portBase?: number;
   /** The simulated Alpha Vantage plan (0 = no limit); defaults to the documented 5/min, 500/day, 1/s. */
   alphaVantage?: { callsPerMinute?: number; callsPerDay?: number; burstPerSecond?: number };
+  /** The market data simulators' clock (Alpha Vantage and Yahoo: prices, sessions, limits); tests hold it still. */
+  now?: () => number;
 }
 
 /** Simulate the plan the service is configured for, so the guard and the provider agree. */
@@ -44,10 +46,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const alphaVantage = createAlphaVantageSimulator({
     validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey],
     port: port(0),
+    now: options.now,
     ...options.alphaVantage,
   });
   const massive = createMassiveSimulator({ validKeys: [SANDBOX_CREDENTIALS.massiveKey], port: port(1) });
-  const yahoo = createYahooSimulator({ port: port(2) });
+  const yahoo = createYahooSimulator({ port: port(2), now: options.now });
   const ibkr = await createIbkrSimulator({ port: port(3) });
   const tastytrade = createTastytradeSimulator({
     clientSecret: SANDBOX_CREDENTIALS.tastytradeClientSecret,

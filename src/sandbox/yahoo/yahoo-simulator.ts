@@ -378,7 +378,9 @@ function barsFor(
   };
   const intraday = step < DAY_MS;
   if ((to - from) / step > MAX_BARS * (intraday ? 3 : 1)) return undefined;
-  const sessions = sessionsBetween(instrument.session, from - (intraday ? 0 : step), to);
+  // A session's pre-market starts 5.5 hours before its opening, its post-market ends 4 hours after its close.
+  const reach = prePost ? { before: 4 * HOUR_MS, after: 5.5 * HOUR_MS } : { before: intraday ? 0 : step, after: 0 };
+  const sessions = sessionsBetween(instrument.session, from - reach.before, to + reach.after);
   if (!intraday) {
     const daily = sessions.filter(([open, close]) => (dated ? open >= from : close > from));
     for (const group of groupedBy(daily, step)) {

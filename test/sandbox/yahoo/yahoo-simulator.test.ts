@@ -151,6 +151,30 @@ describe('Yahoo chart simulator', () => {
     assert.deepEqual([meta.timezone, meta.gmtoffset, regular.timezone, regular.gmtoffset], ['EDT', -14_400, 'EDT', -14_400]);
   });
 
+  it("includePrePost=true adds pre- and post-market bars for stocks and ETFs (today's pre-market before the opening too), never for indices", async (t) => {
+    // Wednesday 08:15 in New York (daylight time): the pre-market runs, the session has not opened.
+    const sim = await start(t, Date.UTC(2024, 4, 15, 12, 15));
+    const newYork = (s: number) =>
+      new Intl.DateTimeFormat('en-GB', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(
+        s * 1000,
+      );
+    const times = async (symbol: string, query: string) =>
+      ((await chart(sim, symbol, query)).json.chart.result[0].timestamp as number[]).map(newYork);
+    const extended = await times('MSFT', 'range=1d&interval=30m&includePrePost=true');
+    assert.deepEqual(extended.slice(0, 2), ['04:00', '04:30']);
+    assert.equal(extended.at(-1), '08:00', "today's pre-market so far, its newest bar cut at now");
+    const yesterday = await times('MSFT', 'range=5d&interval=60m&includePrePost=true');
+    for (const hour of ['04:00', '09:00', '09:30', '15:30', '16:00', '19:00']) assert.ok(yesterday.includes(hour), hour);
+    assert.ok(!yesterday.includes('10:00'), '60m bars of the session start at 09:30');
+    const regular = await times('MSFT', 'range=5d&interval=30m');
+    assert.ok(regular.every((hm) => hm >= '09:30' && hm < '16:00'));
+    const index = await times('^GSPC', 'range=5d&interval=30m&includePrePost=true');
+    assert.ok(index.every((hm) => hm >= '09:30' && hm < '16:00'));
+    const meta = (await chart(sim, 'MSFT', 'range=5d&interval=30m&includePrePost=true')).json.chart.result[0].meta;
+    assert.deepEqual(Object.keys(meta.tradingPeriods), ['pre', 'regular', 'post']);
+    assert.equal((await chart(sim, '^GSPC', 'range=1d&interval=1d')).json.chart.result[0].meta.hasPrePostMarketData, false);
+  });
+
   it("refuses as Yahoo's edge does: 429 in plain text", async (t) => {
     const sim = await start(t, OPEN);
     const bot = await chart(sim, '^GSPC', 'range=1d&interval=1d', { 'user-agent': 'undici' });
