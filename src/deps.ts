@@ -12,7 +12,7 @@ import { type BudgetFactory, BudgetRegistry } from './budget/budget-registry.js'
 import { EmbeddedBudgetGuard } from './budget/embedded-budget-guard.js';
 import { MemoryBudgetGuard } from './budget/memory-budget-guard.js';
 import { RedisBudgetGuard } from './budget/redis-budget-guard.js';
-import type { CacheStore } from './cache/cache-store.js';
+import type { CacheStore, CacheWindow } from './cache/cache-store.js';
 import { RedisFlightLock } from './cache/flight-lock.js';
 import { MemoryCacheStore } from './cache/memory-cache-store.js';
 import { RedisCacheStore } from './cache/redis-cache-store.js';
@@ -20,7 +20,10 @@ import { SqliteCacheStore } from './cache/sqlite-cache-store.js';
 import { UpstreamCache } from './cache/upstream-cache.js';
 import type { Config } from './core/config.js';
 import { ApiError } from './core/errors.js';
+import { BarStore } from './services/bar-store.js';
+import { ComputedTechnical } from './services/computed-technical.js';
 import { SourceTally } from './services/data-source.js';
+import { SeriesQuotes } from './services/series-quotes.js';
 import { QuoteService } from './services/quote-service.js';
 import { TechnicalService } from './services/technical-service.js';
 import { MarketOverview } from './services/market-overview.js';
@@ -52,10 +55,12 @@ export interface AppDeps {
   sources: SourceTally;
   /** Provider A (Alpha Vantage); throws PROVIDER_NOT_CONFIGURED without a key. */
   alphaVantage: AlphaVantageGetter;
-  /** Quotes from provider A, with Yahoo's chart as the fallback (QUOTE_FALLBACK). */
+  /** Quotes from provider A, with Yahoo's quote from the stored daily bars as the fallback (QUOTE_FALLBACK). */
   quotes: QuoteService;
-  /** Technical indicators from provider A, computed from Yahoo's bars as the fallback. */
+  /** Technical indicators from provider A or computed from the stored bars, as TECHNICAL_SOURCE says. */
   technical: TechnicalService;
+  /** The stored Yahoo bar series quotes and computed indicators read; undefined when QUOTE_FALLBACK is `none`. */
+  bars: BarStore | undefined;
   /** Provider B (Massive); throws PROVIDER_NOT_CONFIGURED without a key. */
   massive: () => MassiveClient;
   /** Signs and reads the dividends paging cursors. */
@@ -125,24 +130,28 @@ export async function createDeps(config: Config, logger: Logger, options: Create
         budget: limits(YAHOO, { perMinute: config.yahoo.callsPerMinute, perDay: 0, minIntervalMs: 0 }),
       })
     : undefined;
-  const fallback = config.yahoo.quoteFallback === 'yahoo' ? yahoo : undefined;
-  const primaryScopes = { primary: scopes.of(ALPHA_VANTAGE), fallback: scopes.of(YAHOO) };
   const { windows } = config.cache;
+  const bars =
+    config.yahoo.quoteFallback === 'yahoo' && yahoo !== undefined
+      ? new BarStore({ cache, chart: yahoo, scope: scopes.of(YAHOO), windows: seriesWindows(windows) })
+      : undefined;
   const quotes = new QuoteService({
     cache,
     window: windows.QUOTE,
-    scopes: primaryScopes,
+    scope: scopes.of(ALPHA_VANTAGE),
     alphaVantage,
     limits: avBudget.limits,
-    fallback,
+    fallback: bars && new SeriesQuotes({ bars, window: windows.QUOTE }),
     tally: sources,
   });
+  const technicalWindows = { daily: windows.TECHNICAL_DAILY, intraday: windows.TECHNICAL_INTRADAY };
   const technical = new TechnicalService({
     cache,
-    windows: { daily: windows.TECHNICAL_DAILY, intraday: windows.TECHNICAL_INTRADAY },
-    scopes: primaryScopes,
+    windows: technicalWindows,
+    scopes: { primary: scopes.of(ALPHA_VANTAGE), fallback: scopes.of(YAHOO) },
     alphaVantage,
-    chart: fallback,
+    computed: bars && new ComputedTechnical({ bars, windows: technicalWindows }),
+    source: config.technical.source,
     tally: sources,
   });
 
@@ -186,6 +195,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     alphaVantage,
     quotes,
     technical,
+    bars,
     massive: configured(massiveClient, 'provider B is not configured: set MASSIVE_API_KEY'),
     cursors,
     overview,
@@ -193,6 +203,28 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     close: async () => {
       for (const close of closers) await close();
       await store.close();
+    },
+  };
+}
+
+/** A daily series is kept at least a week (a weekend or a holiday later it is extended, not fetched again), an intraday one a day. */
+const KEEP_DAILY_SERIES_MS = 7 * 86_400_000;
+const KEEP_INTRADAY_SERIES_MS = 86_400_000;
+
+/**
+ * The windows of stored bar series: fresh for the shortest window a reader holds them to (the quote's, the
+ * intraday indicators'), so that a refresh another replica just made is taken as it is; kept for the
+ * longest, and at least KEEP_*, so that a series is still there to be extended.
+ */
+function seriesWindows(windows: Config['cache']['windows']): { daily: CacheWindow; intraday: CacheWindow } {
+  const span = (w: CacheWindow) => w.freshMs + w.staleMs;
+  const { QUOTE, TECHNICAL_DAILY, TECHNICAL_INTRADAY } = windows;
+  const dailyFresh = Math.min(QUOTE.freshMs, TECHNICAL_DAILY.freshMs);
+  return {
+    daily: { freshMs: dailyFresh, staleMs: Math.max(span(QUOTE), span(TECHNICAL_DAILY), KEEP_DAILY_SERIES_MS) - dailyFresh },
+    intraday: {
+      freshMs: TECHNICAL_INTRADAY.freshMs,
+      staleMs: Math.max(span(TECHNICAL_INTRADAY), KEEP_INTRADAY_SERIES_MS) - TECHNICAL_INTRADAY.freshMs,
     },
   };
 }

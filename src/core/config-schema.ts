@@ -19,6 +19,7 @@ const oneOf = <T extends string>(values: readonly T[], description: string, fall
     : Type.Unsafe<T>({ type: 'string', enum: [...values], default: fallback, description });
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const TECHNICAL_SOURCES = ['auto', 'provider', 'computed'] as const;
 export const BOOLEAN_WORDS = ['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off'] as const;
 
 export const CACHE_WINDOWS = {
@@ -82,6 +83,11 @@ export const EnvSchema = Type.Object({
   QUOTE_FALLBACK: oneOf(
     ['yahoo', 'none'] as const,
     "Quotes and indicators provider A cannot answer come from Yahoo's chart API (default yahoo; none when OVERVIEW_SOURCE=none).",
+  ),
+  TECHNICAL_SOURCE: oneOf(
+    TECHNICAL_SOURCES,
+    "Where indicators come from: auto (computed from Yahoo's bars where they can be, provider A for the rest), provider (provider A, computed when it cannot answer) or computed (never provider A).",
+    'auto',
   ),
   BROKER: oneOf(['ibkr', 'tastytrade', 'none'] as const, 'The broker behind /api/broker.', 'ibkr'),
   IBKR_GATEWAY_URL: text('https://localhost:5000/v1/api', 'IBKR Client Portal Gateway.'),

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { envSchema } from 'env-schema';
 import type { Static } from '@sinclair/typebox';
-import { CACHE_WINDOWS, type CacheWindowName, CREDENTIALS, EnvSchema, SECRET, VARIABLES } from './config-schema.js';
+import { CACHE_WINDOWS, type CacheWindowName, CREDENTIALS, EnvSchema, SECRET, type TECHNICAL_SOURCES, VARIABLES } from './config-schema.js';
 
 export { CACHE_WINDOWS, type CacheWindowName, DEFAULT_OVERVIEW_SYMBOLS } from './config-schema.js';
 
@@ -19,6 +19,7 @@ export type OverviewSourceName = (typeof OVERVIEW_SOURCE_NAMES)[number];
 export type BrokerKind = 'ibkr' | 'tastytrade' | 'none';
 export const QUOTE_FALLBACKS = ['yahoo', 'none'] as const;
 export type QuoteFallback = (typeof QUOTE_FALLBACKS)[number];
+export type TechnicalSource = (typeof TECHNICAL_SOURCES)[number];
 
 export interface Config {
   port: number;
@@ -44,6 +45,11 @@ export interface Config {
    * fallback; one budget covers every call to it. `quoteFallback` `none` keeps provider A's answers only.
    */
   yahoo: { callsPerMinute: number; quoteFallback: QuoteFallback };
+  /**
+   * Where indicators come from. `auto` computes them from Yahoo's bars where it can and asks provider A for
+   * the rest; with quoteFallback `none` (no Yahoo data for quotes and indicators) it is provider A alone.
+   */
+  technical: { source: TechnicalSource };
   broker: {
     kind: BrokerKind;
     /** requestsPerSecond: our pacing, below the gateway's 10 a second. */
@@ -110,6 +116,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (badSymbols.length > 0) problems.push(`OVERVIEW_SYMBOLS holds invalid symbols: ${badSymbols.join(', ')}`);
   if (v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   if (v.REDIS_URL !== undefined) url('REDIS_URL', ['redis:', 'rediss:']);
+  const quoteFallback = v.QUOTE_FALLBACK ?? (v.OVERVIEW_SOURCE === 'none' ? 'none' : 'yahoo');
+  if (v.TECHNICAL_SOURCE === 'computed' && quoteFallback === 'none')
+    problems.push(
+      `TECHNICAL_SOURCE=computed reads Yahoo's bars, which QUOTE_FALLBACK=none${v.QUOTE_FALLBACK === undefined ? ' (the default with OVERVIEW_SOURCE=none)' : ''} keeps out: set QUOTE_FALLBACK=yahoo, or TECHNICAL_SOURCE to auto or provider`,
+    );
 
   const windows = {} as Record<CacheWindowName, CacheWindow>;
   for (const name of Object.keys(CACHE_WINDOWS) as CacheWindowName[]) {
@@ -143,8 +154,9 @@ export function loadConfig(env: Env = process.env): Config {
       // 2,000 calls an hour). The cache keeps the sustained rate at one call per symbol per fresh window;
       // 60 a minute lets a dashboard's first burst of cold symbols through.
       callsPerMinute: v.YAHOO_CALLS_PER_MINUTE,
-      quoteFallback: v.QUOTE_FALLBACK ?? (v.OVERVIEW_SOURCE === 'none' ? 'none' : 'yahoo'),
+      quoteFallback,
     },
+    technical: { source: v.TECHNICAL_SOURCE },
     broker: {
       kind: v.BROKER,
       ibkr: { url: url('IBKR_GATEWAY_URL'), tlsVerify: TRUTHY.has(v.IBKR_TLS_VERIFY), requestsPerSecond: v.IBKR_REQUESTS_PER_SECOND },

@@ -1,6 +1,7 @@
-// Quotes from provider A, with Yahoo's chart API as the fallback when provider A cannot answer: its
-// budget would be exceeded, it sent a limit body, it failed or timed out, its circuit is open, or it is
-// not configured (live mode). Both sources go through the same cache (single flight, stale values,
+// Quotes from provider A, with Yahoo as the fallback when provider A cannot answer: its budget would be
+// exceeded, it sent a limit body, it failed or timed out, its circuit is open, or it is not configured
+// (live mode). The Yahoo quote is read from the symbol's stored daily series (series-quotes.ts), the one
+// its computed indicators read. Both sources go through the same cache (single flight, stale values,
 // circuit breakers, back-off), each under its own keys and scope, so they never mix in the cache.
 //
 // Which value is served: a fresh provider-A value always; else a fresh Yahoo value newer than any
@@ -16,12 +17,10 @@ import type { UpstreamCache } from '../cache/upstream-cache.js';
 import { ApiError, type ErrorCode } from '../core/errors.js';
 import type { AlphaVantageGetter } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
 import type { GlobalQuoteBody } from '../wire/alpha-vantage/bodies.js';
-import { chartQuote, QUOTE_CHART } from '../upstreams/yahoo/parse-chart-quote.js';
-import type { YahooChartSource } from '../upstreams/yahoo/yahoo-chart-source.js';
-import { ALPHA_VANTAGE, YAHOO } from '../core/upstream-ids.js';
-import { yahooSymbol } from '../upstreams/yahoo/yahoo-symbols.js';
+import { ALPHA_VANTAGE } from '../core/upstream-ids.js';
 import { BudgetPlanner } from './budget-planner.js';
 import { type DataSource, FALLBACK, PRIMARY, type SourceTally } from './data-source.js';
+import type { SeriesQuotes } from './series-quotes.js';
 
 export interface SourcedResult<T> {
   result: CacheResult<T>;
@@ -31,13 +30,13 @@ export interface SourcedResult<T> {
 export interface QuoteServiceOptions {
   cache: UpstreamCache;
   window: CacheWindow;
-  /** Key prefixes of provider A's and Yahoo's stored values (their state scopes). */
-  scopes: { primary: string; fallback: string };
+  /** Key prefix of provider A's stored quotes (its state scope). */
+  scope: string;
   alphaVantage: AlphaVantageGetter;
   /** Provider A's budget, which the planner sizes the hot set from. */
   limits: BudgetLimits;
   /** Undefined when QUOTE_FALLBACK is `none`. */
-  fallback: YahooChartSource | undefined;
+  fallback: SeriesQuotes | undefined;
   tally: SourceTally;
 }
 
@@ -56,9 +55,10 @@ export function mayFallBack(error: unknown): boolean {
 
 interface Source {
   source: DataSource;
-  key: string;
-  upstream: string;
-  load: () => Promise<GlobalQuoteBody>;
+  /** The stored value, however old, without loading. */
+  peek: () => Promise<CacheEntry<GlobalQuoteBody> | undefined>;
+  /** A new value now (single flight). */
+  load: () => Promise<CacheEntry<GlobalQuoteBody>>;
 }
 
 export class QuoteService {
@@ -72,13 +72,13 @@ export class QuoteService {
   async get(symbol: string, options: { revalidate?: boolean } = {}): Promise<SourcedResult<GlobalQuoteBody>> {
     this.planner.note(symbol);
     const primary = this.primary(symbol);
-    const cached = await this.options.cache.peek<GlobalQuoteBody>(primary.key);
+    const cached = await primary.peek();
     const now = Date.now();
     if (cached !== undefined && isFresh(cached, now)) return this.answer(this.refreshed(symbol, cached), 'HIT', PRIMARY);
     const fallback = this.fallback(symbol);
     if (fallback === undefined) return this.primaryOnly(symbol, cached, options.revalidate === true);
 
-    const other = await this.options.cache.peek<GlobalQuoteBody>(fallback.key);
+    const other = await fallback.peek();
     if (other !== undefined && isFresh(other, now) && (cached === undefined || other.storedAt > cached.storedAt)) {
       this.refreshed(symbol, cached);
       return this.answer(other, 'HIT', FALLBACK);
@@ -87,7 +87,7 @@ export class QuoteService {
     const errors = new Map<DataSource, unknown>();
     for (const source of order) {
       try {
-        return this.answer(await this.load(source), 'MISS', source.source);
+        return this.answer(await source.load(), 'MISS', source.source);
       } catch (error) {
         if (source.source === PRIMARY && !mayFallBack(error)) throw error;
         errors.set(source.source, error);
@@ -126,7 +126,7 @@ export class QuoteService {
       });
     }
     try {
-      const entry = await this.load(this.primary(symbol));
+      const entry = await this.primary(symbol).load();
       this.planner.noteLoaded(symbol);
       return this.answer(entry, 'MISS', PRIMARY);
     } catch (error) {
@@ -141,14 +141,10 @@ export class QuoteService {
   private refreshed<T extends CacheEntry<GlobalQuoteBody> | undefined>(symbol: string, cached: T): T {
     const due = cached === undefined ? this.planner.isHot(symbol) : this.planner.mayRefresh(symbol, cached);
     if (due && configured(this.options.alphaVantage)) {
-      const primary = this.primary(symbol);
-      this.options.cache.refreshLater(primary.key, this.options.window, primary.load, { upstream: primary.upstream });
+      const { cache, window, alphaVantage } = this.options;
+      cache.refreshLater(this.primaryKey(symbol), window, () => alphaVantage().globalQuote(symbol), { upstream: ALPHA_VANTAGE });
     }
     return cached;
-  }
-
-  private load(source: Source): Promise<CacheEntry<GlobalQuoteBody>> {
-    return this.options.cache.load(source.key, this.options.window, source.load, { upstream: source.upstream });
   }
 
   private answer(entry: CacheEntry<GlobalQuoteBody>, status: CacheStatus, source: DataSource): SourcedResult<GlobalQuoteBody> {
@@ -157,26 +153,25 @@ export class QuoteService {
     return { result: { entry, status }, source };
   }
 
+  private primaryKey(symbol: string): string {
+    return `${this.options.scope}:quote:${symbol}`;
+  }
+
   private primary(symbol: string): Source {
-    const { scopes, alphaVantage } = this.options;
+    const { cache, window, alphaVantage } = this.options;
+    const key = this.primaryKey(symbol);
     return {
       source: PRIMARY,
-      key: `${scopes.primary}:quote:${symbol}`,
-      upstream: ALPHA_VANTAGE,
-      load: () => alphaVantage().globalQuote(symbol),
+      peek: () => cache.peek<GlobalQuoteBody>(key),
+      load: () => cache.load(key, window, () => alphaVantage().globalQuote(symbol), { upstream: ALPHA_VANTAGE }),
     };
   }
 
+  /** Yahoo's quote from the stored daily series; undefined without the fallback or a sure Yahoo symbol. */
   private fallback(symbol: string): Source | undefined {
-    const chart = this.options.fallback;
-    const mapped = chart === undefined ? undefined : yahooSymbol(symbol);
-    if (chart === undefined || mapped === undefined) return undefined;
-    return {
-      source: FALLBACK,
-      key: `${this.options.scopes.fallback}:quote:${symbol}`,
-      upstream: YAHOO,
-      load: () => chart.fetchChart(mapped, QUOTE_CHART.range, QUOTE_CHART.interval, (result) => chartQuote(result, mapped, symbol)),
-    };
+    const quotes = this.options.fallback;
+    if (quotes === undefined || !quotes.covers(symbol)) return undefined;
+    return { source: FALLBACK, peek: () => quotes.peek(symbol), load: () => quotes.load(symbol) };
   }
 }
 

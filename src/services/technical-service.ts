@@ -1,25 +1,38 @@
-// Technical indicators from provider A, with values computed from Yahoo's chart bars when provider A
-// cannot answer (the quote fallback's conditions: budget spent, a limit body, a failure or timeout, an open
-// circuit, no key in live mode). Each source is cached under its own scope, so they never mix; the answer
-// says which one produced it.
+// Technical indicators from provider A or computed from the stored Yahoo bars (computed-technical.ts), as
+// TECHNICAL_SOURCE says:
+//  - `provider`: provider A; computed when provider A cannot answer (the quote fallback's conditions: budget
+//    spent, a limit body, a failure or timeout, an open circuit, no key in live mode).
+//  - `computed`: computed only; provider A's budget is never spent on an indicator. What cannot be computed
+//    (a symbol without a Yahoo equivalent, a past month of intraday history) is 503 PROVIDER_NOT_CONFIGURED.
+//  - `auto`: computed where the stored bars give provider A's own values, so provider A's budget stays for
+//    what only it answers: quotes, symbols Yahoo does not carry, a past month of intraday history, monthly
+//    intervals (ten years of daily bars are 120 months, too short a run-in for a seeded average to settle to
+//    provider A's last decimal) and the cumulative OBV and AD (sums from the first bar of a provider's
+//    history, so their level depends on where it starts); and for a computable one when Yahoo cannot answer
+//    and nothing is stored (Yahoo down, or not knowing the symbol).
+// Without Yahoo (QUOTE_FALLBACK=none) nothing is computed: `auto` is `provider` without its fallback
+// (config.ts refuses `computed` then). Each source is cached under its own scope, so they never mix; the
+// answer says which one produced it.
 import type { CacheResult, CacheWindow } from '../cache/cache-store.js';
 import type { UpstreamCache } from '../cache/upstream-cache.js';
+import type { TechnicalSource } from '../core/config.js';
+import { ApiError } from '../core/errors.js';
+import { ALPHA_VANTAGE } from '../core/upstream-ids.js';
 import type { AlphaVantageGetter, TechnicalQuery } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
-import { indicatorSpec, INTRADAY_INTERVALS } from '../wire/alpha-vantage/indicators.js';
-import type { YahooChartSource } from '../upstreams/yahoo/yahoo-chart-source.js';
-import { yahooTechnicalLoader } from '../upstreams/yahoo/yahoo-technical.js';
-import { ALPHA_VANTAGE, YAHOO } from '../core/upstream-ids.js';
+import { INTRADAY_INTERVALS, indicatorSpec } from '../wire/alpha-vantage/indicators.js';
+import type { ComputedTechnical } from './computed-technical.js';
 import { type DataSource, FALLBACK, PRIMARY, type SourceTally } from './data-source.js';
 import { mayFallBack, type SourcedResult } from './quote-service.js';
 
 export interface TechnicalServiceOptions {
   cache: UpstreamCache;
   windows: { daily: CacheWindow; intraday: CacheWindow };
-  /** Key prefixes of provider A's and Yahoo's stored values (their state scopes). */
+  /** Key prefixes of provider A's and Yahoo's values (their state scopes). */
   scopes: { primary: string; fallback: string };
   alphaVantage: AlphaVantageGetter;
-  /** Undefined when QUOTE_FALLBACK is `none`. */
-  chart: YahooChartSource | undefined;
+  /** Undefined when QUOTE_FALLBACK is `none`: no Yahoo bars. */
+  computed: ComputedTechnical | undefined;
+  source: TechnicalSource;
   tally: SourceTally;
 }
 
@@ -32,29 +45,50 @@ export class TechnicalService {
    */
   async get(query: TechnicalQuery): Promise<SourcedResult<unknown>> {
     const call = canonical(query);
-    const window = INTRADAY_INTERVALS.has(call.interval) ? this.options.windows.intraday : this.options.windows.daily;
-    const { cache, scopes, alphaVantage } = this.options;
+    const { computed, source } = this.options;
+    const whyNot = computed === undefined ? 'no Yahoo bars (QUOTE_FALLBACK=none)' : computed.whyNot(call);
+    if (source === 'computed') {
+      if (whyNot !== undefined)
+        throw new ApiError(
+          'PROVIDER_NOT_CONFIGURED',
+          `${whyNot}: answered by provider A only, and TECHNICAL_SOURCE=computed keeps indicators off it`,
+        );
+      return this.computed(call);
+    }
+    if (source === 'auto' && whyNot === undefined && providerOnly(call) === undefined) {
+      try {
+        return await this.computed(call);
+      } catch (error) {
+        // Yahoo cannot answer and nothing is stored: provider A can (its error, if it cannot either).
+        if (!(error instanceof ApiError)) throw error;
+        return this.primary(call);
+      }
+    }
     try {
-      const result = await cache.fetch(this.key(scopes.primary, call), window, () => alphaVantage().technical(call), {
-        upstream: ALPHA_VANTAGE,
-      });
-      return this.answer(result, PRIMARY);
+      return await this.primary(call);
     } catch (error) {
-      return this.fromYahoo(call, window, error);
+      if (whyNot !== undefined || !mayFallBack(error)) throw error;
+      try {
+        return await this.computed(call);
+      } catch {
+        throw error;
+      }
     }
   }
 
-  /** Provider A could not answer: the indicator computed from Yahoo's bars, else provider A's error. */
-  private async fromYahoo(call: TechnicalQuery, window: CacheWindow, primaryError: unknown): Promise<SourcedResult<unknown>> {
-    const { chart, cache, scopes } = this.options;
-    const load = chart !== undefined && mayFallBack(primaryError) ? yahooTechnicalLoader(chart, call) : undefined;
-    if (load === undefined) throw primaryError;
-    let result: CacheResult<unknown>;
-    try {
-      result = await cache.fetch(this.key(scopes.fallback, call), window, load, { upstream: YAHOO });
-    } catch {
-      throw primaryError;
-    }
+  private async primary(call: TechnicalQuery): Promise<SourcedResult<unknown>> {
+    const { cache, scopes, alphaVantage, windows } = this.options;
+    const window = INTRADAY_INTERVALS.has(call.interval) ? windows.intraday : windows.daily;
+    const result = await cache.fetch(this.key(scopes.primary, call), window, () => alphaVantage().technical(call), {
+      upstream: ALPHA_VANTAGE,
+    });
+    return this.answer(result, PRIMARY);
+  }
+
+  private async computed(call: TechnicalQuery): Promise<SourcedResult<unknown>> {
+    const computed = this.options.computed as ComputedTechnical;
+    const result = await computed.get(call, this.key(this.options.scopes.fallback, call));
+    this.options.cache.count(result.status);
     return this.answer(result, FALLBACK);
   }
 
@@ -66,6 +100,16 @@ export class TechnicalService {
   private key(scope: string, { indicator, symbol, interval, timePeriod, seriesType, extra, month }: TechnicalQuery): string {
     return `${scope}:tech:${indicator}:${symbol}:${interval}:${timePeriod ?? '-'}:${seriesType ?? '-'}${optionsKey(indicator, extra, month)}`;
   }
+}
+
+/** Sums from the first bar of the history: their level depends on where a provider's history starts. */
+const CUMULATIVE: ReadonlySet<string> = new Set(['OBV', 'AD']);
+
+/** Why `auto` asks provider A for a call the stored bars could compute, or undefined. */
+function providerOnly(call: TechnicalQuery): string | undefined {
+  if (call.interval === 'monthly') return 'a monthly interval';
+  if (CUMULATIVE.has(call.indicator)) return 'a cumulative indicator';
+  return undefined;
 }
 
 /** The call provider A gets: time period and series type exactly when the indicator takes them. */

@@ -157,22 +157,20 @@ describe('live mode against the recorded answers', () => {
     );
   });
 
-  test("provider A's daily cap: a day's back-off, Yahoo's one-day chart answering the quote, no second call to provider A", async (t) => {
+  test("provider A's daily cap: a day's back-off and no second call to provider A; Yahoo asked for the symbol's daily bars", async (t) => {
     const { base, replays } = await liveService(
       t,
       { 'alpha-vantage': only('alpha-vantage', 'information-daily-cap-2025-12'), yahoo: recordings('yahoo') },
       { BROKER: 'none', OVERVIEW_SYMBOLS: 'AAPL', QUOTE_FALLBACK: 'yahoo' },
     );
+    // The Yahoo quote is read from the symbol's stored daily bars, fetched first over ten years: the corpus
+    // holds no such chart (its daily charts are one day or a dated window), so Yahoo cannot answer here
+    // and the answer is provider A's refusal with the day it named. The recorded one-day chart's reading
+    // as a refresh of stored bars is test/contract/yahoo-series.test.ts.
     const res = await get(base, '/api/provider-a/quote?symbol=AAPL');
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.equal(res.headers['x-data-source'], 'yahoo');
-    const chart = (recording('yahoo', 'chart-aapl-1d-1d').json as any).chart.result[0];
-    const q = res.body['Global Quote'];
-    assert.equal(q['05. price'], four(chart.meta.regularMarketPrice));
-    // The recorded one-day chart has no previousClose: the previous session's close is chartPreviousClose.
-    assert.equal(q['08. previous close'], four(chart.meta.chartPreviousClose));
-    assert.equal(q['06. volume'], String(chart.indicators.quote[0].volume.at(-1)));
-    // A symbol Yahoo has nothing recorded for: provider A's refusal, with the day it named.
+    assert.equal(res.status, 429, JSON.stringify(res.body));
+    assert.ok(Number(res.headers['retry-after']) >= 86_400, String(res.headers['retry-after']));
+    assert.deepEqual(replays.yahoo?.misses, ['GET /v8/finance/chart/AAPL?range=10y&interval=1d']);
     const refused = await get(base, '/api/provider-a/quote?symbol=MSFT');
     assert.equal(refused.status, 429, JSON.stringify(refused.body));
     assert.ok(Number(refused.headers['retry-after']) >= 86_400, String(refused.headers['retry-after']));

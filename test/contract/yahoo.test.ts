@@ -1,13 +1,14 @@
 // Every recorded Yahoo answer (test/fixtures/recorded/yahoo/) through the adapter's own pure functions, as
 // each caller runs them: the overview's instrumentSnapshot (classifyChartResponse), the quote fallback's
-// chartQuote and the indicator fallback's chartBars (both through classifyChart), each told what the chart
+// chartQuote and the stored bar series' readChartSeries (both through classifyChart), each told what the chart
 // was asked for (a period1/period2 request has no range). Expected values are read from the recorded body
 // here, never typed in. A recording no case here can place fails under its own name.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type ApiError, driftOf } from '../../src/core/errors.js';
 import type { Interval } from '../../src/wire/alpha-vantage/indicators.js';
-import { chartBars } from '../../src/upstreams/yahoo/chart-bars.js';
+import { intervalBars } from '../../src/upstreams/yahoo/chart-bars.js';
+import { readChartSeries } from '../../src/upstreams/yahoo/chart-series.js';
 import { type ChartAsk, chartQuote } from '../../src/upstreams/yahoo/parse-chart-quote.js';
 import { type ChartResponse, type Classified, classifyChart, classifyChartResponse } from '../../src/upstreams/yahoo/parse-chart.js';
 import { corpusFiles, type Loaded, recordings } from '../helpers/recorded.js';
@@ -16,7 +17,7 @@ type Json = Record<string, any>;
 
 const CHART_PATH = /^\/v8\/finance\/chart\/([^/]+)$/;
 
-/** Yahoo's bar intervals as the Alpha Vantage intervals chartBars serves them from. */
+/** Yahoo's bar intervals as the Alpha Vantage intervals a series of them serves. */
 const AV_INTERVAL: Record<string, Interval> = {
   '1m': '1min',
   '5m': '5min',
@@ -53,7 +54,7 @@ interface ExpectedBar {
  * The bars a chart holds, read from the raw arrays: a bar with any of open/high/low/close null skipped,
  * keyed by its time shifted by the exchange's `gmtoffset` (a different route to the day than the adapter's
  * zone name; for these recordings the offset is the one in force at each bar), a repeated key replacing the
- * earlier bar (chartBars) or kept beside it (the quote's day bar is the first of the day).
+ * earlier bar (a stored series) or kept beside it (the quote's day bar is the first of the day).
  */
 function barsOf(result: Json, intraday: boolean, repeated: 'replace' | 'keep' = 'replace'): ExpectedBar[] {
   const quote = (result.indicators?.quote?.[0] ?? {}) as Json;
@@ -150,17 +151,35 @@ function checkQuote(r: Loaded, symbol: string, asked: ChartAsk, result: Json, in
   );
 }
 
-function checkBars(r: Loaded, symbol: string, result: Json, interval: Interval, intraday: boolean): void {
-  const classified = classifyChart(response(r), symbol, (chart) => chartBars(chart, interval, symbol));
+/**
+ * A bar price as stored: Yahoo sends float32 numbers (282.2799987792969 for 282.28), read back as the price
+ * at the chart's priceHint decimals when the number is that price's float32 give or take one float32 step
+ * (relative 2^-23), else as a short decimal of the same float32; a number that is no float32 as sent.
+ */
+function assertStoredPrice(actual: number, sent: number, hint: number, where: string): void {
+  if (Math.fround(sent) !== sent) return assert.equal(actual, sent, where);
+  const printed = Number(sent.toFixed(hint));
+  if (Math.abs(Math.fround(printed) - sent) <= Math.abs(sent) * 2 ** -23) return assert.equal(actual, printed, where);
+  assert.equal(Math.fround(actual), sent, where);
+  assert.equal(Number(actual.toPrecision(9)), actual, `${where}: a short decimal`);
+}
+
+function checkBars(r: Loaded, symbol: string, asked: ChartAsk, result: Json, interval: Interval, intraday: boolean): void {
+  const classified = classifyChart(response(r), symbol, (chart) =>
+    intervalBars(readChartSeries(chart, asked.range, intraday, symbol).series, interval),
+  );
   const { bars, timeZone } = expectValue(classified, `${r.name} bars`);
   const expected = barsOf(result, intraday);
   // Bars count = the non-null bars (none at all for a chart without `timestamp`, `quote: [{}]`).
   assert.equal(bars.length, expected.length, r.name);
-  assert.deepEqual(
-    bars,
-    expected.map((b) => ({ ...b, volume: b.volume ?? 0 })),
-    r.name,
-  );
+  const hint = Number(result.meta.priceHint);
+  bars.forEach((bar, i) => {
+    const sent = expected[i] as ExpectedBar;
+    assert.equal(bar.key, sent.key, r.name);
+    assert.equal(bar.volume, sent.volume ?? 0, `${r.name} ${bar.key} volume`);
+    for (const field of ['open', 'high', 'low', 'close'] as const)
+      assertStoredPrice(bar[field], sent[field], hint, `${r.name} ${bar.key} ${field}`);
+  });
   const zone = result.meta.exchangeTimezoneName as string;
   assert.equal(timeZone, zone === 'America/New_York' ? 'US/Eastern' : zone, r.name);
 }
@@ -199,7 +218,7 @@ function checkRecording(r: Loaded): void {
   assert.equal(result.meta.dataGranularity, asked.interval, `${r.name}: the chart is of the interval asked`);
   checkSnapshot(r, symbol, asked, result);
   checkQuote(r, symbol, asked, result, intraday);
-  checkBars(r, symbol, result, interval, intraday);
+  checkBars(r, symbol, asked, result, interval, intraday);
 }
 
 describe('Yahoo adapter over the recorded corpus', () => {
@@ -217,7 +236,7 @@ describe('Yahoo adapter over the recorded corpus', () => {
     const gold = recordings('yahoo').find((r) => r.name === 'chart-gc-f-period-2020-01-02-1d') as Loaded;
     const other = structuredClone((gold.json as Json).chart.result[0]) as Json;
     other.indicators.quote[0].close[0] += 1;
-    assert.throws(() => checkBars(gold, 'GC=F', other, 'daily', false), /chart-gc-f/);
+    assert.throws(() => checkBars(gold, 'GC=F', { range: '', interval: '1d' }, other, 'daily', false), /chart-gc-f/);
     other.meta.regularMarketPrice += 1;
     assert.throws(() => checkSnapshot(gold, 'GC=F', { range: '1d', interval: '1d' }, other), /chart-gc-f/);
     assert.throws(() => checkRecording({ ...gold, request: { ...gold.request, path: '/v7/finance/quote' } }), /no case here places it/);

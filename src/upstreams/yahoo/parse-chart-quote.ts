@@ -5,9 +5,11 @@
 // recorded ^TNX chart has its price above regularMarketDayHigh); volume `regularMarketVolume`, else the
 // day's bar's (a recorded 2020 AAPL chart has no regularMarketVolume); open from the day's bar; latest
 // trading day the date of `regularMarketTime` in the exchange's time zone. Four decimals, as provider A
-// writes them.
+// writes them. The service reads the same fields from its stored daily series (seriesQuote), whose bars
+// give the day's bar and the previous session's close.
 import { fixed } from '../../wire/alpha-vantage/decimal.js';
 import type { GlobalQuoteBody } from '../../wire/alpha-vantage/bodies.js';
+import type { ChartSeries } from './chart-series.js';
 import { type ChartResult, finite, isObject, previousCloseOf, unexpected } from './parse-chart.js';
 
 /** Whole ten-thousandths, so that change = price − previous close exactly as the strings read. */
@@ -33,20 +35,59 @@ export function chartQuote(
   callerSymbol: string,
   asked: ChartAsk = QUOTE_CHART,
 ): GlobalQuoteBody {
+  const previous = previousCloseOf(meta, asked.range);
+  return quoteOf(meta, yahooSymbol, callerSymbol, (day) => {
+    if (previous === undefined) throw unexpected(yahooSymbol, 'chart-no-previous-close', 'a chart without the previous close');
+    return { bar: dayBar(result, meta, day, isIntraday(asked.interval)), previous };
+  });
+}
+
+/** A previous session more than a week before the day is not the previous session: bars are missing between. */
+const MAX_SESSION_GAP_DAYS = 7;
+
+/**
+ * The quote from a stored daily series (chart-series.ts): the day's bar is the series' bar dated like
+ * `regularMarketTime`, and the previous close is the close of the bar before it, the previous session (the
+ * series is kept contiguous as it is extended), never a chart's chartPreviousClose, which only a one-day
+ * range gives as the previous session's close. The rest as from a chart's meta, the newest the series saw.
+ */
+export function seriesQuote(series: ChartSeries, yahooSymbol: string, callerSymbol: string): GlobalQuoteBody {
+  const meta = series.latest as unknown as Record<string, unknown>;
+  return quoteOf(meta, yahooSymbol, callerSymbol, (day) => {
+    const at = series.keys.lastIndexOf(day);
+    if (at === -1) return { bar: undefined, previous: undefined };
+    const bar = {
+      open: series.open[at] as number,
+      high: series.high[at] as number,
+      low: series.low[at] as number,
+      volume: series.volume[at],
+    };
+    const before = series.keys[at - 1];
+    if (before === undefined || (Date.parse(day) - Date.parse(before)) / 86_400_000 > MAX_SESSION_GAP_DAYS)
+      throw unexpected(yahooSymbol, 'chart-no-previous-close', 'bars without the previous session');
+    return { bar, previous: series.close[at - 1] as number };
+  });
+}
+
+/** The ten fields from a chart's meta, with the day's bar and the previous close `dayOf` finds for the day. */
+function quoteOf(
+  meta: Record<string, unknown>,
+  yahooSymbol: string,
+  callerSymbol: string,
+  dayOf: (day: string) => { bar: DayBar | undefined; previous: number | undefined },
+): GlobalQuoteBody {
   const need = (name: string, drift: string): number => {
     const value = finite(meta[name]);
     if (value === undefined) throw unexpected(yahooSymbol, drift, `a chart without ${name}`);
     return value;
   };
   const price = ticks(need('regularMarketPrice', 'chart-no-price'));
-  const previousValue = previousCloseOf(meta, asked.range);
-  if (previousValue === undefined) throw unexpected(yahooSymbol, 'chart-no-previous-close', 'a chart without the previous close');
-  const previous = ticks(previousValue);
   const time = need('regularMarketTime', 'chart-no-time');
   const day = exchangeDate(time, meta);
-  const bar = dayBar(result, meta, day, isIntraday(asked.interval));
+  const { bar, previous: previousValue } = dayOf(day);
   // No bar of the day (Yahoo leaves a forming bar null; a holiday's chart has none): no quote rather than a made-up open.
-  if (bar === undefined) throw unexpected(yahooSymbol, 'chart-no-day-bar', "a chart without the day's bar");
+  if (bar === undefined || previousValue === undefined) throw unexpected(yahooSymbol, 'chart-no-day-bar', "a chart without the day's bar");
+  const previous = ticks(previousValue);
   const high = finite(meta.regularMarketDayHigh) ?? bar.high;
   const low = finite(meta.regularMarketDayLow) ?? bar.low;
   const volume = finite(meta.regularMarketVolume) ?? bar.volume ?? 0;

@@ -1,7 +1,7 @@
 // The Yahoo chart adapter: v8 chart calls, no key, a browser-like User-Agent (Yahoo turns some clients
 // away without one), one budget for every call (the overview's and the fallback's), and a back-off when
-// it says 429. The overview reads one-day charts; the quote fallback reads the same, the indicator
-// fallback longer ranges of bars.
+// it says 429. The overview reads one-day charts; quotes and indicators read the stored bar series these
+// charts fill (chart-series.ts), their pre- and post-market bars included on intraday charts.
 import { UpstreamRefusalError } from '../../core/errors.js';
 import { YAHOO } from '../../core/upstream-ids.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
@@ -25,6 +25,12 @@ export interface YahooChartSourceOptions {
   budget: BudgetGuard;
 }
 
+export interface ChartRequest {
+  range: string;
+  interval: string;
+  prePost?: boolean;
+}
+
 export class YahooChartSource implements OverviewSource {
   readonly name = YAHOO;
 
@@ -35,9 +41,11 @@ export class YahooChartSource implements OverviewSource {
     return this.read(chartUrl(this.options.url, symbol, range, interval), (res) => classifyChartResponse(res, symbol, range));
   }
 
-  /** One chart of `symbol` (a Yahoo symbol), read by `parse`. */
-  async fetchChart<T>(symbol: string, range: string, interval: string, parse: (chart: ChartResult, symbol: string) => T): Promise<T> {
-    return this.read(chartUrl(this.options.url, symbol, range, interval), (res) => classifyChart(res, symbol, parse));
+  /** One chart of `symbol` (a Yahoo symbol), read by `parse`; `prePost` asks for extended-hours bars (includePrePost). */
+  async fetchChart<T>(symbol: string, ask: ChartRequest, parse: (chart: ChartResult, symbol: string) => T): Promise<T> {
+    const url = chartUrl(this.options.url, symbol, ask.range, ask.interval);
+    if (ask.prePost === true) url.searchParams.set('includePrePost', 'true');
+    return this.read(url, (res) => classifyChart(res, symbol, parse));
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
-// The Yahoo fallback for technical indicators, end to end against the sandbox: when provider A cannot
-// answer, the indicator is computed from Yahoo's bars of the interval, in Alpha Vantage's shape, with
-// X-Data-Source saying so; the values are the shared indicator maths on the simulator's chart bars.
+// The Yahoo fallback for technical indicators (TECHNICAL_SOURCE=provider), end to end against the sandbox:
+// when provider A cannot answer, the indicator is computed from the stored Yahoo bars of the interval, in
+// Alpha Vantage's shape, with X-Data-Source saying so; the values are the shared indicator maths on the
+// simulator's chart bars, read back from Yahoo's float32 to the prices the exchange printed.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { test } from 'node:test';
@@ -13,8 +14,9 @@ import { BROWSER_USER_AGENT } from '../../../src/upstreams/yahoo/yahoo-chart-sou
 import { httpGet, startApp } from '../../helpers/app.js';
 
 const TECH = '/api/provider-a/technical';
+const PROVIDER = { QUOTE_FALLBACK: 'yahoo', TECHNICAL_SOURCE: 'provider' };
 /** Provider A's day holds one call: the first indicator spends it. */
-const ONE_CALL = { QUOTE_FALLBACK: 'yahoo', ALPHA_VANTAGE_CALLS_PER_DAY: '1' };
+const ONE_CALL = { ...PROVIDER, ALPHA_VANTAGE_CALLS_PER_DAY: '1' };
 
 test("with provider A spent, RSI comes from Yahoo's daily bars: Alpha Vantage's shape, values from the shared maths", async (t) => {
   const { get, sandbox } = await startApp(t, { env: ONE_CALL });
@@ -34,8 +36,17 @@ test("with provider A spent, RSI comes from Yahoo's daily bars: Alpha Vantage's 
   const chart = await httpGet(`${sandbox.yahoo.origin}${chartPath('MSFT')}?${event.query}`, { 'user-agent': BROWSER_USER_AGENT });
   const { timestamp, indicators, meta } = chart.body.chart.result[0];
   const q = indicators.quote[0];
+  // Yahoo's float32 prices as the exchange printed them, at the chart's priceHint decimals.
+  const printed = (v: number | null) => (v === null ? null : Number(v.toFixed(meta.priceHint)));
   const rows = (timestamp as number[])
-    .map((time, i) => ({ time, open: q.open[i], high: q.high[i], low: q.low[i], close: q.close[i], volume: q.volume[i] ?? 0 }))
+    .map((time, i) => ({
+      time,
+      open: printed(q.open[i]),
+      high: printed(q.high[i]),
+      low: printed(q.low[i]),
+      close: printed(q.close[i]),
+      volume: q.volume[i] ?? 0,
+    }))
     .filter((b) => [b.open, b.high, b.low, b.close].every((v) => v !== null));
   const rsi = computeIndicator('RSI', rows as OhlcvBar[], { interval: 'daily', timePeriod: 10, seriesType: 'close', extra: {} })
     .RSI as number[];
@@ -72,7 +83,7 @@ test("with provider A spent, RSI comes from Yahoo's daily bars: Alpha Vantage's 
 
 test("every interval has a Yahoo chart within Yahoo's history limits and enough bars for a full answer", async (t) => {
   const { get } = await startApp(t, {
-    env: { QUOTE_FALLBACK: 'yahoo', DATA_MODE: 'live' },
+    env: { ...PROVIDER, DATA_MODE: 'live' },
     configure: (c) => ({ ...c, alphaVantage: { ...c.alphaVantage, apiKey: undefined } }),
   });
   for (const interval of INTERVALS) {
@@ -99,7 +110,7 @@ test("QUOTE_FALLBACK=none, or Yahoo unable too: provider A's 429, as without a f
 });
 
 test('/query falls back too; provider A back, its answer is served again (the sources never share a key)', async (t) => {
-  const { get, sandbox } = await startApp(t, { env: { QUOTE_FALLBACK: 'yahoo' } });
+  const { get, sandbox } = await startApp(t, { env: PROVIDER });
   const url = '/api/provider-a/query?function=SMA&symbol=AAPL&interval=weekly&time_period=10&series_type=close';
   sandbox.alphaVantage.setFaults({ fault: 'http5xx' });
   const fallback = await get(url);

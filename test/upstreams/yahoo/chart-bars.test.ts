@@ -1,15 +1,22 @@
 // Yahoo chart bars read as Alpha Vantage rows: keys in the exchange's zone, empty bars skipped, Yahoo's
-// repeated live bar replaced, weeks and months keyed by their last trading day.
+// repeated live bar replaced, weeks and months keyed by their last trading day, hours built from half hours.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { driftOf } from '../../../src/core/errors.js';
-import { chartBars } from '../../../src/upstreams/yahoo/chart-bars.js';
-import { chartResult } from '../../../src/upstreams/yahoo/parse-chart.js';
+import { intervalBars } from '../../../src/upstreams/yahoo/chart-bars.js';
+import { type ChartSeries, readChartSeries } from '../../../src/upstreams/yahoo/chart-series.js';
+import { type ChartResult, chartResult } from '../../../src/upstreams/yahoo/parse-chart.js';
+import type { Interval } from '../../../src/wire/alpha-vantage/indicators.js';
 import { fixture } from '../../helpers/fixtures.js';
 
 // Daily MSFT bars, 2024-04-29 to 2024-05-10 at 13:30 UTC (09:30 in New York): 05-07 empty (nulls), and
 // 05-10 twice, the second stamped with regularMarketTime (20:00:01 UTC), as Yahoo repeats a live day.
 const msft = () => chartResult(fixture('yahoo', 'chart-msft-daily-bars.json'), 'MSFT');
+
+/** The chart read as the service stores it, then as the bars of `interval`. */
+function chartBars(chart: ChartResult, interval: Interval, symbol: string) {
+  return intervalBars(readChartSeries(chart, '1mo', interval.endsWith('min'), symbol).series, interval);
+}
 
 test("daily: one row per exchange day, the empty bar skipped, the repeated day's later bar kept", () => {
   const { bars, timeZone } = chartBars(msft(), 'daily', 'MSFT');
@@ -73,4 +80,35 @@ test('a chart without a usable exchange time zone is counted as chart-time-zone'
       String(exchangeTimezoneName),
     );
   }
+});
+
+test("hours: the two half hours of each clock hour as one bar keyed by the hour's start, as Alpha Vantage's 60-minute bars run", () => {
+  const half = (key: string, open: number, high: number, low: number, close: number, volume: number) => ({
+    key,
+    open,
+    high,
+    low,
+    close,
+    volume,
+  });
+  const bars = [
+    half('2024-05-10 09:00', 10, 11, 9, 10.5, 100),
+    half('2024-05-10 09:30', 10.5, 12, 10, 11.5, 300),
+    half('2024-05-10 10:00', 11.5, 11.6, 11, 11.2, 50),
+  ];
+  const series: ChartSeries = {
+    zone: 'America/New_York',
+    keys: bars.map((b) => b.key),
+    open: bars.map((b) => b.open),
+    high: bars.map((b) => b.high),
+    low: bars.map((b) => b.low),
+    close: bars.map((b) => b.close),
+    volume: bars.map((b) => b.volume),
+    latest: { exchangeTimezoneName: 'America/New_York' },
+  };
+  assert.deepEqual(intervalBars(series, '60min').bars, [
+    half('2024-05-10 09:00', 10, 12, 9, 11.5, 400),
+    half('2024-05-10 10:00', 11.5, 11.6, 11, 11.2, 50),
+  ]);
+  assert.deepEqual(intervalBars(series, '30min').bars, bars);
 });
