@@ -1,6 +1,7 @@
 // GET /api/provider-a/technical?symbol=IBM&indicator=RSI&interval=daily[&time_period=14][&series_type=close][&fastperiod=…]
 // Parameters an indicator does not take are ignored and never forwarded, as Alpha Vantage ignores them.
-// When provider A cannot answer, the indicator is computed from Yahoo chart bars (services/technical-service.ts).
+// Provider A's answer, or the indicator computed from the stored Yahoo bars, as TECHNICAL_SOURCE says
+// (services/technical-service.ts).
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -77,7 +78,7 @@ export function technicalRoute(app: FastifyInstance, deps: Pick<AppDeps, 'techni
         operationId: 'getTechnical',
         summary: 'Technical indicator series for a symbol',
         description:
-          'Alpha Vantage technical indicators, validated and returned in the upstream shape. When provider A cannot answer and QUOTE_FALLBACK=yahoo, computed from Yahoo chart bars in the same shape (X-Data-Source: yahoo).',
+          "Alpha Vantage technical indicators in the upstream shape: provider A's, validated, or computed from the stored Yahoo chart bars in the same shape (X-Data-Source: yahoo), as TECHNICAL_SOURCE says (default auto: computed where the bars give provider A's values, provider A for the rest; needs QUOTE_FALLBACK=yahoo).",
         tags: ['provider-a'],
         querystring: Querystring,
         response: { 200: TechnicalResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },

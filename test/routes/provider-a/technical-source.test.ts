@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../../src/core/config.js';
+import { chartPath } from '../../../src/sandbox/yahoo/yahoo-simulator.js';
 import { startApp } from '../../helpers/app.js';
 
 const TECH = '/api/provider-a/technical';
@@ -63,6 +64,17 @@ test('auto: Yahoo unable and nothing stored, provider A answers; stored bars ans
   assert.equal(stale.headers['x-cache'], 'STALE');
   assert.deepEqual(stale.body, first.body);
   assert.equal(sandbox.alphaVantage.count(), 2, 'no provider-A call for a symbol with stored bars');
+});
+
+test('auto: a symbol Yahoo does not know is not asked of Yahoo again for a while; provider A answers it', async (t) => {
+  const { get, sandbox } = await startApp(t, { env: { QUOTE_FALLBACK: 'yahoo' } });
+  sandbox.yahoo.failSymbol('KO', 404);
+  for (const indicator of ['RSI', 'MACD', 'SMA']) {
+    const res = await get(`${TECH}?symbol=KO&indicator=${indicator}&interval=daily`);
+    assert.equal(res.headers['x-data-source'], 'alpha-vantage', indicator);
+  }
+  assert.equal(sandbox.yahoo.count(chartPath('KO')), 1);
+  assert.equal(sandbox.alphaVantage.count(), 3);
 });
 
 test('computed: never a provider-A call for an indicator; what cannot be computed is 503 PROVIDER_NOT_CONFIGURED', async (t) => {
