@@ -61,3 +61,18 @@ export function sessionBar(symbol: string, open: number, close: number, until: n
     volume: Math.max(volume, 100),
   };
 }
+
+/** Consecutive bars as one (a week or a month of sessions): the first's open, the last's close. */
+export function aggregateBars<T extends Bar>(bars: readonly T[]): Bar | undefined {
+  const first = bars[0];
+  const last = bars.at(-1);
+  if (first === undefined || last === undefined) return undefined;
+  return {
+    time: first.time,
+    open: first.open,
+    high: Math.max(...bars.map((b) => b.high)),
+    low: Math.min(...bars.map((b) => b.low)),
+    close: last.close,
+    volume: bars.reduce((sum, b) => sum + b.volume, 0),
+  };
+}

@@ -9,7 +9,7 @@
 // past row on every request until the anchor moves, as a provider computing on full history would.
 import type { Interval } from '../../wire/alpha-vantage/indicators.js';
 import type { Bar } from '../price-model.js';
-import { intradayBar, sessionBar } from '../session-bars.js';
+import { aggregateBars, intradayBar, sessionBar } from '../session-bars.js';
 import { DAY_MS, MINUTE_MS, easternMinute, inExtendedSession, isUtcWeekday, usTradingDay } from '../us-market-time.js';
 
 export interface KeyedBar extends Bar {
@@ -77,25 +77,13 @@ function groupedBars(symbol: string, nowMs: number, minBars: number, grouping: G
       const bar = dayBar(symbol, day * DAY_MS, nowMs);
       if (bar !== undefined) days.push(bar);
     }
-    if (days.length > 0) bars.push(aggregate(days));
+    const merged = aggregateBars(days);
+    // Keyed by the group's last trading day, as Alpha Vantage keys weeks and months.
+    if (merged !== undefined) bars.push({ ...merged, key: (days.at(-1) as KeyedBar).key });
     if (bars.length >= minBars && group % anchor === 0) break;
     lastDay = firstDay - 1;
   }
   return bars.reverse();
-}
-
-function aggregate(days: KeyedBar[]): KeyedBar {
-  const first = days[0] as KeyedBar;
-  const last = days[days.length - 1] as KeyedBar;
-  return {
-    time: first.time,
-    open: first.open,
-    high: Math.max(...days.map((d) => d.high)),
-    low: Math.min(...days.map((d) => d.low)),
-    close: last.close,
-    volume: days.reduce((sum, d) => sum + d.volume, 0),
-    key: last.key,
-  };
 }
 
 /** The regular session of a weekday (the UTC day from `start`), cut at `nowMs`; none before its opening. */

@@ -12,7 +12,7 @@
 // them. Beyond the base fault switches, quirks reproduce the ugly answers (no previousClose, null closes, no
 // regularMarketPrice) and one symbol can be made to fail.
 import { type Bar, priceAt, unit } from '../price-model.js';
-import { cents, intradayBar, sessionBar } from '../session-bars.js';
+import { aggregateBars, cents, intradayBar, sessionBar } from '../session-bars.js';
 import { type SimRequest, type SimResponse, SimulatedUpstream } from '../simulated-upstream.js';
 import { type ChartInstrument, chartInstrument } from './chart-instruments.js';
 import {
@@ -385,7 +385,7 @@ function barsFor(
     const daily = sessions.filter(([open, close]) => (dated ? open >= from : close > from));
     for (const group of groupedBy(daily, step)) {
       const first = group[0] as [number, number];
-      push(aggregate(group.map(([open, close]) => sessionBar(instrument.priceKey, open, close, until))), first[0]);
+      push(aggregateBars(group.map(([open, close]) => sessionBar(instrument.priceKey, open, close, until))), first[0]);
     }
   } else {
     for (const [open, close] of sessions) {
@@ -422,20 +422,6 @@ function groupedBy(sessions: Array<[number, number]>, step: number): Array<Array
     groups.set(g, [...(groups.get(g) ?? []), s]);
   }
   return [...groups.values()];
-}
-
-function aggregate(days: Bar[]): Bar | undefined {
-  const first = days[0];
-  const last = days.at(-1);
-  if (first === undefined || last === undefined) return undefined;
-  return {
-    time: first.time,
-    open: first.open,
-    high: Math.max(...days.map((d) => d.high)),
-    low: Math.min(...days.map((d) => d.low)),
-    close: last.close,
-    volume: days.reduce((sum, d) => sum + d.volume, 0),
-  };
 }
 
 function nullBar(bars: Bars, i: number): void {
