@@ -86,45 +86,29 @@ export function contractBySymbol(symbol: string): SimContract | undefined {
 export function secdefListings(symbol: string): Record<string, unknown>[] {
   const c = contractBySymbol(symbol);
   if (c === undefined) return [];
+  const listing = (conid: number, exchange: string, sections: Record<string, string>[]) => ({
+    conid: String(conid),
+    companyHeader: `${c.name} - ${exchange}`,
+    companyName: c.name,
+    symbol: c.symbol,
+    description: exchange,
+    restricted: null,
+    sections,
+  });
   if (c.secType === 'IND') {
     return [
-      {
-        conid: String(c.conid),
-        companyHeader: `${c.name} - ${c.exchange}`,
-        companyName: c.name,
-        symbol: c.symbol,
-        description: c.exchange,
-        restricted: null,
-        sections: [
-          { secType: 'IND', exchange: 'CBOE;' },
-          { secType: 'OPT', months: 'JUN26;JUL26;AUG26', exchange: 'SMART;CBOE' },
-        ],
-      },
+      listing(c.conid, c.exchange, [
+        { secType: 'IND', exchange: 'CBOE;' },
+        { secType: 'OPT', months: 'JUN26;JUL26;AUG26', exchange: 'SMART;CBOE' },
+      ]),
     ];
   }
-  const foreign = 1 + (hash(`mexi:${c.symbol}`) % 700_000_000);
   return [
-    {
-      conid: String(foreign),
-      companyHeader: `${c.name} - MEXI`,
-      companyName: c.name,
-      symbol: c.symbol,
-      description: 'MEXI',
-      restricted: null,
-      sections: [{ secType: 'STK' }],
-    },
-    {
-      conid: String(c.conid),
-      companyHeader: `${c.name} - ${c.exchange}`,
-      companyName: c.name,
-      symbol: c.symbol,
-      description: c.exchange,
-      restricted: null,
-      sections: [
-        { secType: 'STK' },
-        { secType: 'OPT', months: 'JUN26;JUL26;AUG26', exchange: 'SMART;AMEX;CBOE' },
-        { secType: 'WAR', months: 'JUN26', exchange: 'FWB' },
-      ],
-    },
+    listing(1 + (hash(`mexi:${c.symbol}`) % 700_000_000), 'MEXI', [{ secType: 'STK' }]),
+    listing(c.conid, c.exchange, [
+      { secType: 'STK' },
+      { secType: 'OPT', months: 'JUN26;JUL26;AUG26', exchange: 'SMART;AMEX;CBOE' },
+      { secType: 'WAR', months: 'JUN26', exchange: 'FWB' },
+    ]),
   ];
 }
