@@ -5,8 +5,10 @@ import { createServer as createHttpsServer } from 'node:https';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './core/config.js';
+import { proxyTrust } from './core/networks.js';
 import { type AppDeps, createDeps } from './deps.js';
 import { createLogger, RequestLog, RequestLogController } from './log/logger.js';
+import { brokerAccess } from './plugins/app/broker-access.js';
 import { closingAnswer } from './plugins/app/closing-answer.js';
 import { errorHandling } from './plugins/app/error-handler.js';
 import { HotPath, requestId } from './plugins/app/hot-path.js';
@@ -62,7 +64,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     },
     loggerInstance: logger,
     logController: new RequestLogController(requestLog),
-    trustProxy: trustProxyOption(config.trustProxy),
+    trustProxy: config.trustProxy === false ? false : proxyTrust(config.trustProxy),
     routerOptions: { maxParamLength: 200 },
     bodyLimit: 1024,
     // Requests that arrive while closing are answered in the service's error shape (closing-answer.ts).
@@ -95,6 +97,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   await app.register(edgeHeaders, { headers: edgeHeadersOf });
   await app.register(closingAnswer);
   await app.register(preflightCheck);
+  await app.register(brokerAccess, { access: deps.brokerAccess, tickets: deps.streamTickets });
   await app.register(corsPlugin);
   await app.register(requestHygiene);
   await app.register(rateLimiting);
@@ -109,9 +112,4 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   await app.register(streamRoutes);
   await app.register(dashboardRoutes);
   return app;
-}
-
-/** A hop count means "trust the nearest n proxies"; Fastify takes that as a function. */
-function trustProxyOption(value: Config['trustProxy']): boolean | string | ((address: string, hop: number) => boolean) {
-  return typeof value === 'number' ? (_address, hop) => hop < value : value;
 }

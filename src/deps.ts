@@ -4,6 +4,8 @@
 // under STATE_DIR; with it, in Redis, shared by every replica (see src/store/).
 import type { Logger } from 'pino';
 import type { Broker } from './broker/broker.js';
+import { BrokerAccess } from './broker/broker-access.js';
+import { StreamTickets } from './broker/stream-tickets.js';
 import { NotConfiguredBroker } from './broker/not-configured-broker.js';
 import { type Pacer, RequestPacer } from './broker/request-pacer.js';
 import { SharedRequestPacer } from './broker/shared-request-pacer.js';
@@ -68,6 +70,10 @@ export interface AppDeps {
   /** Undefined when OVERVIEW_SOURCE is `none`. */
   overview: MarketOverview | undefined;
   broker: Broker;
+  /** Who may read broker data (BROKER_ALLOW_FROM, BROKER_TOKEN, BROKER_CORS_ORIGINS). */
+  brokerAccess: BrokerAccess;
+  /** One-time tickets that admit a browser's EventSource to broker stream topics. */
+  streamTickets: StreamTickets;
   close(): Promise<void>;
 }
 
@@ -200,6 +206,8 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     cursors,
     overview,
     broker,
+    brokerAccess: new BrokerAccess(config.broker.access, config.trustProxy),
+    streamTickets: new StreamTickets(store.redis),
     close: async () => {
       for (const close of closers) await close();
       await store.close();

@@ -3,6 +3,7 @@
 // First, before anything else loads: see next-tick-shape.ts.
 import './process/next-tick-shape.js';
 import closeWithGrace from 'close-with-grace';
+import { brokerExposure } from './broker/broker-access.js';
 import { type Config, ConfigError, loadConfig } from './core/config.js';
 import { loadEnvFile } from './core/env-file.js';
 import { defaultMetricsPortTaken, type ListenTarget, listenProblem, METRICS_ADDRESS, SERVICE_ADDRESS } from './process/listen-error.js';
@@ -73,6 +74,8 @@ async function main(): Promise<void> {
     },
     config.mode === 'sandbox' ? 'market data proxy started in SANDBOX mode' : 'market data proxy started in LIVE mode',
   );
+  const exposure = brokerExposure(config);
+  if (exposure !== undefined) logger.warn({ broker: config.broker.kind }, exposure);
   // Request lines are buffered (logger.ts); the start is shown at once.
   logger.flush();
 }

@@ -70,7 +70,8 @@ test('CORS exposes every header the API sends for scripts to read, on every kind
     await get('/api/provider-a/quote?symbol=IBM', origin, 'POST'),
     await get('/api/market/overview', origin),
     await get('/api/provider-b/dividends?limit=1', origin),
-    await get('/api/broker/quotes?symbols=AAPL', origin),
+    // Broker data answers the user's own pages only (a loopback origin by default).
+    await get('/api/broker/quotes?symbols=AAPL', { origin: 'http://localhost:5173' }),
     await get('/api/system/status', origin),
   ];
   for (let i = 0; i < 12; i += 1) answers.push(await get('/api/provider-a/quote?symbol=MSFT', origin));

@@ -93,6 +93,16 @@ export const EnvSchema = Type.Object({
   IBKR_GATEWAY_URL: text('https://localhost:5000/v1/api', 'IBKR Client Portal Gateway.'),
   IBKR_TLS_VERIFY: oneOf(BOOLEAN_WORDS, "Verify the gateway's certificate (it is self-signed).", 'false'),
   IBKR_REQUESTS_PER_SECOND: int(8, 1, 9, 'Our pacing of the IBKR gateway, a margin under its 10 a second.'),
+  BROKER_ALLOW_FROM: text(
+    'loopback,private',
+    'Networks whose callers may read broker accounts, positions and quotes: CIDRs, addresses, loopback, private, or none.',
+  ),
+  BROKER_TOKEN: Type.Optional(
+    Type.String({ minLength: 16, description: 'Authorization: Bearer <token> admits a broker caller from anywhere.', [SECRET]: true }),
+  ),
+  BROKER_CORS_ORIGINS: optional(
+    'Web origins granted CORS on broker routes (scheme://host[:port], port * for any). Default: loopback origins on any port.',
+  ),
   TASTYTRADE_URL: text('https://api.tastyworks.com', 'Tastytrade Open API.'),
   TASTYTRADE_CLIENT_SECRET: secret('Tastytrade OAuth client secret.'),
   TASTYTRADE_REFRESH_TOKEN: secret('Tastytrade OAuth refresh token.'),

@@ -5,6 +5,8 @@ import { existsSync } from 'node:fs';
 import { envSchema } from 'env-schema';
 import type { Static } from '@sinclair/typebox';
 import { CACHE_WINDOWS, type CacheWindowName, CREDENTIALS, EnvSchema, SECRET, type TECHNICAL_SOURCES, VARIABLES } from './config-schema.js';
+import { networkMatcher, proxyTrust } from './networks.js';
+import { LOOPBACK_ORIGINS, parseOrigins } from './web-origins.js';
 
 export { CACHE_WINDOWS, type CacheWindowName, DEFAULT_OVERVIEW_SYMBOLS } from './config-schema.js';
 
@@ -55,6 +57,11 @@ export interface Config {
     /** requestsPerSecond: our pacing, below the gateway's 10 a second. */
     ibkr: { url: string; tlsVerify: boolean; requestsPerSecond: number };
     tastytrade: { url: string; clientSecret: string | undefined; refreshToken: string | undefined };
+    /**
+     * Who may read accounts, positions and quotes: callers from `allowFrom` (CIDRs, addresses, `loopback`,
+     * `private`, `none`), or with the bearer `token`; pages of `corsOrigins` (and the service's own) in a browser.
+     */
+    access: { allowFrom: string[]; token: string | undefined; corsOrigins: string[] };
   };
   redis: { url: string | undefined; keyPrefix: string };
   /** Prometheus text: on its own listener (port undefined: none), and on the public port only with a token.
@@ -116,6 +123,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (badSymbols.length > 0) problems.push(`OVERVIEW_SYMBOLS holds invalid symbols: ${badSymbols.join(', ')}`);
   if (v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   if (v.REDIS_URL !== undefined) url('REDIS_URL', ['redis:', 'rediss:']);
+  const allowFrom = list(v.BROKER_ALLOW_FROM);
+  const brokerOrigins = v.BROKER_CORS_ORIGINS === undefined ? LOOPBACK_ORIGINS : list(v.BROKER_CORS_ORIGINS);
+  checked(problems, 'BROKER_ALLOW_FROM', () => networkMatcher(allowFrom));
+  if (brokerOrigins.includes('*'))
+    problems.push('BROKER_CORS_ORIGINS cannot be *: list the origins of the dashboards that may read broker data');
+  else checked(problems, 'BROKER_CORS_ORIGINS', () => parseOrigins(brokerOrigins));
+  checked(problems, 'TRUST_PROXY', () => proxyTrust(trustProxy(v.TRUST_PROXY)));
   const quoteFallback = v.QUOTE_FALLBACK ?? (v.OVERVIEW_SOURCE === 'none' ? 'none' : 'yahoo');
   if (v.TECHNICAL_SOURCE === 'computed' && quoteFallback === 'none')
     problems.push(
@@ -161,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
       kind: v.BROKER,
       ibkr: { url: url('IBKR_GATEWAY_URL'), tlsVerify: TRUTHY.has(v.IBKR_TLS_VERIFY), requestsPerSecond: v.IBKR_REQUESTS_PER_SECOND },
       tastytrade: { url: url('TASTYTRADE_URL'), clientSecret: v.TASTYTRADE_CLIENT_SECRET, refreshToken: v.TASTYTRADE_REFRESH_TOKEN },
+      access: { allowFrom, token: v.BROKER_TOKEN, corsOrigins: brokerOrigins },
     },
     redis: { url: v.REDIS_URL, keyPrefix: v.REDIS_KEY_PREFIX },
     metrics: {
@@ -181,6 +196,15 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** Records the TypeError `parse` throws for a variable's value as that variable's problem. */
+function checked(problems: string[], name: string, parse: () => unknown): void {
+  try {
+    parse();
+  } catch (error) {
+    problems.push(`${name}: ${(error as Error).message}`);
+  }
 }
 
 /** The service's own variables as given: trimmed, and an empty one counts as unset. */

@@ -3,6 +3,7 @@
 export const ERROR_STATUS = {
   MISSING_PARAMETER: 400,
   INVALID_PARAMETER: 400,
+  BROKER_FORBIDDEN: 403,
   NOT_FOUND: 404,
   SYMBOL_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
@@ -26,6 +27,8 @@ export interface ApiErrorOptions {
   retryAfterSeconds?: number;
   /** Extra response headers (e.g. `Allow`). */
   headers?: Record<string, string>;
+  /** 401 rather than the code's 403: credentials were sent and are wrong (RFC 9110 §15.5.2). */
+  unauthenticated?: boolean;
   cause?: unknown;
 }
 
@@ -40,7 +43,7 @@ export class ApiError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
-    this.status = ERROR_STATUS[code];
+    this.status = options.unauthenticated === true ? 401 : ERROR_STATUS[code];
     this.retryAfterSeconds = options.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfterSeconds));
     this.headers = options.headers ?? {};
   }

@@ -21,9 +21,14 @@ export const REDACT_PATHS = [
 
 export function secretsOf(config: Config): string[] {
   const { alphaVantage, massive, broker, metrics } = config;
-  return [alphaVantage.apiKey, massive.apiKey, broker.tastytrade.clientSecret, broker.tastytrade.refreshToken, metrics.token].filter(
-    (s): s is string => s !== undefined && s.length >= 4,
-  );
+  return [
+    alphaVantage.apiKey,
+    massive.apiKey,
+    broker.tastytrade.clientSecret,
+    broker.tastytrade.refreshToken,
+    broker.access.token,
+    metrics.token,
+  ].filter((s): s is string => s !== undefined && s.length >= 4);
 }
 
 /** Replaces every occurrence of a secret in a finished line. */
@@ -64,9 +69,9 @@ export function createLogger(config: Config, destination: DestinationStream = st
   );
 }
 
-/** A key a caller put in the query string (Alpha Vantage clients send `apikey`): never written to a log. */
-const CALLER_SECRET = /([?&](?:api_?key|token)=)[^&#]*/gi;
-const HAS_CALLER_SECRET = /[?&](?:api_?key|token)=/i;
+/** A key or stream ticket a caller put in the query string (Alpha Vantage clients send `apikey`): never written to a log. */
+const CALLER_SECRET = /([?&](?:api_?key|token|ticket)=)[^&#]*/gi;
+const HAS_CALLER_SECRET = /[?&](?:api_?key|token|ticket)=/i;
 
 /** The request URL as logged: any caller-sent key replaced by [REDACTED]. */
 export function redactUrl(url: string | undefined): string | undefined {

@@ -37,6 +37,8 @@ export const ErrorResponse = Type.Object(
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'MISSING_PARAMETER or INVALID_PARAMETER',
+  401: 'BROKER_FORBIDDEN: the bearer token sent is not BROKER_TOKEN',
+  403: 'BROKER_FORBIDDEN: broker data is not for this caller (its network, proxy or web origin); the message says what to configure',
   404: 'SYMBOL_NOT_FOUND',
   429: 'RATE_LIMITED (this caller) or QUOTA_EXHAUSTED (upstream budget); see Retry-After',
   502: 'UPSTREAM_ERROR',

@@ -3,9 +3,10 @@
 // every viewer (see src/stream/). Bad topics and limits answer the usual JSON error before the stream.
 import { type Static, Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { MAX_SYMBOLS } from '../core/symbol-list.js';
 import { routePlugin } from './route-plugin.js';
+import { streamCors } from '../plugins/external/cors.js';
 import { errorResponses } from './schemas.js';
 import { StreamClient } from '../stream/stream-client.js';
 import { type FeedFactory, StreamHub } from '../stream/stream-hub.js';
@@ -35,6 +36,13 @@ const Querystring = Type.Object(
     ),
     overview: Type.Optional(Type.Boolean({ description: 'The market overview (`overview` events).' })),
     status: Type.Optional(Type.Boolean({ description: 'The service status (`status` events).' })),
+    ticket: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description:
+          'A one-time ticket from `/api/broker/stream-ticket`, for broker topics from outside BROKER_ALLOW_FROM when the client cannot send `Authorization: Bearer` (EventSource).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -78,9 +86,18 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
     await relay?.close();
   });
 
+  // Broker topics are broker data: the access hook judges the caller (preflights included, so the route has its
+  // own) and refuses every origin but the broker's pages before CORS is granted.
+  const cors = streamCors(config.corsOrigins, app.deps.brokerAccess);
+  const routeConfig: FastifyContextConfig = {
+    brokerData: (request) => (request.query as Static<typeof Querystring> | undefined)?.brokerQuotes !== undefined,
+    ...(cors === undefined ? {} : { cors }),
+  };
+  app.options('/api/stream', { config: routeConfig, schema: { hide: true } }, (_request, reply) => reply.callNotFound());
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/api/stream',
     {
+      config: routeConfig,
       schema: {
         operationId: 'stream',
         summary: 'Live push of quotes, broker quotes, the overview and the status (Server-Sent Events)',
@@ -92,7 +109,7 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
             description: 'An event stream (`text/event-stream`) that stays open.',
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
-          ...errorResponses(400, 429),
+          ...errorResponses(400, 401, 403, 429),
         },
       },
     },

@@ -33,6 +33,7 @@ export async function callEveryOperation(baseUrl: string): Promise<Record<string
     getBrokerAccounts: client.GET('/api/broker/accounts'),
     getBrokerPositions: client.GET('/api/broker/positions'),
     getBrokerQuotes: client.GET('/api/broker/quotes', { params: { query: { symbols: 'AAPL,MSFT' } } }),
+    getBrokerStreamTicket: client.GET('/api/broker/stream-ticket'),
     getDailySeries: client.GET('/api/provider-a/daily', { params: { query: { symbol: 'IBM', outputsize: 'compact' } } }),
     searchSymbols: client.GET('/api/provider-a/search', { params: { query: { keywords: 'micro' } } }),
     alphaVantageQuery: client.GET('/api/provider-a/query', { params: { query: { function: 'GLOBAL_QUOTE', symbol: 'IBM' } } }),

@@ -10,8 +10,9 @@ const SNAPSHOT = '/iserver/marketdata/snapshot';
 
 test('one connection carries every topic: the current values at once, each exactly its GET body', async (t) => {
   const { url, get } = await startApp(t);
+  // A page of the user's own dashboard (a loopback origin): broker topics are broker data.
   const stream = await SseClient.open(t, `${url}/api/stream?quote=ibm,MSFT&brokerQuotes=SPY,AAPL&overview=true&status=true`, {
-    origin: 'https://example.test',
+    origin: 'http://localhost:5173',
   });
   assert.equal(stream.status, 200);
   assert.match(String(stream.headers['content-type']), /^text\/event-stream/);
@@ -116,9 +117,9 @@ test('the stream is in the OpenAPI document: operationId, topics, an event-strea
   const doc = (await get('/api/openapi.json')).body;
   const op = doc.paths['/api/stream']?.get;
   assert.equal(op?.operationId, 'stream');
-  assert.deepEqual(op.parameters.map((p: { name: string }) => p.name).sort(), ['brokerQuotes', 'overview', 'quote', 'status']);
+  assert.deepEqual(op.parameters.map((p: { name: string }) => p.name).sort(), ['brokerQuotes', 'overview', 'quote', 'status', 'ticket']);
   assert.ok(op.responses['200'].content['text/event-stream']);
-  for (const status of ['400', '429'])
+  for (const status of ['400', '401', '403', '429'])
     assert.equal(op.responses[status].content['application/json'].schema.$ref, '#/components/schemas/ErrorResponse');
   for (const event of ['quote', 'brokerQuotes', 'overview', 'status', 'error', 'shutdown'])
     assert.match(op.description, new RegExp(`\`${event}\``));

@@ -83,6 +83,8 @@ export const HOOKS_ACCOUNTED_FOR: Readonly<Record<string, Readonly<Record<string
     edgeHeaders: 'replayed from the pipeline answer; the request id is recomputed per request',
     closingAnswer: 'the hot path is disabled when the close begins, so the pipeline answers 503 SHUTTING_DOWN',
     preflightCheck: 'OPTIONS never reaches the hot path',
+    brokerAccess:
+      'acts only on routes that declare broker data, whose answers are private and carry Vary: the hot path replays public answers only, so the pipeline judges every broker caller',
     handleCors: 'its headers are replayed (the same for every origin with CORS_ORIGINS=*); per-origin lists turn the hot path off',
     requestHygiene: 'a request with a body falls through to the pipeline; a remembered URL passed the length check',
     anonymous:
@@ -136,6 +138,8 @@ export class HotPath {
     onAnswer?: (entry: CacheEntry) => void,
   ): void {
     if (!this.enabled || request.method !== 'GET' || reply.statusCode !== 200 || reply.hasHeader('x-partial')) return;
+    // A shared cache never stores one caller's answer (RFC 9111 §3.5): broker data is answered by the pipeline, with its access rule, every time.
+    if (!String(reply.getHeader('cache-control')).startsWith('public') || reply.hasHeader('vary')) return;
     const replayed: string[] = [];
     for (const [name, value] of Object.entries(reply.getHeaders())) {
       if (!PER_REQUEST.has(name) && name !== 'content-type' && value !== undefined) replayed.push(name, String(value));

@@ -2,9 +2,10 @@
 // public API's callers: by default they are served on a listener of their own on loopback (METRICS_PORT,
 // METRICS_HOST), where Prometheus or a sidecar scrapes them; on the public port only with METRICS_TOKEN as a
 // bearer token. A missing or wrong token is told nothing: the same 404 as a route that does not exist.
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bearerToken, sameSecret } from '../../core/bearer.js';
 import type { Config } from '../../core/config.js';
 import { ApiError, errorBody } from '../../core/errors.js';
 
@@ -13,9 +14,8 @@ export type MetricsText = () => Promise<{ text: string; contentType: string }>;
 /** True when the request may read the metrics: no token configured, or `Authorization: Bearer <token>`. */
 export function authorised(token: string | undefined, header: string | undefined): boolean {
   if (token === undefined) return true;
-  const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '');
-  const wanted = Buffer.from(token);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
+  const given = bearerToken(header);
+  return given !== undefined && sameSecret(given, token);
 }
 
 export function notFound(path: string): ApiError {

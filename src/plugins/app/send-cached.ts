@@ -22,8 +22,13 @@ function render(entry: CacheEntry): Rendered {
 }
 
 export interface SendOptions {
-  /** false: never answered by the hot path (default true for fresh answers). */
+  /** false: never answered by the hot path (default true for fresh public answers). */
   hot?: boolean;
+  /**
+   * `private`: one caller's data (broker accounts, positions, quotes): the caller's browser may keep it, no
+   * shared cache may (RFC 9111 §5.2.2.7), the hot path included. Default `public`.
+   */
+  visibility?: 'public' | 'private';
   /** Told each time the hot path answers this entry by itself (it skips the route). */
   onHotAnswer?: (entry: CacheEntry) => void;
 }
@@ -37,15 +42,17 @@ export function sendCached(
   const { entry, status } = result;
   const now = Date.now();
   const { body, etag } = render(entry);
+  const visibility = options.visibility ?? 'public';
   reply.headers({
     'x-cache': status,
     age: String(Math.max(0, Math.floor((now - entry.storedAt) / 1000))),
-    'cache-control': cacheControl(entry),
+    'cache-control': cacheControl(entry, visibility),
     etag,
   });
   if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
   reply.type('application/json; charset=utf-8');
-  if (status !== 'STALE' && options.hot !== false) request.server.hotPath.remember(request, reply, entry, body, etag, options.onHotAnswer);
+  if (status !== 'STALE' && options.hot !== false && visibility === 'public')
+    request.server.hotPath.remember(request, reply, entry, body, etag, options.onHotAnswer);
   return reply.send(body);
 }
 
@@ -55,10 +62,10 @@ export function sendCached(
  * is how long this service itself would still serve the entry, in the background of a refresh or when the
  * upstream fails.
  */
-export function cacheControl(entry: CacheEntry): string {
+export function cacheControl(entry: CacheEntry, visibility: 'public' | 'private' = 'public'): string {
   const maxAge = Math.max(0, Math.floor((entry.freshUntil - entry.storedAt) / 1000));
   const stale = Math.max(0, Math.floor((entry.staleUntil - entry.freshUntil) / 1000));
-  return `public, max-age=${maxAge}, stale-while-revalidate=${stale}, stale-if-error=${stale}`;
+  return `${visibility}, max-age=${maxAge}, stale-while-revalidate=${stale}, stale-if-error=${stale}`;
 }
 
 export function matchesEtag(header: string | undefined, etag: string): boolean {

@@ -1,8 +1,12 @@
-// @fastify/cors as configured (CORS_ORIGINS), after the preflight check that gives malformed preflights the
-// one error shape.
+// @fastify/cors as configured: market data for the origins CORS_ORIGINS lists (`*` by default), broker data only
+// for the pages BROKER_CORS_ORIGINS lists. The market policy is registered once for every route; a broker route
+// overrides the origin in its own config (`brokerCors`), which @fastify/cors merges per route, so market answers
+// carry no `Vary: Origin` they do not need and a shared cache keeps one copy of each.
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type { BrokerAccess } from '../../broker/broker-access.js';
+import type { Config } from '../../core/config.js';
 
 /** Every response header a browser script may need to read: the one list, sent on every CORS answer. */
 export const EXPOSED_HEADERS = [
@@ -21,6 +25,36 @@ export const EXPOSED_HEADERS = [
   'X-RateLimit-Reset',
 ];
 
+type OriginCallback = (error: Error | null, allow: boolean) => void;
+
+/** A route's own CORS origin rule, merged by @fastify/cors over the market policy. */
+export interface RouteCors {
+  origin: (origin: string | undefined, callback: OriginCallback) => void;
+}
+
+/** Broker routes: the listed pages only (the broker access hook has already refused every other origin). */
+export function brokerCors(access: BrokerAccess): RouteCors {
+  return { origin: (origin, callback) => callback(null, origin !== undefined && access.allowsOrigin(origin)) };
+}
+
+/**
+ * The stream, which serves both: with CORS_ORIGINS `*` the market policy as it is (the access hook has refused
+ * every other origin before a broker topic is granted), else an origin either list names.
+ */
+export function streamCors(corsOrigins: Config['corsOrigins'], access: BrokerAccess): RouteCors | undefined {
+  if (corsOrigins === '*') return undefined;
+  return {
+    origin: (origin, callback) => callback(null, origin !== undefined && (corsOrigins.includes(origin) || access.allowsOrigin(origin))),
+  };
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Read by @fastify/cors per route, over the options it was registered with. */
+    cors?: RouteCors | false;
+  }
+}
+
 export const corsPlugin = fp(
   async (app: FastifyInstance) => {
     const { corsOrigins } = app.deps.config;
@@ -31,5 +65,5 @@ export const corsPlugin = fp(
       maxAge: 600,
     });
   },
-  { name: 'mdp-cors', fastify: '5.x', dependencies: ['mdp-preflight-check'], decorators: { fastify: ['deps'] } },
+  { name: 'mdp-cors', fastify: '5.x', dependencies: ['mdp-broker-access'], decorators: { fastify: ['deps'] } },
 );

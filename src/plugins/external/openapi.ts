@@ -131,6 +131,17 @@ export const RESPONSE_HEADERS: Record<string, { description: string; required?: 
     required: true,
     schema: { type: 'string', pattern: '^public, max-age=\\d+, stale-while-revalidate=\\d+, stale-if-error=\\d+$' },
   },
+  'Cache-Control-Private': {
+    description:
+      "Broker data: `private, max-age=<fresh window>, stale-while-revalidate=<stale window>, stale-if-error=<stale window>`. The caller's browser may keep it; no shared cache (a proxy, a CDN) may.",
+    required: true,
+    schema: { type: 'string', pattern: '^private, max-age=\\d+, stale-while-revalidate=\\d+, stale-if-error=\\d+$' },
+  },
+  Vary: {
+    description: 'Broker data depends on who asks: `Origin, Authorization` (on every broker data answer, errors included).',
+    required: true,
+    schema: { type: 'string', pattern: '^Origin, Authorization' },
+  },
   'Retry-After': { description: 'Seconds until a retry can succeed.', schema: { type: 'integer', minimum: 1 } },
   'X-RateLimit-Limit': { description: 'Requests this caller may make per minute (absent when RATE_LIMIT_PER_MINUTE=0).', schema: integer },
   'X-RateLimit-Remaining': { description: 'Requests left to this caller in the current minute.', schema: integer },
@@ -147,6 +158,8 @@ export const RESPONSE_HEADERS: Record<string, { description: string; required?: 
 };
 
 const CACHED = ['X-Cache', 'Age', 'ETag', 'Cache-Control'];
+/** Routes whose answers are one caller's broker data (config.brokerData): private, and varying by caller. */
+const BROKER_DATA = new Set(['/api/broker/accounts', '/api/broker/positions', '/api/broker/quotes', '/api/broker/stream-ticket']);
 const RATE_LIMITED = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 const SOURCED = ['X-Data-Source'];
 const ROUTE_HEADERS: Record<string, string[]> = {
@@ -170,9 +183,12 @@ export function documentHeaders(document: Record<string, unknown>): Record<strin
         if (status === '429' || status === '503') names.push('Retry-After');
         if (cached && (status === '200' || status === '304')) names.push(...CACHED);
         if (status === '200') names.push(...(ROUTE_HEADERS[path] ?? []));
+        const broker = BROKER_DATA.has(path);
+        if (broker) names.push('Vary');
+        const component = (name: string) => (broker && name === 'Cache-Control' ? 'Cache-Control-Private' : name);
         response.headers = {
           ...response.headers,
-          ...Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])),
+          ...Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${component(name)}` }])),
         };
       }
     }

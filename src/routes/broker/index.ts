@@ -1,4 +1,4 @@
-// The brokerage connection: /health, /accounts, /positions, /quotes over whichever broker BROKER names
+// The brokerage connection: /health, /accounts, /positions, /quotes (and /stream-ticket) over whichever broker BROKER names
 // (built by the composition root, deps.ts, and closed with it).
 import type { FastifyPluginAsync } from 'fastify';
 import { routePlugin } from '../route-plugin.js';
@@ -6,6 +6,7 @@ import { accountsRoute } from './accounts.js';
 import { healthRoute } from './health.js';
 import { positionsRoute } from './positions.js';
 import { quotesRoute } from './quotes.js';
+import { streamTicketRoute } from './stream-ticket.js';
 
 const brokerRoutes: FastifyPluginAsync = async (app) => {
   const { broker } = app.deps;
@@ -13,6 +14,7 @@ const brokerRoutes: FastifyPluginAsync = async (app) => {
   accountsRoute(app, broker);
   positionsRoute(app, broker);
   quotesRoute(app, broker);
+  streamTicketRoute(app);
 };
 
 export default routePlugin('mdp-broker-routes', brokerRoutes);

@@ -8,6 +8,7 @@ import type { Broker } from '../../broker/broker.js';
 import { ensureConfigured } from '../../broker/not-configured-broker.js';
 import { errorResponses, NOT_MODIFIED } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
+import { brokerDataConfig, brokerPreflight, PRIVATE } from './broker-data.js';
 import { MAX_SYMBOLS, parseSymbolList } from '../../core/symbol-list.js';
 import { QuotesResponse } from './schemas.js';
 
@@ -32,21 +33,23 @@ export function quotesRoute(app: FastifyInstance, broker: Broker): void {
     });
   };
   app.liveTopics.provide('brokerQuotes', async (list, { revalidate }) => load(list.split(','), { revalidate }));
+  brokerPreflight(app, '/quotes');
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/quotes',
     {
+      config: brokerDataConfig(app),
       schema: {
         operationId: 'getBrokerQuotes',
         summary: 'Real-time quotes from the broker',
         description: `Up to ${MAX_SYMBOLS} symbols. Unknown symbols are listed in missing, not reported as errors. Cached (fresh 1 s by default); see X-Cache and Age.`,
         tags: ['broker'],
         querystring: Querystring,
-        response: { 200: QuotesResponse, ...NOT_MODIFIED, ...errorResponses(400, 429, 502, 503, 504) },
+        response: { 200: QuotesResponse, ...NOT_MODIFIED, ...errorResponses(400, 401, 403, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => {
       const symbols = parseSymbolList((request.query as Static<typeof Querystring>).symbols);
-      return sendCached(request, reply, await load(symbols));
+      return sendCached(request, reply, await load(symbols), PRIVATE);
     },
   );
 }

@@ -52,11 +52,9 @@ export class TastytradeBroker implements Broker {
 
   private async check(): Promise<HealthCheck> {
     try {
-      const accounts = await this.accounts();
-      return {
-        status: 'connected',
-        message: `Connected to Tastytrade (${accounts.length} open account${accounts.length === 1 ? '' : 's'}).`,
-      };
+      // The health route is public: it says whether data can be read, never what the accounts are.
+      await this.accounts();
+      return { status: 'connected', message: 'Connected to Tastytrade.' };
     } catch (error) {
       if (error instanceof TokenRefusedError) return { status: 'unauthenticated', message: `${error.message}.` };
       const apiError = error instanceof ApiError ? error : new ApiError('UPSTREAM_ERROR', 'the Tastytrade check failed');

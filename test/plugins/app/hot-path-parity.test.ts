@@ -32,10 +32,11 @@ const ROUTES: readonly [string, string, string][] = [
     '/api/provider-b/dividends?symbol=Aapl&limit=5',
   ],
   ['/api/market/overview', '/api/market/overview?', '/api/market/overview?a=1'],
-  ['/api/broker/accounts', '/api/broker/accounts?', '/api/broker/accounts?a=1'],
-  ['/api/broker/positions', '/api/broker/positions?', '/api/broker/positions?a=1'],
-  ['/api/broker/quotes?symbols=AAPL,MSFT', '/api/broker/quotes?symbols=aapl,msft', '/api/broker/quotes?symbols=MSFT,AAPL'],
+  ['/api/broker/health', '/api/broker/health?', '/api/broker/health?a=1'],
 ];
+
+/** Broker data: answered by the pipeline every time, so that every caller meets the access rule. */
+const BROKER_DATA = ['/api/broker/accounts', '/api/broker/positions', '/api/broker/quotes?symbols=AAPL,MSFT'];
 
 /** Values that differ per request by design; the rate-limit count is checked on its own. */
 const PER_REQUEST = new Set(['x-request-id', 'age', 'date', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'connection', 'keep-alive']);
@@ -115,3 +116,36 @@ for (const limit of ['0', '1000']) {
     }
   });
 }
+
+describe('broker data never reaches the hot path', () => {
+  const token = 'a-broker-token-of-32-characters!';
+  for (const path of BROKER_DATA) {
+    test(path, async (t) => {
+      // Only the token admits: this loopback caller stands for any refused one.
+      const running = await startApp(t, {
+        transport: 'socket',
+        env: { BROKER: 'ibkr', BROKER_ALLOW_FROM: 'none', BROKER_TOKEN: token, ...FRESH },
+      });
+      const admitted = { authorization: `Bearer ${token}` };
+      assert.equal((await running.get(path, admitted)).status, 200);
+      const warm = await running.get(path, admitted);
+      assert.equal(warm.headers['x-cache'], 'HIT');
+      assert.match(String(warm.headers['cache-control']), /^private, /);
+      assert.equal(warm.headers.vary, 'Origin, Authorization');
+      const served = running.app.hotPath.served;
+      const refusedHeaders: Record<string, string>[] = [
+        {},
+        { authorization: 'Bearer not-the-token' },
+        { origin: 'https://evil.example', ...admitted },
+      ];
+      for (const headers of refusedHeaders) {
+        const refused = await running.get(path, headers);
+        assert.ok(refused.status === 403 || refused.status === 401, `${JSON.stringify(headers)}: ${refused.status}`);
+        assert.equal(refused.body.error.code, 'BROKER_FORBIDDEN');
+        assert.equal(refused.headers['access-control-allow-origin'], undefined);
+        assert.doesNotMatch(refused.text, /DU1234567|positions|"last"/);
+      }
+      assert.equal(running.app.hotPath.served, served, 'the hot path answered none of them');
+    });
+  }
+});

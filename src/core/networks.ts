@@ -1,0 +1,59 @@
+// Address matching for access rules (BROKER_ALLOW_FROM) and for which peers may forward a caller's address
+// (TRUST_PROXY). Both go through @fastify/proxy-addr, the matcher Fastify itself uses for `request.ip`, so
+// that a rule and the address it judges read IPv4, IPv6, IPv4-mapped IPv6 and CIDRs the same way.
+import { isIP } from 'node:net';
+import proxyAddr from '@fastify/proxy-addr';
+
+/** Words BROKER_ALLOW_FROM takes besides addresses and CIDRs. */
+const NETWORK_WORDS: Readonly<Record<string, readonly string[]>> = {
+  /** 127.0.0.0/8 and ::1. */
+  loopback: ['loopback'],
+  /** 10/8, 172.16/12, 192.168/16 and fc00::/7 (RFC 1918 and RFC 4193). */
+  private: ['uniquelocal'],
+  none: [],
+};
+
+export type AddressMatcher = (address: string | undefined) => boolean;
+
+/**
+ * A comma list of `loopback`, `private`, `none`, addresses and CIDRs as one matcher. Throws a TypeError naming
+ * the first entry that is none of these.
+ */
+export function networkMatcher(entries: readonly string[]): AddressMatcher {
+  const ranges = entries.flatMap((entry) => NETWORK_WORDS[entry.toLowerCase()] ?? [checkedRange(entry)]);
+  if (ranges.length === 0) return () => false;
+  const trust = proxyAddr.compile(ranges);
+  // Strictly an address (proxy-addr alone would read `1.2.3` from a forwarded header as 1.2.0.3).
+  return (address) => address !== undefined && isIP(address) !== 0 && trust(address, 0);
+}
+
+/**
+ * An address or CIDR in the strict spelling node:net reads (proxy-addr alone also takes `10.0.0` as 10.0.0.0,
+ * where a person meant a range). A /0 is refused: it is every caller, which is what BROKER_TOKEN is for.
+ */
+function checkedRange(entry: string): string {
+  const [address = '', bits, extra] = entry.split('/');
+  const family = isIP(address);
+  const width = family === 4 ? 32 : 128;
+  const prefix = bits === undefined ? width : /^\d{1,3}$/.test(bits) ? Number(bits) : Number.NaN;
+  if (family === 0 || extra !== undefined || !(prefix >= 1 && prefix <= width)) {
+    throw new TypeError(`"${entry}" is not an address, a CIDR (/1 to /${family === 6 ? 128 : 32}), loopback, private or none`);
+  }
+  return entry;
+}
+
+/**
+ * Fastify's `trustProxy` as the function it is given: whether the peer at `hop` (0 = the socket's) may tell
+ * the caller's address. A hop count trusts whoever is nearest, without knowing who that is.
+ */
+export function proxyTrust(value: boolean | number | string): (address: string, hop: number) => boolean {
+  if (value === false) return () => false;
+  if (value === true) return () => true;
+  if (typeof value === 'number') return (_address, hop) => hop < value;
+  return proxyAddr.compile(value.split(',').map((entry) => entry.trim()));
+}
+
+/** Whether TRUST_PROXY names proxies by address (rather than trusting all, or a hop count): only then is a forwarding peer known. */
+export function namesProxies(value: boolean | number | string): value is string {
+  return typeof value === 'string';
+}
