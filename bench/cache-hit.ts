@@ -51,7 +51,7 @@ export async function cacheHitBench(): Promise<void> {
 }
 
 /** The first request fills the cache; its body and headers are what the bare server replays. */
-async function warmUp(url: string): Promise<{ body: string; headers: Record<string, string> }> {
+export async function warmUp(url: string): Promise<{ body: string; headers: Record<string, string> }> {
   const warm = await request(url);
   const body = await warm.body.text();
   if (warm.statusCode !== 200) throw new Error(`warm-up failed: ${warm.statusCode} ${body}`);
