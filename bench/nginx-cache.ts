@@ -40,13 +40,16 @@ export default async function nginxCacheBench(): Promise<void> {
       rounds.service.push(await measure(service.url + PATH, { duration: ROUND_SECONDS }));
       rounds.nginx.push(await measure(nginx.url + PATH, { duration: ROUND_SECONDS }));
     }
-    console.log(`\nmarket-data cache hits, ${Buffer.byteLength(body)}-byte body, 50 connections, ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s`);
+    console.log(
+      `\nmarket-data cache hits, ${Buffer.byteLength(body)}-byte body, 50 connections, ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s`,
+    );
     for (let i = 0; i < ROUNDS; i += 1) {
       console.log(row(`round ${i + 1} bare node:http`, rounds.bare[i]!));
       console.log(row(`round ${i + 1} service alone`, rounds.service[i]!));
       console.log(row(`round ${i + 1} compose nginx + service`, rounds.nginx[i]!));
     }
-    const ratio = (name: 'service' | 'nginx') => median(rounds[name].map((f, i) => f.requestsPerSecond / rounds.bare[i]!.requestsPerSecond));
+    const ratio = (name: 'service' | 'nginx') =>
+      median(rounds[name].map((f, i) => f.requestsPerSecond / rounds.bare[i]!.requestsPerSecond));
     console.log(`median ratio to bare node: service alone ${ratio('service').toFixed(2)}, through nginx ${ratio('nginx').toFixed(2)}`);
 
     let answered = 0;
@@ -58,7 +61,9 @@ export default async function nginxCacheBench(): Promise<void> {
       }
     }
     const stored = nginx.storedKeys().filter((key) => key.includes('/api/broker/')).length;
-    console.log(`broker answers through nginx: ${answered} of ${20 * BROKER_PATHS.length} answered 200, stored by nginx: ${stored} (target 0: ${stored === 0 ? 'met' : 'NOT met'})`);
+    console.log(
+      `broker answers through nginx: ${answered} of ${20 * BROKER_PATHS.length} answered 200, stored by nginx: ${stored} (target 0: ${stored === 0 ? 'met' : 'NOT met'})`,
+    );
   } finally {
     await nginx.stop();
     await bare?.stop();

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './core/config.js';
 import { proxyTrust } from './core/networks.js';
@@ -12,7 +12,7 @@ import { brokerAccess } from './plugins/app/broker-access.js';
 import { closingAnswer } from './plugins/app/closing-answer.js';
 import { errorHandling } from './plugins/app/error-handler.js';
 import { HotPath, requestId } from './plugins/app/hot-path.js';
-import { metricsPlugin } from './plugins/app/metrics.js';
+import { metricsPlugin, ServiceMetrics } from './plugins/app/metrics.js';
 import {
   clientErrorHandler,
   edgeHeaders,
@@ -26,7 +26,7 @@ import {
 import { strictIntegers } from './plugins/app/strict-integers.js';
 import { corsPlugin } from './plugins/external/cors.js';
 import { openApi } from './plugins/external/openapi.js';
-import { rateLimiting } from './plugins/external/rate-limit.js';
+import { callerLimiter, rateLimiting } from './plugins/external/rate-limit.js';
 import dashboardRoutes from './routes/dashboard.js';
 import systemRoutes from './routes/system/index.js';
 import providerARoutes from './routes/provider-a/index.js';
@@ -46,9 +46,21 @@ export interface BuildAppOptions {
 export async function buildApp(config: Config, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const logger = options.logger ?? createLogger(config);
   const tls = config.tls && { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) };
+  const deps = options.deps ?? (await createDeps(config, logger));
+  // The hot path answers beside Fastify, so what it shares with the pipeline is built first and given to both.
   const requestLog = new RequestLog(logger);
-  const hotPath = new HotPath(config, requestLog);
+  const metrics = new ServiceMetrics(deps);
+  const limiter = callerLimiter(config.rateLimitPerMinute, deps.store.redis);
+  const hotPath = new HotPath({
+    enabled: HotPath.enabledFor(config),
+    log: requestLog,
+    limiter,
+    record: metrics.record,
+    cacheCounters: deps.cache.counters,
+  });
   const timeouts = timeoutOptions(config);
+  // Fastify's own logger type: the instance is then the plain FastifyInstance the plugins and routes take.
+  const loggerInstance: FastifyBaseLogger = logger;
   const security = securityHeaders(config);
   const edgeHeadersOf = (request: FastifyRequest) => ({ 'x-data-mode': config.mode, 'x-request-id': request.id, ...security(request.url) });
   const app = Fastify({
@@ -62,7 +74,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       server.setTimeout(timeouts.connectionTimeout);
       return server;
     },
-    loggerInstance: logger,
+    loggerInstance,
     logController: new RequestLogController(requestLog),
     trustProxy: config.trustProxy === false ? false : proxyTrust(config.trustProxy),
     routerOptions: { maxParamLength: 200 },
@@ -75,10 +87,9 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     genReqId: (req) => requestId(req.headers['x-request-id']),
     // x-case-insensitive: an OpenAPI note on enums the route normalises (routes/schemas.ts); no rule for Ajv.
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false, keywords: [CASE_INSENSITIVE] } },
-  }) as unknown as FastifyInstance;
+  });
   hardenServer(app.server, config);
 
-  const deps = options.deps ?? (await createDeps(config, logger));
   app.decorate('deps', deps);
   // The broker's keep-alive runs while the app does (deps.close stops it).
   deps.broker.start();
@@ -86,7 +97,6 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   app.decorate('hotPath', hotPath);
   // Filled by the route plugins: what each stream topic is read from.
   app.decorate('liveTopics', new LiveTopics());
-  hotPath.cacheCounters = deps.cache.counters;
   app.addHook('onClose', async () => deps.close());
   app.addSchema(ErrorResponse);
 
@@ -100,8 +110,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   await app.register(brokerAccess, { access: deps.brokerAccess, tickets: deps.streamTickets });
   await app.register(corsPlugin);
   await app.register(requestHygiene);
-  await app.register(rateLimiting);
-  await app.register(metricsPlugin);
+  await app.register(rateLimiting, { limiter });
+  await app.register(metricsPlugin, { metrics });
   await app.register(openApi);
 
   await app.register(providerARoutes, { prefix: '/api/provider-a' });

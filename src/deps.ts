@@ -41,12 +41,15 @@ import { CursorCodec } from './upstreams/massive/dividend-cursor.js';
 import { MassiveClient } from './upstreams/massive/massive-client.js';
 import { TastytradeBroker, type TastytradeBrokerOptions } from './upstreams/tastytrade/tastytrade-broker.js';
 import { UpstreamHealth } from './health/upstream-health.js';
+import { UpstreamCallMetrics } from './plugins/app/upstream-call-metrics.js';
 import { YahooChartSource } from './upstreams/yahoo/yahoo-chart-source.js';
 
 export interface AppDeps {
   config: Config;
   logger: Logger;
   health: UpstreamHealth;
+  /** The duration of every upstream call health tracks, for /metrics. */
+  upstreamCalls: UpstreamCallMetrics;
   cache: UpstreamCache;
   budgets: BudgetRegistry;
   /** Embedded or Redis state; `status()` says which and whether Redis is reachable. */
@@ -96,8 +99,10 @@ const CURSOR_FOLLOW_MS = 3_600_000;
 
 export async function createDeps(config: Config, logger: Logger, options: CreateDepsOptions = {}): Promise<AppDeps> {
   // While a broker's circuit is open its callers hear "broker unavailable", as they would from the broker.
+  const upstreamCalls = new UpstreamCallMetrics();
   const health = new UpstreamHealth({
     openCode: (upstream) => (upstream === config.broker.kind ? 'BROKER_UNAVAILABLE' : 'UPSTREAM_ERROR'),
+    observer: upstreamCalls.observe,
   });
   const store = await StateStore.open({
     stateDir: config.stateDir,
@@ -193,6 +198,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     config,
     logger,
     health,
+    upstreamCalls,
     cache,
     budgets,
     store,

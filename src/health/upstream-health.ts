@@ -29,6 +29,8 @@ export interface UpstreamHealthOptions {
   breaker?: Partial<CircuitBreakerOptions>;
   /** The code a caller sees while an upstream's circuit is open (e.g. BROKER_UNAVAILABLE for a broker). */
   openCode?: (upstream: string) => ErrorCode;
+  /** Told of every call sent (the metrics' upstream call histogram). */
+  observer?: UpstreamCallObserver;
 }
 
 export interface TrackOptions {
@@ -41,11 +43,12 @@ export class UpstreamHealth {
   private readonly breakers = new Map<string, CircuitBreaker>();
   private breakerOptions: Partial<CircuitBreakerOptions>;
   private readonly openCode: (upstream: string) => ErrorCode;
-  observer: UpstreamCallObserver | undefined;
+  private readonly observer: UpstreamCallObserver | undefined;
 
   constructor(options: UpstreamHealthOptions = {}) {
     this.breakerOptions = options.breaker ?? {};
     this.openCode = options.openCode ?? (() => 'UPSTREAM_ERROR');
+    this.observer = options.observer;
   }
 
   /** For tests and benchmarks (short cooldowns): applies to breakers not created yet. */

@@ -15,7 +15,10 @@ async function get(url: string, headers: Record<string, string> = {}) {
 
 test('through compose nginx: market hits from its cache, broker answers never stored, callers judged by their address', async (t) => {
   // nginx and the caller share 127.0.0.1 here: the proxy TRUST_PROXY names is nginx.
-  const running = await startApp(t, { transport: 'socket', env: { BROKER: 'ibkr', TRUST_PROXY: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '600' } });
+  const running = await startApp(t, {
+    transport: 'socket',
+    env: { BROKER: 'ibkr', TRUST_PROXY: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '600' },
+  });
   const nginx = await startNginx(running.url);
   t.after(() => nginx.stop());
 
@@ -45,7 +48,10 @@ test('through compose nginx: market hits from its cache, broker answers never st
   // nginx writes a cache file once the whole answer has passed through it.
   await sleep(100);
   const keys = nginx.storedKeys();
-  assert.ok(keys.some((key) => key.includes('/api/provider-a/quote')), `market data stored: ${keys.join(' ')}`);
+  assert.ok(
+    keys.some((key) => key.includes('/api/provider-a/quote')),
+    `market data stored: ${keys.join(' ')}`,
+  );
   assert.deepEqual(
     keys.filter((key) => key.includes('/api/broker/')),
     [],

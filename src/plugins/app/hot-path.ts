@@ -18,11 +18,12 @@ import { matchesEtag } from './send-cached.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** The per-caller limiter's store, shared with @fastify/rate-limit. */
+/** The per-caller limiter's store, shared with @fastify/rate-limit (`store` is the instance the plugin is given). */
 export interface CallerLimiter {
   max: number;
   windowMs: number;
   incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, windowMs: number): void;
+  store: unknown;
 }
 
 export type RequestRecorder = (method: string, route: string, status: number, seconds: number, cache: string) => void;
@@ -106,6 +107,19 @@ export function requestId(given: string | string[] | undefined): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
+export interface HotPathOptions {
+  /** Per-origin CORS answers and proxy-derived client addresses depend on more than the URL: then it never answers. */
+  enabled: boolean;
+  /** The request log: each hot answer is logged as the pipeline logs it. */
+  log: RequestLog;
+  /** The per-caller limit, counted in the same store as @fastify/rate-limit; undefined when off. */
+  limiter: CallerLimiter | undefined;
+  /** The request metrics, which the pipeline's onResponse hook feeds too. */
+  record: RequestRecorder;
+  /** The cache's lookup counters: a hot answer is a cache hit and is counted as one. */
+  cacheCounters: { hit: number };
+}
+
 export class HotPath {
   private readonly entries = new LRUCache<string, HotEntry>({
     max: 2_000,
@@ -113,19 +127,24 @@ export class HotPath {
     sizeCalculation: (e) => e.bytes + 512,
   });
   private enabled: boolean;
-  limiter: CallerLimiter | undefined;
-  recorder: RequestRecorder | undefined;
-  /** The cache's lookup counters: a hot answer is a cache hit and is counted as one. */
-  cacheCounters: { hit: number } | undefined;
+  private readonly log: RequestLog;
+  private readonly limiter: CallerLimiter | undefined;
+  private readonly record: RequestRecorder;
+  private readonly cacheCounters: { hit: number };
   /** Requests answered here rather than by Fastify. */
   served = 0;
 
-  constructor(
-    config: Config,
-    private readonly log: RequestLog,
-  ) {
-    // Per-origin CORS answers and proxy-derived client addresses depend on more than the URL.
-    this.enabled = config.corsOrigins === '*' && config.trustProxy === false;
+  constructor(options: HotPathOptions) {
+    this.enabled = options.enabled;
+    this.log = options.log;
+    this.limiter = options.limiter;
+    this.record = options.record;
+    this.cacheCounters = options.cacheCounters;
+  }
+
+  /** Whether the configuration lets the hot path answer at all (see HotPathOptions.enabled). */
+  static enabledFor(config: Config): boolean {
+    return config.corsOrigins === '*' && config.trustProxy === false;
   }
 
   /** Called by sendCached once the pipeline has rendered a fresh 200 for this URL. */
@@ -209,7 +228,7 @@ export class HotPath {
     limit: { remaining: number; reset: number } | undefined,
   ): void {
     this.served += 1;
-    if (this.cacheCounters !== undefined) this.cacheCounters.hit += 1;
+    this.cacheCounters.hit += 1;
     const id = requestId(req.headers['x-request-id']);
     const age = String(Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000)));
     const notModified = matchesEtag(req.headers['if-none-match'], hot.etag);
@@ -218,7 +237,7 @@ export class HotPath {
     res.end(notModified || req.method === 'HEAD' ? undefined : hot.body);
     hot.onAnswer?.(hot.entry);
     const seconds = (performance.now() - started) / 1000;
-    this.recorder?.(req.method ?? 'GET', hot.route, status, seconds, 'HIT');
+    this.record(req.method ?? 'GET', hot.route, status, seconds, 'HIT');
     if (this.log.enabled) {
       this.log.write({
         reqId: id,

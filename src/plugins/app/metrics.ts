@@ -4,10 +4,9 @@
 // when Prometheus scrapes, as is everything that already lives in a counter elsewhere (cache outcomes,
 // upstream calls, budgets).
 import fp from 'fastify-plugin';
-import type { UpstreamCallObserver } from '../../health/upstream-health.js';
 import type {} from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { AppDeps } from '../../deps.js';
 import { areaOf, areaOfRoute } from '../../core/upstream-ids.js';
 import { within } from '../../core/within.js';
@@ -41,7 +40,6 @@ export class ServiceMetrics {
   private readonly children = new Map<string, Map<string, Map<number, RouteChildren>>>();
   private readonly allChildren: RouteChildren[] = [];
   private readonly duration: FastHistogram;
-  private readonly upstreamDuration: Histogram<'upstream' | 'outcome'>;
 
   constructor(deps: AppDeps) {
     const registers = [this.registry];
@@ -77,13 +75,7 @@ export class ServiceMetrics {
         }
       },
     });
-    this.upstreamDuration = new Histogram({
-      name: 'mdp_upstream_call_duration_seconds',
-      help: 'Duration of upstream calls by outcome.',
-      labelNames: ['upstream', 'outcome'],
-      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers,
-    });
+    this.registry.registerMetric(deps.upstreamCalls.histogram);
     registerStateMetrics(this.registry, deps);
   }
 
@@ -125,11 +117,6 @@ export class ServiceMetrics {
     }
     return children;
   }
-
-  observeUpstreamCall: UpstreamCallObserver = (upstream, ms, error) => {
-    const code = error === undefined ? 'ok' : String((error as { code?: unknown }).code ?? 'error');
-    this.upstreamDuration.labels(areaOf(upstream), code).observe(ms / 1000);
-  };
 
   private countOutcome(upstream: string, outcome: CacheOutcome): void {
     let counts = this.outcomesByUpstream.get(upstream);
@@ -298,37 +285,31 @@ function registerStateMetrics(registry: Registry, deps: AppDeps): void {
 
 /**
  * Adds the request hook and the metrics listener (see metrics-access.ts), and /metrics on the public port
- * when METRICS_TOKEN is set; the hot path records its answers here too.
+ * when METRICS_TOKEN is set. The metrics are built with the app (app.ts), which hands the hot path the same
+ * recorder for the answers it gives by itself.
  */
 export const metricsPlugin = fp(
-  async (app: FastifyInstance) => {
-    app.hotPath.recorder = registerMetrics(app).record;
+  async (app: FastifyInstance, { metrics }: { metrics: ServiceMetrics }) => {
+    const { token } = app.deps.config.metrics;
+    const text = async () => ({ text: await metrics.registry.metrics(), contentType: metrics.registry.contentType });
+    const listener = new MetricsListener(app.deps.config.metrics, text);
+    app.decorate('metrics', metrics);
+    app.decorate('metricsListener', listener);
+    app.addHook('onClose', () => listener.close());
+    app.addHook('onResponse', function recordMetrics(request, reply, done) {
+      metrics.observe(request, reply);
+      done();
+    });
+    if (token === undefined) return;
+    // No CORS: a browser page has no business reading internals, even with the token.
+    app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false, cors: false } }, async (request, reply) => {
+      if (!authorised(token, request.headers.authorization)) throw notFound('/metrics');
+      const { text: body, contentType } = await text();
+      return reply.header('cache-control', 'no-store').type(contentType).send(body);
+    });
   },
-  { name: 'mdp-metrics', fastify: '5.x', decorators: { fastify: ['deps', 'hotPath'] } },
+  { name: 'mdp-metrics', fastify: '5.x', decorators: { fastify: ['deps'] } },
 );
-
-function registerMetrics(app: FastifyInstance): ServiceMetrics {
-  const metrics = new ServiceMetrics(app.deps);
-  const { token } = app.deps.config.metrics;
-  const text = async () => ({ text: await metrics.registry.metrics(), contentType: metrics.registry.contentType });
-  const listener = new MetricsListener(app.deps.config.metrics, text);
-  app.decorate('metrics', metrics);
-  app.decorate('metricsListener', listener);
-  app.deps.health.observer = metrics.observeUpstreamCall;
-  app.addHook('onClose', () => listener.close());
-  app.addHook('onResponse', function recordMetrics(request, reply, done) {
-    metrics.observe(request, reply);
-    done();
-  });
-  if (token === undefined) return metrics;
-  // No CORS: a browser page has no business reading internals, even with the token.
-  app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false, cors: false } }, async (request, reply) => {
-    if (!authorised(token, request.headers.authorization)) throw notFound('/metrics');
-    const { text: body, contentType } = await text();
-    return reply.header('cache-control', 'no-store').type(contentType).send(body);
-  });
-  return metrics;
-}
 
 declare module 'fastify' {
   interface FastifyInstance {

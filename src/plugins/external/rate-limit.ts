@@ -84,37 +84,36 @@ export function isLimited(request: FastifyRequest): boolean {
 }
 
 /**
- * @fastify/rate-limit on the root instance, before the routes it limits are added (they declare it). The
- * hot path gets the limiter's store, so it counts the same callers in the same windows.
+ * The per-caller limit's store, built with the app (app.ts) so that the hot path and @fastify/rate-limit count
+ * the same callers in the same windows; undefined when RATE_LIMIT_PER_MINUTE is 0.
  */
-export const rateLimiting = fp(
-  async (app: FastifyInstance) => {
-    app.hotPath.limiter = await registerRateLimit(app);
-  },
-  { name: 'mdp-rate-limit', fastify: '5.x', dependencies: ['mdp-request-hygiene'], decorators: { fastify: ['deps', 'hotPath'] } },
-);
-
-async function registerRateLimit(app: FastifyInstance): Promise<CallerLimiter | undefined> {
-  const perMinute = app.deps.config.rateLimitPerMinute;
+export function callerLimiter(perMinute: number, redis: RedisConnection | undefined): CallerLimiter | undefined {
   if (perMinute <= 0) return undefined;
-  const Store = callerLimitStore(app.deps.store.redis);
-  const shared = new Store();
-  await app.register(rateLimit, {
-    global: true,
-    max: perMinute,
-    timeWindow: WINDOW_MS,
-    hook: 'onRequest',
-    // The plugin constructs its store; this constructor hands it the one instance we also keep.
-    store: function SharedStore() {
-      return shared;
-    } as never,
-    allowList: (request) => !isLimited(request),
-    // The Retry-After header is set by the error handler from the ApiError, like every other 429.
-    addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': false },
-    errorResponseBuilder: (_request, context) =>
-      new ApiError('RATE_LIMITED', `too many requests from this address: the limit is ${context.max} per minute`, {
-        retryAfterSeconds: Math.max(1, context.ttl / 1000),
-      }),
-  });
-  return { max: perMinute, windowMs: WINDOW_MS, incr: (key, callback, windowMs) => shared.incr(key, callback, windowMs) };
+  const store = new (callerLimitStore(redis))();
+  return { max: perMinute, windowMs: WINDOW_MS, incr: (key, callback, windowMs) => store.incr(key, callback, windowMs), store };
 }
+
+/** @fastify/rate-limit on the root instance, before the routes it limits are added (they declare it). */
+export const rateLimiting = fp(
+  async (app: FastifyInstance, { limiter }: { limiter: CallerLimiter | undefined }) => {
+    if (limiter === undefined) return;
+    await app.register(rateLimit, {
+      global: true,
+      max: limiter.max,
+      timeWindow: limiter.windowMs,
+      hook: 'onRequest',
+      // The plugin constructs its store; this constructor hands it the one instance the hot path also counts in.
+      store: function SharedStore() {
+        return limiter.store;
+      } as never,
+      allowList: (request) => !isLimited(request),
+      // The Retry-After header is set by the error handler from the ApiError, like every other 429.
+      addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': false },
+      errorResponseBuilder: (_request, context) =>
+        new ApiError('RATE_LIMITED', `too many requests from this address: the limit is ${context.max} per minute`, {
+          retryAfterSeconds: Math.max(1, context.ttl / 1000),
+        }),
+    });
+  },
+  { name: 'mdp-rate-limit', fastify: '5.x', dependencies: ['mdp-request-hygiene'] },
+);

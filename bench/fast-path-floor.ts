@@ -1,0 +1,62 @@
+// Whether a Fastify-native fast path (a hook that answers from the cache) could reach the service's figures:
+// the bare node:http server, the floor of any hook design (bench/fastify-hook-server.ts) and the service's
+// cache hit, in alternating rounds of one run. The service answers from its own listener before Fastify; if
+// the hook's floor is below the service, no hook design can match it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Figures, measure, row } from './autocannon-run.js';
+import { warmUp } from './cache-hit.js';
+import { type Child, startChild, startService } from './processes.js';
+
+const PATH = '/api/provider-a/quote?symbol=IBM';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const ROUND_SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+export default async function fastPathFloorBench(): Promise<void> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-'));
+  const children: Child[] = [];
+  try {
+    const service = await startService({
+      STATE_DIR: stateDir,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      CACHE_QUOTE_FRESH_SECONDS: '3600',
+    });
+    children.push(service);
+    const { body, headers } = await warmUp(service.url + PATH);
+    const env = { BARE_BODY: body, BARE_HEADERS: JSON.stringify(headers) };
+    const bare = await startChild('bench/bare-server.ts', env, /LISTENING (\d+)/);
+    children.push(bare);
+    const hook = await startChild('bench/fastify-hook-server.ts', env, /LISTENING (\d+)/);
+    children.push(hook);
+    const servers = { bare, hook, service };
+    for (const server of Object.values(servers)) await measure(server.url + PATH, { duration: 2 });
+    const rounds: Record<keyof typeof servers, Figures[]> = { bare: [], hook: [], service: [] };
+    for (let i = 0; i < ROUNDS; i += 1) {
+      for (const [name, server] of Object.entries(servers) as [keyof typeof servers, Child][]) {
+        rounds[name].push(await measure(server.url + PATH, { duration: ROUND_SECONDS }));
+      }
+    }
+    console.log(`\nfast path: a Fastify hook's floor against the service's listener, ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s`);
+    for (let i = 0; i < ROUNDS; i += 1) {
+      console.log(row(`round ${i + 1} bare node:http`, rounds.bare[i]!));
+      console.log(row(`round ${i + 1} Fastify onRequest answer`, rounds.hook[i]!));
+      console.log(row(`round ${i + 1} service (LOG_LEVEL=warn)`, rounds.service[i]!));
+    }
+    const ratio = (name: 'hook' | 'service') => median(rounds[name].map((f, i) => f.requestsPerSecond / rounds.bare[i]!.requestsPerSecond));
+    console.log(
+      `median ratio to bare node: a hook that answers at once ${ratio('hook').toFixed(2)} (the best any hook design can do), the service's listener ${ratio('service').toFixed(2)}`,
+    );
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await fastPathFloorBench();
