@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { type Figures, measure, row } from './autocannon-run.js';
+import { type Figures, measure, median, row } from './autocannon-run.js';
 import { type Child, startChild, startService } from './processes.js';
 
 const PATH = '/api/provider-a/quote?symbol=IBM';
@@ -79,11 +79,6 @@ function cpuMicros(server: Child): number {
   } catch {
     return Number.NaN;
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 function report(name: string, bytes: number, pairs: [Round, Round][], target: number): void {

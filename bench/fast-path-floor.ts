@@ -5,18 +5,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Figures, measure, row } from './autocannon-run.js';
+import { type Figures, measure, median, row } from './autocannon-run.js';
 import { warmUp } from './cache-hit.js';
 import { type Child, startChild, startService } from './processes.js';
 
 const PATH = '/api/provider-a/quote?symbol=IBM';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const ROUND_SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 export default async function fastPathFloorBench(): Promise<void> {
   const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-'));

@@ -2,7 +2,7 @@
 // the service alone and a bare node:http server sending the same bytes, in alternating rounds of one run; then
 // broker answers through nginx, and how many of them it stored (target 0).
 import { request } from 'undici';
-import { type Figures, measure, row } from './autocannon-run.js';
+import { type Figures, measure, median, row } from './autocannon-run.js';
 import { warmUp } from './cache-hit.js';
 import { type Child, startChild, startService } from './processes.js';
 import { nginxInstalled, startNginx } from '../test/helpers/nginx.js';
@@ -11,11 +11,6 @@ const PATH = '/api/provider-a/quote?symbol=IBM';
 const BROKER_PATHS = ['/api/broker/accounts', '/api/broker/positions', '/api/broker/quotes?symbols=AAPL,MSFT'];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const ROUND_SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 export default async function nginxCacheBench(): Promise<void> {
   if (!nginxInstalled()) {

@@ -8,7 +8,15 @@ console.log(
 await cacheHitBench();
 
 // Benchmarks owned by other areas export a default async function; run the ones present.
-for (const file of ['quota-economy.ts', 'dashboard.ts', 'overview.ts', 'nginx-cache.ts', 'stream.ts', 'ibkr-pacing.ts']) {
+for (const file of [
+  'quota-economy.ts',
+  'dashboard.ts',
+  'overview.ts',
+  'nginx-cache.ts',
+  'fast-path-floor.ts',
+  'stream.ts',
+  'ibkr-pacing.ts',
+]) {
   if (!existsSync(new URL(file, import.meta.url))) continue;
   const module = (await import(`./${file.replace(/\.ts$/, '.js')}`)) as { default?: () => Promise<void> };
   if (typeof module.default === 'function') await module.default();
