@@ -15,7 +15,7 @@ const PATH = '/api/provider-a/quote?symbol=IBM';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const ROUND_SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 
-interface Round extends Figures {
+export interface Round extends Figures {
   /** Server CPU time (user + system) per answered request, in µs; NaN where /proc is not available. */
   cpuMicros: number;
 }
@@ -64,7 +64,7 @@ export async function warmUp(url: string): Promise<{ body: string; headers: Reco
   return { body, headers };
 }
 
-async function round(server: Child): Promise<Round> {
+export async function round(server: Child): Promise<Round> {
   const before = cpuMicros(server);
   const figures = await measure(server.url + PATH, { duration: ROUND_SECONDS });
   const answered = figures.requestsPerSecond * ROUND_SECONDS;

@@ -1,4 +1,5 @@
-// Runs every test file under test/ with Node's own runner (Node 20 has no --test glob support).
+// Runs every test file under test/ with Node's own runner, or those whose path holds one of the arguments
+// (`node scripts/run-tests.mjs broker stream`), leaving the recorded fixtures out.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';

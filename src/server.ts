@@ -9,7 +9,7 @@ import { loadEnvFile } from './core/env-file.js';
 import { defaultMetricsPortTaken, type ListenTarget, listenProblem, METRICS_ADDRESS, SERVICE_ADDRESS } from './process/listen-error.js';
 import { createLogger } from './log/logger.js';
 import { logProcessWarnings } from './process/process-warnings.js';
-import { type Sandbox, sandboxConfig, sandboxOptionsFor, startSandbox } from './sandbox/index.js';
+import type { Sandbox } from './sandbox/index.js';
 import { startFailureMessage } from './process/start-failure.js';
 
 function readConfig(): Config {
@@ -29,6 +29,8 @@ async function main(): Promise<void> {
   let config = readConfig();
   let sandbox: Sandbox | undefined;
   if (config.mode === 'sandbox') {
+    // Live mode never loads the simulators.
+    const { sandboxConfig, sandboxOptionsFor, startSandbox } = await import('./sandbox/index.js');
     sandbox = await startSandbox(sandboxOptionsFor(config));
     config = sandboxConfig(config, sandbox);
   }

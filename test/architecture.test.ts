@@ -36,8 +36,8 @@ function sources(dir: string): string[] {
   });
 }
 
-/** Run-time imports between modules of src/, as `src/a/b.ts -> src/c/d.ts`. */
-async function importGraph(): Promise<Map<string, string[]>> {
+/** Run-time imports between modules of src/, as `src/a/b.ts -> src/c/d.ts`; `kinds` keeps only those kinds. */
+async function importGraph(kinds: readonly string[] = ['import-statement', 'dynamic-import']): Promise<Map<string, string[]>> {
   const result = await build({
     entryPoints: sources(SRC),
     bundle: true,
@@ -54,9 +54,7 @@ async function importGraph(): Promise<Map<string, string[]>> {
     if (!file.startsWith('src/')) continue;
     graph.set(
       file,
-      input.imports
-        .filter((i) => i.path.startsWith('src/') && (i.kind === 'import-statement' || i.kind === 'dynamic-import'))
-        .map((i) => i.path),
+      input.imports.filter((i) => i.path.startsWith('src/') && kinds.includes(i.kind)).map((i) => i.path),
     );
   }
   return graph;
@@ -107,6 +105,24 @@ function cycles(graph: Map<string, string[]>): string[][] {
   for (const node of graph.keys()) if (!order.has(node)) visit(node);
   return found;
 }
+
+test('live mode loads no simulator: from the entry point, src/sandbox/ is reached only by a dynamic import', async () => {
+  const graph = await importGraph(['import-statement']);
+  const loaded = new Set<string>();
+  const visit = (file: string) => {
+    if (loaded.has(file)) return;
+    loaded.add(file);
+    for (const next of graph.get(file) ?? []) visit(next);
+  };
+  // server.ts loads app.ts dynamically in every mode (so that a failing native module is explained), the sandbox in sandbox mode only.
+  visit('src/server.ts');
+  visit('src/app.ts');
+  assert.ok(loaded.size > 100, `the static graph from src/server.ts and src/app.ts holds ${loaded.size} modules`);
+  assert.deepEqual(
+    [...loaded].filter((file) => file.startsWith('src/sandbox/')),
+    [],
+  );
+});
 
 test('no run-time import cycle in src/', async () => {
   assert.deepEqual(cycles(await importGraph()), []);

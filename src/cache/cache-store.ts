@@ -1,4 +1,7 @@
 // A cache entry carries its own fresh and stale deadlines, so every store and replica agrees on them.
+import type { CacheWindow } from '../core/config.js';
+
+export type { CacheWindow };
 
 export interface CacheEntry<T = unknown> {
   value: T;
@@ -6,11 +9,6 @@ export interface CacheEntry<T = unknown> {
   storedAt: number;
   freshUntil: number;
   staleUntil: number;
-}
-
-export interface CacheWindow {
-  freshMs: number;
-  staleMs: number;
 }
 
 export type CacheStatus = 'HIT' | 'MISS' | 'STALE';

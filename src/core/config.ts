@@ -10,6 +10,7 @@ import { LOOPBACK_ORIGINS, parseOrigins } from './web-origins.js';
 
 export { CACHE_WINDOWS, type CacheWindowName, DEFAULT_OVERVIEW_SYMBOLS } from './config-schema.js';
 
+/** How long an answer is fresh, then how long after that it may still be served stale. */
 export interface CacheWindow {
   freshMs: number;
   staleMs: number;
