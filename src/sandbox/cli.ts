@@ -6,6 +6,8 @@
 import { loadConfig } from '../core/config.js';
 import { FAULT_KINDS, type SimulatedUpstream } from './simulated-upstream.js';
 import { SANDBOX_CREDENTIALS, type Sandbox, sandboxOptionsFor, startSandbox } from './index.js';
+import { SESSION_REFUSALS } from './ibkr/ibkr-session-faults.js';
+import { SESSION_STATES } from './ibkr/ibkr-simulator.js';
 
 /** The service's environment for one simulator, by simulator name; unknown names get none. */
 function environmentFor(upstream: SimulatedUpstream): Record<string, string> {
@@ -70,6 +72,10 @@ export function describeSandbox(sandbox: Sandbox): string {
     `  curl ${first?.origin}/__sandbox/faults          # current faults`,
     `  curl -X DELETE ${first?.origin}/__sandbox/faults # clear`,
     `  curl ${first?.origin}/__sandbox/stats           # requests per path (DELETE resets)`,
+    '',
+    `IBKR session (${SESSION_STATES.join(', ')}) and how a missing brokerage session shows (${Object.keys(SESSION_REFUSALS).join(', ')}):`,
+    `  curl -X POST ${sandbox.ibkr.origin}/__sandbox/ibkr -d '{"session":"no_session","refusal":"no-bridge","unrecoverable":false,"statusClaimsSession":false}'`,
+    `  curl ${sandbox.ibkr.origin}/__sandbox/ibkr          # current state (DELETE: connected, no faults)`,
     '',
     'Ctrl-C stops them.',
   );

@@ -1,6 +1,7 @@
 // The base of every simulated upstream: a real HTTP(S) server on loopback, a per-path request count that
 // tests read to prove caching, and fault switches (latency, 5xx, 429, malformed JSON, HTML 200, dropped or
-// reset connections, slow drip, huge bodies) settable in code or over HTTP at /__sandbox/faults.
+// reset connections, slow drip, huge bodies) settable in code or over HTTP at /__sandbox/faults; a simulator
+// adds switches of its own upstream (extraControl) under /__sandbox/<name>.
 import { EventEmitter, once } from 'node:events';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -141,6 +142,11 @@ export class SimulatedUpstream extends EventEmitter {
     }
   }
 
+  /** A simulator's own switches under /__sandbox/<name>; undefined when the path is not one of them. */
+  protected extraControl(_method: string, _path: string, _body: unknown): SimResponse | undefined {
+    return undefined;
+  }
+
   private takeFault(): FaultKind | null {
     const { fault, remaining } = this.faults;
     if (fault === null) return null;
@@ -216,6 +222,8 @@ export class SimulatedUpstream extends EventEmitter {
       this.resetStats();
       return send(res, { status: 200, body: this.stats() });
     }
+    const extra = this.extraControl(method, path, parseJson(rawBody));
+    if (extra !== undefined) return send(res, extra);
     send(res, { status: 404, body: { error: 'unknown sandbox control endpoint' } });
   }
 }

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { createIbkrSimulator, type IbkrSimulator } from '../../src/sandbox/ibkr/ibkr-simulator.js';
+import { SESSION_REFUSALS, type SessionRefusalName } from '../../src/sandbox/ibkr/ibkr-session-faults.js';
+import { errorText } from '../../src/upstreams/ibkr/classify-response.js';
 import { type Loaded, recordings } from '../helpers/recorded.js';
 import { compareShapes, describeDifferences, shapeOf, type Tolerances } from '../helpers/wire-shape.js';
 import { withoutElisions } from '../upstreams/ibkr/documented-example.js';
@@ -99,14 +101,24 @@ async function compareSecdef(r: Loaded): Promise<void> {
   assertConforms(r, 'secdef', await send('GET', r.request.path, { ...r.request.query, symbol: SYMBOLS[symbol] ?? symbol }));
 }
 
+/** The simulator's refusal with the recording's wording: without a brokerage session it answers it word for word. */
+function refusalOf(r: Loaded): SessionRefusalName | undefined {
+  const wording = errorText(r.json);
+  return (Object.keys(SESSION_REFUSALS) as SessionRefusalName[]).find((name) => SESSION_REFUSALS[name].body.error === wording);
+}
+
 async function compareNoSession(r: Loaded): Promise<void> {
+  sim.setSessionFaults({ refusal: refusalOf(r) });
   sim.setSession('no_session');
-  assertConforms(r, 'no-session', await sendAsRecorded(r));
+  const simulated = await sendAsRecorded(r);
+  assertConforms(r, 'no-session', simulated);
+  assert.deepEqual(simulated.json, r.json, `${r.name}: the same wording`);
+  sim.setSessionFaults({ refusal: 'init-session-first' });
 }
 
 function placeOf(r: Loaded): ((r: Loaded) => Promise<void>) | undefined {
   const { method, path } = r.request;
-  if (r.status === 400 && /init session first/i.test(r.text)) return compareNoSession;
+  if (refusalOf(r) !== undefined) return compareNoSession;
   if (r.status !== 200) return undefined;
   if (method === 'GET' && path === '/iserver/auth/status') return compareAuthStatus;
   if (method === 'POST' && path === '/tickle') return compareTickle;
@@ -118,7 +130,10 @@ function placeOf(r: Loaded): ((r: Loaded) => Promise<void>) | undefined {
 }
 
 /** Recordings the simulator has no equivalent for, each with the reason. */
-const NOT_COMPARED: Record<string, string> = {};
+const NOT_COMPARED: Record<string, string> = {
+  'secdef-info-no-contracts-500':
+    'the simulator serves no /iserver/secdef/info; the wording stands for one the service has never seen, and tests hand it to the simulator as their own refusal',
+};
 
 describe('the simulated IBKR gateway speaks the recorded wire', () => {
   before(async () => {

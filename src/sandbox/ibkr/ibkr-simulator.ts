@@ -1,6 +1,7 @@
 // A simulated IBKR Client Portal Gateway on HTTPS with a self-signed certificate, under /v1/api. It keeps
 // the session states a real gateway goes through (logged out: 401 everywhere; logged in without a
-// brokerage session: "Init session first"; connected), answers the first snapshot of a conid without
+// brokerage session: /portfolio reads answer, /iserver ones are refused with a recorded wording, see
+// ibkr-session-faults.ts; connected), answers the first snapshot of a conid without
 // fields, sends values as strings with thousands separators and suffixes, and enforces the pacing
 // exactly as the gateway documents it, at arrival: an 11th request within any 1000 ms is a 429 (and,
 // optionally, a penalty box of 429s), /portfolio/accounts once per 5 s. Optional seeded jitter delays
@@ -13,9 +14,17 @@ import { previousClose, priceAt, round, unit } from '../price-model.js';
 import { type SimRequest, type SimResponse, SimulatedUpstream } from '../simulated-upstream.js';
 import { contractByConid, secdefListings } from './ibkr-contracts.js';
 import { accountBody, DEFAULT_ACCOUNTS, positionBody, type SimAccount } from './ibkr-portfolio.js';
+import {
+  DEFAULT_SESSION_FAULTS,
+  type IbkrSessionFaults,
+  readSessionFaults,
+  refusalAnswer,
+  SESSION_REFUSALS,
+} from './ibkr-session-faults.js';
 import { selfSignedCertificate } from './self-signed.js';
 
-export type IbkrSessionState = 'logged_out' | 'no_session' | 'connected';
+export const SESSION_STATES = ['logged_out', 'no_session', 'connected'] as const;
+export type IbkrSessionState = (typeof SESSION_STATES)[number];
 
 export interface IbkrSimulatorOptions {
   session?: IbkrSessionState;
@@ -35,7 +44,12 @@ export interface IbkrSimulatorOptions {
 
 export const IBKR_BASE_PATH = '/v1/api';
 const PAGE_SIZE = 100;
-const INIT_SESSION_FIRST = { status: 400, body: { error: 'Init session first', statusCode: 400 } } as const;
+/**
+ * Public clients' code names this answer (HTTP 500 on /iserver) for a call made before the session's account
+ * list was read; no issue quotes a body, so the wording is theirs and the JSON shape the gateway's usual one.
+ */
+const ACCOUNTS_FIRST = 'Please query /accounts first';
+const SANDBOX_CONTROL = '/__sandbox/ibkr';
 const LOGGED_OUT: SimResponse = { status: 401, body: '' };
 const MAC_ADDRESS = '06:05:9B:DE:2D:8B';
 const SERVER_INFO = { serverName: 'JifN13002', serverVersion: 'Build 10.44.1d, Mar 3, 2026 1:55:32 PM' };
@@ -53,8 +67,8 @@ export class IbkrSimulator extends SimulatedUpstream {
   pacing: boolean;
   /** Symbols whose snapshots never fill (the account lacks their market data subscription). */
   readonly withoutMarketData = new Set<string>();
-  /** Symbols the contract search refuses with a 400 rather than "No symbol found". */
-  readonly refusedSymbols = new Set<string>();
+  /** How a missing brokerage session shows, and whether it can be started (ibkr-session-faults.ts). */
+  sessionFaults: IbkrSessionFaults = { ...DEFAULT_SESSION_FAULTS };
   private readonly now: () => number;
   /** Subscribed conids, each with the fields it was first asked for. */
   private subscribed = new Map<number, string[]>();
@@ -105,6 +119,15 @@ export class IbkrSimulator extends SimulatedUpstream {
     this.setSession('no_session');
   }
 
+  /** A new brokerage session replaced the old one unasked (the gateway re-authenticated after a reset): nothing read or subscribed in it yet. */
+  replaceSessionSilently(): void {
+    this.resetBrokerageSession();
+  }
+
+  setSessionFaults(faults: Partial<IbkrSessionFaults>): void {
+    this.sessionFaults = { ...this.sessionFaults, ...faults };
+  }
+
   setPositionCount(accountId: string, positions: number): void {
     const account = this.accounts.find((a) => a.id === accountId);
     if (account === undefined) throw new Error(`no simulated account ${accountId}`);
@@ -138,19 +161,20 @@ export class IbkrSimulator extends SimulatedUpstream {
     if (path === '/iserver/auth/status') return { status: 200, body: this.authStatus() };
     if (path === '/tickle' && req.method === 'POST') return { status: 200, body: this.tickle() };
     if (path === '/iserver/auth/ssodh/init' && req.method === 'POST') {
-      this.setSession('connected');
-      return { status: 200, body: { ...this.authStatus(), passed: true } };
+      if (!this.sessionFaults.unrecoverable) this.setSession('connected');
+      return { status: 200, body: { ...this.authStatus(), passed: this.session === 'connected' } };
     }
     if (path === '/iserver/reauthenticate' && req.method === 'POST') {
-      this.setSession('connected');
+      if (!this.sessionFaults.unrecoverable) this.setSession('connected');
       return { status: 200, body: { message: 'triggered' } };
     }
     if (path === '/logout' && req.method === 'POST') {
       this.setSession('logged_out');
       return { status: 200, body: { status: true } };
     }
-    // Everything else needs the brokerage session.
-    if (this.session === 'no_session') return path.startsWith('/portfolio/') ? LOGGED_OUT : INIT_SESSION_FIRST;
+    // The login alone reads the portfolio (IBKR's tutorial "Web API - Connect to Brokerage Session");
+    // market data and the contract search need the brokerage session.
+    if (this.session === 'no_session' && !path.startsWith('/portfolio/')) return refusalAnswer(this.sessionFaults);
     if (path === '/iserver/accounts') return this.brokerageAccounts();
     if (path === '/iserver/secdef/search') return this.search(req);
     if (path === '/iserver/marketdata/snapshot') return this.snapshot(req);
@@ -158,6 +182,24 @@ export class IbkrSimulator extends SimulatedUpstream {
     const positions = /^\/portfolio\/([^/]+)\/positions\/(\d+)$/.exec(path);
     if (positions !== null) return this.positions(decodeURIComponent(positions[1] as string), Number(positions[2]));
     return { status: 404, body: { error: `no route ${path}`, statusCode: 404 } };
+  }
+
+  /** GET: the session and its faults; POST: set them (`session` and ibkr-session-faults.ts's switches); DELETE: connected, no faults. */
+  protected override extraControl(method: string, path: string, body: unknown): SimResponse | undefined {
+    if (path !== SANDBOX_CONTROL) return undefined;
+    if (method === 'DELETE') {
+      this.sessionFaults = { ...DEFAULT_SESSION_FAULTS };
+      this.setSession('connected');
+    } else if (method === 'POST') {
+      const faults = readSessionFaults(body);
+      const session = (body as { session?: unknown } | undefined)?.session;
+      if (typeof faults === 'string') return { status: 400, body: { error: faults } };
+      if (session !== undefined && !SESSION_STATES.includes(session as IbkrSessionState))
+        return { status: 400, body: { error: `session must be one of ${SESSION_STATES.join(', ')}` } };
+      this.setSessionFaults(faults);
+      if (session !== undefined) this.setSession(session as IbkrSessionState);
+    } else if (method !== 'GET') return { status: 405, body: { error: 'GET, POST or DELETE' } };
+    return { status: 200, body: { session: this.session, ...this.sessionFaults, refusals: Object.keys(SESSION_REFUSALS) } };
   }
 
   private overPace(): boolean {
@@ -179,7 +221,8 @@ export class IbkrSimulator extends SimulatedUpstream {
 
   /** As captured in 2023: no "established"; without a brokerage session only four keys, not connected. */
   private authStatus(): Record<string, unknown> {
-    if (this.session !== 'connected') return { authenticated: false, competing: false, connected: false, MAC: MAC_ADDRESS };
+    const claimed = this.session === 'no_session' && this.sessionFaults.statusClaimsSession;
+    if (this.session !== 'connected' && !claimed) return { authenticated: false, competing: false, connected: false, MAC: MAC_ADDRESS };
     return {
       MAC: MAC_ADDRESS,
       authenticated: true,
@@ -231,7 +274,6 @@ export class IbkrSimulator extends SimulatedUpstream {
     const body = req.body as { symbol?: unknown } | undefined;
     const symbol = req.url.searchParams.get('symbol') ?? (typeof body?.symbol === 'string' ? body.symbol : '');
     if (symbol.trim() === '') return { status: 400, body: { error: 'Missing symbol', statusCode: 400 } };
-    if (this.refusedSymbols.has(symbol)) return { status: 400, body: { error: `Bad Request: invalid symbol ${symbol}`, statusCode: 400 } };
     const listings = secdefListings(symbol);
     return listings.length === 0 ? { status: 200, body: { error: 'No symbol found' } } : { status: 200, body: listings };
   }
@@ -242,6 +284,7 @@ export class IbkrSimulator extends SimulatedUpstream {
       .map(Number)
       .filter((n) => Number.isInteger(n) && n > 0);
     if (conids.length === 0) return { status: 400, body: { error: 'conids required', statusCode: 400 } };
+    if (!this.brokerageAccountsRead) return { status: 500, body: { error: ACCOUNTS_FIRST } };
     const asked = req.url.searchParams.get('fields')?.split(',');
     return {
       status: 200,
@@ -249,15 +292,9 @@ export class IbkrSimulator extends SimulatedUpstream {
         const row: Record<string, unknown> = { conid, conidEx: String(conid) };
         const contract = contractByConid(conid);
         const subscription = this.subscribed.get(conid);
-        // No data before /iserver/accounts, and none on a conid's first call: that call only subscribes.
-        if (
-          contract === undefined ||
-          !this.brokerageAccountsRead ||
-          subscription === undefined ||
-          this.withoutMarketData.has(contract.priceSymbol)
-        ) {
-          if (contract !== undefined && this.brokerageAccountsRead && subscription === undefined)
-            this.subscribed.set(conid, asked ?? DEFAULT_FIELDS);
+        // No data on a conid's first call: that call only subscribes.
+        if (contract === undefined || subscription === undefined || this.withoutMarketData.has(contract.priceSymbol)) {
+          if (contract !== undefined && subscription === undefined) this.subscribed.set(conid, asked ?? DEFAULT_FIELDS);
           return row;
         }
         const values = quoteFields(contract.priceSymbol, contract.symbol, this.now());
@@ -283,7 +320,8 @@ export class IbkrSimulator extends SimulatedUpstream {
   }
 
   private positions(accountId: string, page: number): SimResponse {
-    if (!this.portfolioAccountsRead) return { status: 400, body: { error: 'Please query /portfolio/accounts first', statusCode: 400 } };
+    // The status public clients give for this on /portfolio is not known: 400, as the gateway's other refusals of a request.
+    if (!this.portfolioAccountsRead) return { status: 400, body: { error: ACCOUNTS_FIRST, statusCode: 400 } };
     const account = this.accounts.find((a) => a.id === accountId);
     if (account === undefined) return { status: 400, body: { error: `Account ${accountId} not found`, statusCode: 400 } };
     const now = this.now();

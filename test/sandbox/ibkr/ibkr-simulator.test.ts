@@ -57,6 +57,47 @@ test('session states: 401 when logged out, "Init session first" without a broker
   assert.equal((await call(sim, '/iserver/accounts')).json.isPaper, true);
 });
 
+test('without a brokerage session the portfolio still reads, /iserver answers the chosen recorded refusal, and switches hold over HTTP', async (t) => {
+  const sim = await start(t);
+  const control = (method: 'GET' | 'POST' | 'DELETE', body?: unknown) =>
+    request(`${sim.origin}/__sandbox/ibkr`, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: insecure,
+    }).then(async (res) => ({ status: res.statusCode, json: (await res.body.json()) as any }));
+  assert.equal((await control('POST', { session: 'no_session', refusal: 'no-bridge' })).status, 200);
+  assert.equal((await call(sim, '/portfolio/accounts')).status, 200, 'the login alone reads the portfolio');
+  const refused = await call(sim, '/iserver/secdef/search?symbol=AAPL');
+  assert.equal(refused.status, 400);
+  assert.deepEqual(refused.json, { error: 'Bad Request: no bridge', statusCode: 400 });
+  sim.setSessionFaults({ refusal: 'not-authenticated' });
+  assert.equal((await call(sim, '/iserver/accounts')).status, 401);
+  assert.equal((await control('POST', { refusal: 'made-up' })).status, 400, 'only recorded refusals over HTTP');
+  assert.equal((await control('POST', { session: 'asleep' })).status, 400);
+
+  await control('POST', { unrecoverable: true, statusClaimsSession: true });
+  assert.equal((await call(sim, '/iserver/auth/status')).json.authenticated, true, 'the status claims a session');
+  assert.equal((await call(sim, '/iserver/auth/ssodh/init', 'POST', '{}')).status, 200);
+  assert.equal(sim.session, 'no_session', 'the session could not be started');
+  assert.equal((await call(sim, '/iserver/accounts')).status, 401);
+
+  const cleared = await control('DELETE');
+  assert.deepEqual(cleared.json.session, 'connected');
+  assert.equal(cleared.json.refusal, 'init-session-first');
+  assert.equal((await call(sim, '/iserver/accounts')).status, 200);
+});
+
+test('a snapshot before the session read /iserver/accounts is refused with a 500 "Please query /accounts first"', async (t) => {
+  const sim = await start(t);
+  const query = '/iserver/marketdata/snapshot?conids=265598&fields=31';
+  assert.deepEqual(await call(sim, query).then((r) => [r.status, r.json]), [500, { error: 'Please query /accounts first' }]);
+  await call(sim, '/iserver/accounts');
+  assert.equal((await call(sim, query)).status, 200);
+  sim.replaceSessionSilently();
+  assert.equal((await call(sim, '/iserver/auth/status')).json.authenticated, true, 'a new session, nothing said');
+  assert.equal((await call(sim, query)).status, 500, 'the new session has not read its accounts');
+});
+
 test('snapshots: empty on the first call for a conid, then string values with separators and suffixes', async (t) => {
   const sim = await start(t);
   await call(sim, '/iserver/accounts');
