@@ -81,7 +81,9 @@ export class UnreadableAnswerError extends ApiError {
 
 /** The drift reason an error carries, if it tells of an answer the service could not (fully) read. */
 export function driftOf(error: unknown): string | undefined {
-  return error instanceof UnreadableAnswerError || error instanceof UpstreamRefusalError ? error.drift : undefined;
+  if (error instanceof UnreadableAnswerError || error instanceof UpstreamRefusalError) return error.drift;
+  // An error reported under another code (the broker unavailable, say) may still stem from an unreadable answer.
+  return error instanceof ApiError && error.cause !== undefined ? driftOf(error.cause) : undefined;
 }
 
 /** Our own budget guard declined to send the call. */

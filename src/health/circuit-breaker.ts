@@ -58,17 +58,17 @@ export class CircuitOpenError extends ApiError {
 const SICK_CODES: ReadonlySet<ErrorCode> = new Set(['UPSTREAM_ERROR', 'UPSTREAM_TIMEOUT']);
 
 /**
- * Does this failure mean the upstream itself is unwell? Transport failures anywhere in the cause chain
- * (adapters rewrap them, e.g. as BROKER_UNAVAILABLE), 5xx/unparseable bodies and timeouts do. A broker
- * that is merely logged out or pacing us (BROKER_UNAVAILABLE without a transport cause) does not, nor
- * does a refusal for limits (QUOTA_EXHAUSTED) or a caller's own mistake (4xx codes).
+ * Does this failure mean the upstream itself is unwell? Transport failures, 5xx/unparseable bodies and
+ * timeouts do, anywhere in the cause chain (adapters rewrap them, e.g. as BROKER_UNAVAILABLE). A broker
+ * that is merely logged out or pacing us (BROKER_UNAVAILABLE without such a cause) does not, nor does a
+ * refusal for limits (QUOTA_EXHAUSTED) or a caller's own mistake (4xx codes).
  */
 export function isSickFailure(error: unknown): boolean {
   if (error instanceof CircuitOpenError) return false;
   for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
-    if (e instanceof UpstreamTransportError) return true;
+    if (e instanceof UpstreamTransportError || (e instanceof ApiError && SICK_CODES.has(e.code))) return true;
   }
-  if (error instanceof ApiError) return SICK_CODES.has(error.code);
+  if (error instanceof ApiError) return false;
   // Anything unexpected (a parser throwing a TypeError on a strange body) is the upstream's doing.
   return error instanceof Error;
 }

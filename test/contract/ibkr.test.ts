@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
-import { classifyGatewayAnswer } from '../../src/upstreams/ibkr/classify-response.js';
+import { classifyGatewayAnswer, type RefusalMeaning } from '../../src/upstreams/ibkr/classify-response.js';
 import { IbkrBroker } from '../../src/upstreams/ibkr/ibkr-broker.js';
 import { parsePortfolioAccounts } from '../../src/upstreams/ibkr/parse-accounts.js';
 import { ibkrAssetClass, parsePositionsPage } from '../../src/upstreams/ibkr/parse-positions.js';
@@ -16,6 +16,7 @@ import { FIELD, parseSnapshot, snapshotToQuote } from '../../src/upstreams/ibkr/
 import { type Loaded, recording, recordings } from '../helpers/recorded.js';
 import { startReplay } from '../helpers/replay-upstream.js';
 import { withoutElisions } from '../upstreams/ibkr/documented-example.js';
+import { iserverAccountsStandIn } from '../upstreams/ibkr/iserver-accounts-stand-in.js';
 
 type Row = Record<string, unknown>;
 
@@ -150,13 +151,27 @@ function checkSecdef(r: Loaded): void {
   assert.equal(picked?.conid, usable.length === 0 ? undefined : Number(usable[0]?.conid));
 }
 
-function checkNoSession(r: Loaded): void {
-  assert.deepEqual(classifyGatewayAnswer(r.status, {}, bodyOf(r)), { kind: 'no_session' });
+/** What each recorded refusal meant, as its reporter's thread tells (SOURCES.md), not as its wording looks. */
+const REFUSALS: Record<string, ReturnType<typeof classifyGatewayAnswer>['kind'] | RefusalMeaning> = {
+  // Logged in from another host, no brokerage session (ibeam#117).
+  'init-session-first-400': 'no_session',
+  // "It means that the brokerage session is not started" (ibind#104); the reporter's /portfolio reads worked.
+  'no-bridge-400': 'no_session',
+  // Gateway logged in, brokerage session not authenticated: a 401, whose mending the status check decides.
+  'not-authenticated-401': 'logged_out',
+  // A refusal of the request's own values on an endpoint the service does not call: no known wording.
+  'secdef-info-no-contracts-500': 'unknown',
+};
+
+function checkRefusal(r: Loaded): void {
+  const answer = classifyGatewayAnswer(r.status, {}, bodyOf(r));
+  assert.equal(answer.kind === 'refused' ? answer.meaning : answer.kind, REFUSALS[r.name]);
+  if (answer.kind === 'refused') assert.equal(answer.status, r.status);
 }
 
 function placeOf(r: Loaded): ((r: Loaded) => void) | undefined {
   const { method, path } = r.request;
-  if (r.status >= 400) return r.status === 400 && /init session first/i.test(r.text) ? checkNoSession : undefined;
+  if (r.status >= 400) return REFUSALS[r.name] === undefined ? undefined : checkRefusal;
   if (method === 'GET' && path === '/iserver/auth/status') return checkAuthStatus;
   if (method === 'POST' && path === '/tickle') return checkTickle;
   if (method === 'GET' && path === '/portfolio/accounts') return checkPortfolioAccounts;
@@ -192,13 +207,7 @@ test('end to end over loopback: the empty first snapshot is hidden by the warm-u
     anyQuery(later),
     // Recorded with secType=STK; the broker searches without it (an index is as good an answer).
     { ...secdef, request: { ...secdef.request, query: { symbol: 'AAPL' } }, text: JSON.stringify(withoutElisions(secdef.text)) },
-    // No /iserver/accounts answer was recorded; the broker only needs one to have been read before snapshots.
-    {
-      ...first,
-      name: 'stand-in-iserver-accounts',
-      request: { method: 'GET', path: '/iserver/accounts' },
-      text: '{"accounts":["DU1234567"],"selectedAccount":"DU1234567","isPaper":true}',
-    },
+    iserverAccountsStandIn(first),
   ];
   const replay = await startReplay(t, 'ibkr', served, '/v1/api');
   const broker = new IbkrBroker({

@@ -9,6 +9,7 @@ import { startServer } from '../hardening/shutdown/server-process.js';
 import { tempDir } from '../helpers/config.js';
 import { type Loaded, type Provider, recording, recordings } from '../helpers/recorded.js';
 import { type ReplayUpstream, startReplay } from '../helpers/replay-upstream.js';
+import { iserverAccountsStandIn } from '../upstreams/ibkr/iserver-accounts-stand-in.js';
 
 interface Answer {
   status: number;
@@ -71,7 +72,18 @@ describe('live mode against the recorded answers', () => {
         ),
         yahoo: recordings('yahoo'),
         massive: recordings('massive'),
-        ibkr: without('ibkr', 'auth-status-authenticated-2022', 'auth-status-not-authenticated', 'init-session-first-400'),
+        // The refusals are played by the session tests; health reads /iserver/accounts, never recorded: a stand-in.
+        ibkr: [
+          ...without(
+            'ibkr',
+            'auth-status-authenticated-2022',
+            'auth-status-not-authenticated',
+            'init-session-first-400',
+            'no-bridge-400',
+            'not-authenticated-401',
+          ),
+          iserverAccountsStandIn(recording('ibkr', 'auth-status-authenticated-2023')),
+        ],
       },
       { BROKER: 'ibkr', OVERVIEW_SYMBOLS: 'AAPL', QUOTE_FALLBACK: 'none' },
     );

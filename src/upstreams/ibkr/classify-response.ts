@@ -1,16 +1,43 @@
-// What a Client Portal Gateway answer means, decided from status and body together: the gateway speaks
-// 401 for "nobody logged in", a 400 "Init session first" for "logged in, no brokerage session", 429 for
-// pacing, and JSON for everything else. Pure, so every recorded answer can be tested.
+// What a Client Portal Gateway answer means. The status code and the body's shape say most of it: 429 is
+// pacing, 401 is a refused login, a JSON object with an `error` text is a refusal, anything else JSON is
+// data. The refusal's text is prose, and prose is not a protocol: the wordings below are only fast paths.
+// A refusal no pattern claims, or that two claim, is `unknown`, and the gateway (ibkr-gateway.ts) confirms
+// it the way the gateway lets it, by reading its auth status, so a new wording costs a status check and a
+// retry, never a wrong error code. Pure, so every recorded answer can be tested, and so the websocket
+// client can classify the error frames it receives with the same meanings.
+
+/** What a refusal's text says, as far as known wordings tell. */
+export type RefusalMeaning =
+  /** No brokerage session (or it lapsed): starting one (ssodh/init) mends it. */
+  | 'no_session'
+  /** The session has not read its account list yet (after a reset, say): reading it mends it. */
+  | 'accounts_first'
+  /** An answer about the caller's input: the contract search knows no such symbol. */
+  | 'not_found'
+  | 'unknown';
 
 export type GatewayAnswer =
   | { kind: 'ok'; json: unknown }
+  /** HTTP 401: the gateway refused the login itself, or its brokerage session is not authenticated. */
   | { kind: 'logged_out' }
-  | { kind: 'no_session' }
   | { kind: 'rate_limited'; retryAfterSeconds: number | undefined }
-  /** `drift`: the answer was not in the gateway's format (a reason for UnreadableAnswerError). */
+  /** A refusal in the gateway's JSON shape; `status` may be 2xx, since the contract search says "No symbol found" with a 200. */
+  | { kind: 'refused'; status: number; meaning: RefusalMeaning; wording: string; json: unknown }
+  /** Not an answer in the gateway's format; `drift` when it came with a success status (a reason for UnreadableAnswerError). */
   | { kind: 'error'; status: number; message: string; drift?: string };
 
-const NO_SESSION = /init session first|not authenticated|no session|session (is )?(expired|invalid)/i;
+// Users' reports (test/fixtures/recorded/ibkr/SOURCES.md): "Init session first", "Bad Request: no bridge",
+// "not authenticated"; "Please query /accounts first" from public clients' code.
+const WORDINGS: Record<Exclude<RefusalMeaning, 'unknown'>, RegExp> = {
+  no_session: /init session first|\bno bridge\b|not authenticated|no session|session (is )?(expired|invalid)/i,
+  accounts_first: /query \/accounts first/i,
+  not_found: /^no symbol found$/i,
+};
+
+export function refusalMeaning(wording: string): RefusalMeaning {
+  const claimed = (Object.keys(WORDINGS) as (keyof typeof WORDINGS)[]).filter((meaning) => WORDINGS[meaning].test(wording.trim()));
+  return claimed.length === 1 ? (claimed[0] as RefusalMeaning) : 'unknown';
+}
 
 export function classifyGatewayAnswer(
   status: number,
@@ -19,10 +46,8 @@ export function classifyGatewayAnswer(
 ): GatewayAnswer {
   if (status === 429) return { kind: 'rate_limited', retryAfterSeconds: retryAfter(headers['retry-after']) };
   if (status === 401) return { kind: 'logged_out' };
-  const error = errorText(json);
-  if (error !== undefined && NO_SESSION.test(error)) return { kind: 'no_session' };
-  // "No symbol found" is an answer (the contract search found nothing), whatever status carries it.
-  if (error !== undefined && /no symbol found/i.test(error)) return { kind: 'ok', json };
+  const wording = errorText(json);
+  if (wording !== undefined) return { kind: 'refused', status, meaning: refusalMeaning(wording), wording, json };
   if (status >= 200 && status < 300) {
     if (json === undefined) return { kind: 'error', status, message: 'the IBKR gateway sent a body that is not JSON', drift: 'not-json' };
     return { kind: 'ok', json };
@@ -35,7 +60,7 @@ export function classifyGatewayAnswer(
 export function errorText(json: unknown): string | undefined {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return undefined;
   const error = (json as Record<string, unknown>).error;
-  return typeof error === 'string' ? error : undefined;
+  return typeof error === 'string' && error.trim() !== '' ? error : undefined;
 }
 
 function retryAfter(header: string | string[] | undefined): number | undefined {

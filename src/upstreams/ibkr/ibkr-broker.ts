@@ -1,7 +1,8 @@
-// The broker interface over the IBKR Client Portal Gateway: health from the auth status (with one
-// recovery attempt), accounts and positions from /portfolio (accounts first, pages until a short one),
-// quotes from snapshots (symbol -> conid cached for a day, /iserver/accounts once per session, and a
-// bounded warm-up retry for the empty first snapshot), and a keep-alive tickle while the service runs.
+// The broker interface over the IBKR Client Portal Gateway: health from the auth status and the data calls
+// (ibkr-session-check.ts), accounts and positions from /portfolio (accounts first, pages until a short one),
+// quotes from snapshots (symbol -> conid cached for a day, a clean "not found" for an hour, any other
+// failure never; /iserver/accounts once per session, and a bounded warm-up retry for the empty first
+// snapshot), and a keep-alive tickle while the service runs.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
@@ -19,9 +20,10 @@ import { IbkrGateway, type IbkrGatewayOptions } from './ibkr-gateway.js';
 import { parseIserverAccounts, parsePortfolioAccounts } from './parse-accounts.js';
 import { IBKR_PAGE_SIZE, isLastPositionsPage, parsePositionsPage } from './parse-positions.js';
 import { parseSecdefSearch, pickListing } from './parse-secdef.js';
-import { parseAuthStatus, parseTickle } from './parse-session.js';
+import { parseTickle } from './parse-session.js';
 import { parseSnapshot, SNAPSHOT_FIELDS, type SnapshotRow, snapshotToQuote } from './parse-snapshot.js';
-import { type HealthCheck, timedHealth } from '../../broker/timed-health.js';
+import { timedHealth } from '../../broker/timed-health.js';
+import { checkIbkrSession } from './ibkr-session-check.js';
 
 export interface IbkrBrokerOptions {
   url: string;
@@ -55,7 +57,7 @@ export class IbkrBroker implements Broker {
   /** Conids that stayed empty through a whole warm-up (no market data permission, no quotes): not retried for a minute. */
   private readonly withoutData = new LRUCache<number, true>({ max: 20_000, ttl: 60_000 });
   private withoutDataEpoch = 0;
-  private portfolioAccounts: { at: number; promise: Promise<BrokerAccount[]> } | undefined;
+  private portfolioAccounts: { at: number; promise: Promise<BrokerAccount[]>; pending: boolean } | undefined;
   private primedEpoch = -1;
   private priming: Promise<void> | undefined;
   private tickleTimer: NodeJS.Timeout | undefined;
@@ -105,7 +107,7 @@ export class IbkrBroker implements Broker {
         return;
       }
       const status = answer.kind === 'ok' ? parseTickle(answer.json) : null;
-      if (answer.kind === 'no_session' || (status !== null && !status.authenticated)) {
+      if ((answer.kind === 'refused' && answer.meaning === 'no_session') || (status !== null && !status.authenticated)) {
         this.logger.warn({ upstream: 'ibkr' }, 'IBKR brokerage session lost; trying to recover it');
         await this.gateway.recover(status?.established ? 'not_authenticated' : 'no_session');
       }
@@ -120,73 +122,31 @@ export class IbkrBroker implements Broker {
   }
 
   health(): Promise<BrokerHealth> {
-    return timedHealth('ibkr', () => this.checkSession());
+    return timedHealth('ibkr', () =>
+      checkIbkrSession(this.gateway, {
+        due: () => this.primedEpoch !== this.gateway.epoch || this.gateway.refusal !== undefined,
+        run: () => this.primeBrokerageAccounts(this.gateway.refusal !== undefined),
+      }),
+    );
   }
 
-  private async checkSession(): Promise<HealthCheck> {
-    const login = `log in at ${this.gateway.origin}`;
-    try {
-      const answer = await this.gateway.send('/iserver/auth/status');
-      if (answer.kind === 'logged_out') {
-        // Usually a person must log in; a lapsed session can sometimes be re-authenticated, so try once.
-        if (await this.gateway.recover('not_authenticated'))
-          return { status: 'connected', message: 'Connected to IBKR; the session was re-authenticated.' };
-        return { status: 'unauthenticated', message: `The IBKR gateway is running but nobody is logged in: ${login}.` };
-      }
-      if (answer.kind === 'error') {
-        const message = `The IBKR gateway answered with an error (HTTP ${answer.status}); restart it if this persists.`;
-        return {
-          status: 'disconnected',
-          message,
-          ...(answer.drift === undefined ? {} : { unreadable: { reason: answer.drift, message: answer.message } }),
-        };
-      }
-      const auth = answer.kind === 'ok' ? parseAuthStatus(answer.json) : undefined;
-      if (auth?.authenticated) {
-        if (!auth.connected)
-          return {
-            status: 'disconnected',
-            message: "The IBKR gateway is logged in but has lost its connection to IBKR's servers; it reconnects by itself, or restart it.",
-          };
-        const competing = auth.competing ? ' Another session (TWS or the mobile app) competes for market data.' : '';
-        return { status: 'connected', message: `Connected to IBKR through the Client Portal Gateway.${competing}` };
-      }
-      const recovered = await this.gateway.recover(auth?.established ? 'not_authenticated' : 'no_session');
-      if (recovered) return { status: 'connected', message: 'Connected to IBKR; the brokerage session was re-established.' };
-      return {
-        status: 'unauthenticated',
-        message: `The IBKR gateway has no brokerage session and one could not be started: ${login} again.`,
-      };
-    } catch (error) {
-      const apiError = error instanceof ApiError ? error : new ApiError('UPSTREAM_ERROR', 'the IBKR gateway check failed');
-      if (apiError.code === 'UPSTREAM_TIMEOUT')
-        return { status: 'disconnected', message: `The IBKR gateway at ${this.gateway.origin} did not answer in time.` };
-      if (/not running|not reachable/.test(apiError.message)) {
-        return {
-          status: 'disconnected',
-          message: `Nothing answers at ${this.gateway.origin}: start the IBKR Client Portal Gateway, then ${login}.`,
-        };
-      }
-      const drift = driftOf(error);
-      return {
-        status: 'disconnected',
-        message: `${capitalise(apiError.message)}.`,
-        ...(drift === undefined ? {} : { unreadable: { reason: drift, message: apiError.message } }),
-      };
-    }
-  }
-
-  accounts(): Promise<BrokerAccount[]> {
+  /** `fresh`: read the list again (the gateway forgot it), sharing a read already on its way. */
+  accounts(fresh = false): Promise<BrokerAccount[]> {
     // /portfolio/accounts is paced at one call per 5 s; it also has to precede every /portfolio read.
     const now = Date.now();
-    if (this.portfolioAccounts !== undefined && now - this.portfolioAccounts.at < PORTFOLIO_ACCOUNTS_REUSE_MS)
-      return this.portfolioAccounts.promise;
+    const memo = this.portfolioAccounts;
+    if (memo !== undefined && (memo.pending || (!fresh && now - memo.at < PORTFOLIO_ACCOUNTS_REUSE_MS))) return memo.promise;
     const promise = this.gateway.call('/portfolio/accounts', parsePortfolioAccounts);
-    const memo = { at: now, promise };
-    this.portfolioAccounts = memo;
-    promise.catch(() => {
-      if (this.portfolioAccounts === memo) this.portfolioAccounts = undefined;
-    });
+    const next = { at: now, promise, pending: true };
+    this.portfolioAccounts = next;
+    promise.then(
+      () => {
+        next.pending = false;
+      },
+      () => {
+        if (this.portfolioAccounts === next) this.portfolioAccounts = undefined;
+      },
+    );
     return promise;
   }
 
@@ -199,10 +159,12 @@ export class IbkrBroker implements Broker {
   private async accountPositions(accountId: string): Promise<BrokerPosition[]> {
     const positions: BrokerPosition[] = [];
     for (let page = 0; page < MAX_PAGES; page += 1) {
-      const { rows, last } = await this.gateway.call(`/portfolio/${encodeURIComponent(accountId)}/positions/${page}`, (json) => ({
-        rows: parsePositionsPage(json, accountId),
-        last: isLastPositionsPage(json),
-      }));
+      const { rows, last } = await this.gateway.call(
+        `/portfolio/${encodeURIComponent(accountId)}/positions/${page}`,
+        (json) => ({ rows: parsePositionsPage(json, accountId), last: isLastPositionsPage(json) }),
+        // A gateway that forgot the account list (a restart, a reset) asks for it again first.
+        { prepare: async (force) => void (force ? await this.accounts(true) : undefined) },
+      );
       positions.push(...rows);
       if (last) return positions;
       if (rows.length > IBKR_PAGE_SIZE)
@@ -251,14 +213,14 @@ export class IbkrBroker implements Broker {
   private snapshot(conids: number[]): Promise<SnapshotRow[]> {
     return this.gateway.call('/iserver/marketdata/snapshot', parseSnapshot, {
       query: `conids=${conids.join(',')}&fields=${SNAPSHOT_FIELDS}`,
-      prepare: () => this.primeBrokerageAccounts(),
+      prepare: (force) => this.primeBrokerageAccounts(force),
     });
   }
 
-  /** The gateway serves market data only after /iserver/accounts was read in this session. */
-  private primeBrokerageAccounts(): Promise<void> {
+  /** The gateway serves market data only after /iserver/accounts was read in this session (`force`: read it again, the gateway forgot). */
+  private primeBrokerageAccounts(force = false): Promise<void> {
     const epoch = this.gateway.epoch;
-    if (this.primedEpoch === epoch) return Promise.resolve();
+    if (this.primedEpoch === epoch && !force) return Promise.resolve();
     if (this.priming !== undefined) return this.priming;
     this.priming = this.gateway
       .call('/iserver/accounts', parseIserverAccounts)
@@ -271,21 +233,26 @@ export class IbkrBroker implements Broker {
     return this.priming;
   }
 
-  /** Symbol -> conid, cached for a day (a miss for an hour); concurrent lookups of one symbol share a call. */
+  /**
+   * Symbol -> conid, cached for a day, and "no such symbol" for an hour: only the gateway's clean "not found"
+   * (or a search without the symbol's listing) is that. Any other failure is the gateway's, not the symbol's:
+   * never cached, and the caller hears the broker is unavailable. Concurrent lookups of one symbol share a call.
+   */
   private conidFor(symbol: string): Promise<number | null> {
     const cached = this.conids.get(symbol);
     if (cached !== undefined) return Promise.resolve(cached.conid);
     let lookup = this.lookups.get(symbol);
     if (lookup === undefined) {
       lookup = this.gateway
-        .call('/iserver/secdef/search', parseSecdefSearch, { query: `symbol=${encodeURIComponent(symbol)}`, callerInput: true })
-        // A symbol the gateway refuses outright is as unknown as one it cannot find.
-        .catch((error: unknown) => {
-          if (error instanceof ApiError && error.code === 'SYMBOL_NOT_FOUND') return [];
-          throw error;
-        })
-        .then((listings) => {
-          const conid = pickListing(listings, symbol)?.conid ?? null;
+        .call('/iserver/secdef/search', parseSecdefSearch, { query: `symbol=${encodeURIComponent(symbol)}` })
+        .then(
+          (listings) => pickListing(listings, symbol)?.conid ?? null,
+          (error: unknown) => {
+            if (error instanceof ApiError && error.code === 'SYMBOL_NOT_FOUND') return null;
+            throw searchFailed(error);
+          },
+        )
+        .then((conid) => {
           this.conids.set(symbol, { conid }, conid === null ? { ttl: this.options.unknownSymbolTtlMs ?? 3_600_000 } : {});
           return conid;
         })
@@ -296,6 +263,12 @@ export class IbkrBroker implements Broker {
   }
 }
 
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+/** A contract search that failed says nothing of the symbol: the broker is unavailable for now (the cause keeps any drift). */
+function searchFailed(error: unknown): ApiError {
+  if (error instanceof ApiError && error.code === 'BROKER_UNAVAILABLE') return error;
+  const message = error instanceof ApiError ? error.message : 'the IBKR gateway call failed';
+  return new ApiError('BROKER_UNAVAILABLE', `the IBKR contract search failed: ${message}`, {
+    retryAfterSeconds: error instanceof ApiError ? (error.retryAfterSeconds ?? 5) : 5,
+    cause: error,
+  });
 }

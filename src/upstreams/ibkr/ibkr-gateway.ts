@@ -1,6 +1,9 @@
 // The Client Portal Gateway on the wire: every call paced (with a margin under the gateway's 10 a second),
-// every answer classified, a 429 turned into a back-off, and a lost session given exactly one recovery
-// attempt, shared by every caller that notices it, before the caller hears "not authenticated".
+// every answer classified by meaning (classify-response.ts), a 429 turned into a back-off, and a data call
+// the gateway refuses given one mending and one retry: a known "no brokerage session" wording starts a
+// session at once (shared by every caller that meets it); a refusal no wording explains is first checked
+// against the gateway's own auth status, so a new wording costs one status check and one retry and is
+// never taken for an answer about the caller's input.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ApiError, UnreadableAnswerError, UpstreamTransportError } from '../../core/errors.js';
@@ -11,6 +14,9 @@ import { parseAuthStatus } from './parse-session.js';
 
 /** Why a session needs recovering: no brokerage session was ever started, or it was lost. */
 export type SessionProblem = 'no_session' | 'not_authenticated';
+
+/** Where mending the session left it: ready for the retry, or refused because nobody is logged in, or no session would start. */
+export type SessionOutcome = 'ready' | 'logged_out' | 'not_started';
 
 export interface IbkrGatewayOptions {
   /** Base URL ending in /v1/api. */
@@ -30,10 +36,26 @@ export interface CallOptions {
   /** Raw query string (values already encoded). */
   query?: string;
   body?: unknown;
-  /** Runs before each attempt (e.g. the /iserver/accounts call snapshots need once per session). */
-  prepare?: () => Promise<void>;
-  /** The request carries a caller's input (a symbol): a 4xx answer refuses that input, it says nothing of the gateway's health. */
-  callerInput?: boolean;
+  /**
+   * Runs before the call, and again with `force` before the retry that follows a mending: the account
+   * list a session's data calls need read first (/iserver/accounts before snapshots), which a new or
+   * reset session has not read.
+   */
+  prepare?: (force: boolean) => Promise<void>;
+}
+
+/** A data call refused for want of a usable session, after the one mending it deserved. */
+export class SessionRefusedError extends ApiError {
+  constructor(readonly outcome: Exclude<SessionOutcome, 'ready'>) {
+    super(
+      'BROKER_UNAVAILABLE',
+      outcome === 'logged_out'
+        ? 'the IBKR gateway is not logged in: log in to the Client Portal Gateway in a browser'
+        : 'the IBKR gateway has no brokerage session and could not start one: close other IBKR sessions (TWS, the mobile app) or log in to the Client Portal Gateway again',
+      { retryAfterSeconds: 30 },
+    );
+    this.name = 'SessionRefusedError';
+  }
 }
 
 /** The gateway's own limits: 10 requests in any second (a penalty box for violators), /portfolio/accounts once per 5 s. */
@@ -59,13 +81,26 @@ export function ibkrPacerOptions(perSecond = DEFAULT_IBKR_REQUESTS_PER_SECOND): 
   };
 }
 
+/** What `send` returns: a 429 is thrown as a back-off instead. */
+export type SentAnswer = Exclude<GatewayAnswer, { kind: 'rate_limited' }>;
+
+/** The brokerage session serves /iserver; the login alone serves /portfolio (IBKR's tutorial, SOURCES.md). */
+const isBrokeragePath = (path: string) => path.startsWith('/iserver/');
+
 export class IbkrGateway {
   readonly origin: string;
   readonly pacer: Pacer;
   /** Increases with every recovered session: per-session preparations compare against it. */
   epoch = 0;
-  private recovering: Promise<boolean> | undefined;
+  /**
+   * Set when a data call ended refused for want of a session, cleared by the next /iserver data answer:
+   * the auth status can claim a session the data calls refuse, and health believes the data calls.
+   */
+  refusal: { at: number; outcome: Exclude<SessionOutcome, 'ready'> } | undefined;
+  private recovering: Promise<SessionOutcome> | undefined;
+  private confirming: Promise<SessionOutcome> | undefined;
   private recoveryFailedAt = 0;
+  private lastFailure: Exclude<SessionOutcome, 'ready'> = 'not_started';
 
   constructor(private readonly options: IbkrGatewayOptions) {
     this.origin = new URL(options.url).origin;
@@ -73,7 +108,7 @@ export class IbkrGateway {
   }
 
   /** One paced call, classified. Throws for transport failures and 429 (after backing off). */
-  async send(path: string, options: CallOptions = {}): Promise<GatewayAnswer> {
+  async send(path: string, options: CallOptions = {}): Promise<SentAnswer> {
     const method = options.method ?? 'GET';
     await this.pacer.acquire(path);
     const url = `${this.options.url}${path}${options.query ? `?${options.query}` : ''}`;
@@ -94,42 +129,100 @@ export class IbkrGateway {
     return answer;
   }
 
-  /** A call whose answer must be data: a lost session gets one recovery and one retry. */
+  /** A call whose answer must be data: a refusal gets one mending and one retry. */
   async call<T>(path: string, parse: (json: unknown) => T, options: CallOptions = {}): Promise<T> {
-    await options.prepare?.();
-    let answer = await this.send(path, options);
-    if (answer.kind === 'logged_out' || answer.kind === 'no_session') {
-      const recovered = await this.recover(answer.kind === 'no_session' ? 'no_session' : 'not_authenticated');
-      if (!recovered) throw notAuthenticated(answer.kind);
-      await options.prepare?.();
-      answer = await this.send(path, options);
+    await options.prepare?.(false);
+    const epoch = this.epoch;
+    const first = await this.send(path, options);
+    const mending = this.mending(path, first, epoch);
+    if (mending === undefined) return this.read(path, first, parse);
+    const outcome = await mending;
+    if (outcome !== 'ready') throw this.refused(outcome);
+    await options.prepare?.(true);
+    const retry = await this.send(path, options);
+    if (retry.kind === 'logged_out' || (retry.kind === 'refused' && retry.meaning === 'no_session')) {
+      // The session came back by the gateway's own account, yet data is still refused: no better within the cooldown.
+      this.recoveryFailed('not_started');
+      throw this.refused('not_started');
     }
-    if (answer.kind === 'ok') return parse(answer.json);
-    if (answer.kind === 'logged_out' || answer.kind === 'no_session') throw notAuthenticated(answer.kind);
-    if (answer.kind === 'error' && answer.drift !== undefined) throw new UnreadableAnswerError(answer.drift, answer.message);
-    if (answer.kind === 'error' && options.callerInput && answer.status >= 400 && answer.status < 500) {
-      throw new ApiError('SYMBOL_NOT_FOUND', `the IBKR gateway refused the symbol (HTTP ${answer.status})`);
+    return this.read(path, retry, parse);
+  }
+
+  /** What a refused or failed answer needs before its one retry, or undefined when it is final. */
+  private mending(path: string, answer: SentAnswer, epoch: number): Promise<SessionOutcome> | undefined {
+    const unexplained = answer.kind === 'error' || (answer.kind === 'refused' && answer.meaning === 'unknown');
+    const session = answer.kind === 'logged_out' || (answer.kind === 'refused' && answer.meaning === 'no_session');
+    // A session started since this call was sent is the mending it needed.
+    if (session && epoch !== this.epoch) return Promise.resolve('ready');
+    if (answer.kind === 'logged_out') return this.recover('not_authenticated');
+    if (session) return this.recover('no_session');
+    if (answer.kind === 'refused' && answer.meaning === 'accounts_first') return Promise.resolve('ready');
+    if (unexplained && isBrokeragePath(path)) return this.confirm();
+    return undefined;
+  }
+
+  private read<T>(path: string, answer: SentAnswer, parse: (json: unknown) => T): T {
+    switch (answer.kind) {
+      case 'ok':
+        if (isBrokeragePath(path)) this.refusal = undefined;
+        return parse(answer.json);
+      case 'logged_out':
+        throw this.refused('logged_out');
+      case 'error':
+        if (answer.drift !== undefined) throw new UnreadableAnswerError(answer.drift, answer.message);
+        throw new ApiError('UPSTREAM_ERROR', answer.message);
+      case 'refused':
+        if (answer.meaning === 'not_found') throw new ApiError('SYMBOL_NOT_FOUND', 'the IBKR gateway knows no such symbol');
+        if (answer.meaning === 'no_session') throw this.refused('not_started');
+        // A refusal with a success status is a body in an unexpected shape: the parser names the drift.
+        if (answer.status < 300) return parse(answer.json);
+        throw new ApiError('UPSTREAM_ERROR', `the IBKR gateway refused the request (HTTP ${answer.status})`);
     }
-    throw new ApiError('UPSTREAM_ERROR', answer.kind === 'error' ? answer.message : 'the IBKR gateway answered unexpectedly');
+  }
+
+  private refused(outcome: Exclude<SessionOutcome, 'ready'>): SessionRefusedError {
+    this.refusal = { at: Date.now(), outcome };
+    return new SessionRefusedError(outcome);
+  }
+
+  /**
+   * A refusal no wording explains may still be a session problem: the gateway's auth status says, once
+   * for every caller that meets it at the same time. A session it shows missing is started; one it shows
+   * ready leaves the retry to decide.
+   */
+  private confirm(): Promise<SessionOutcome> {
+    this.confirming ??= this.readSession().finally(() => {
+      this.confirming = undefined;
+    });
+    return this.confirming;
+  }
+
+  private async readSession(): Promise<SessionOutcome> {
+    const status = await this.send('/iserver/auth/status');
+    if (status.kind === 'logged_out') return this.recover('not_authenticated');
+    if (status.kind !== 'ok') return 'ready';
+    const auth = parseAuthStatus(status.json);
+    if (auth.authenticated && auth.established) return 'ready';
+    return this.recover(auth.established ? 'not_authenticated' : 'no_session');
   }
 
   /**
    * One attempt to get an authenticated brokerage session back, shared by concurrent callers: start
-   * one (ssodh/init) or ask for re-authentication, then read the auth status. False when the gateway
-   * itself is logged out (a person must log in) or the session did not come back.
+   * one (ssodh/init) or ask for re-authentication, then read the auth status. `logged_out` when the
+   * gateway itself is logged out (a person must log in), `not_started` when the session did not come back.
    */
-  recover(problem: SessionProblem): Promise<boolean> {
+  recover(problem: SessionProblem): Promise<SessionOutcome> {
     if (this.recovering !== undefined) return this.recovering;
-    if (Date.now() - this.recoveryFailedAt < (this.options.recoveryCooldownMs ?? 10_000)) return Promise.resolve(false);
+    if (Date.now() - this.recoveryFailedAt < (this.options.recoveryCooldownMs ?? 10_000)) return Promise.resolve(this.lastFailure);
     this.recovering = this.attemptRecovery(problem)
-      .then((ok) => {
-        if (ok) this.epoch += 1;
-        else this.recoveryFailedAt = Date.now();
-        this.options.logger.info({ upstream: 'ibkr', problem, recovered: ok }, 'IBKR session recovery attempt');
-        return ok;
+      .then((outcome) => {
+        if (outcome === 'ready') this.epoch += 1;
+        else this.recoveryFailed(outcome);
+        this.options.logger.info({ upstream: 'ibkr', problem, outcome }, 'IBKR session recovery attempt');
+        return outcome;
       })
       .catch((error: unknown) => {
-        this.recoveryFailedAt = Date.now();
+        this.recoveryFailed('not_started');
         throw error;
       })
       .finally(() => {
@@ -138,31 +231,29 @@ export class IbkrGateway {
     return this.recovering;
   }
 
-  private async attemptRecovery(problem: SessionProblem): Promise<boolean> {
+  private recoveryFailed(outcome: Exclude<SessionOutcome, 'ready'>): void {
+    this.recoveryFailedAt = Date.now();
+    this.lastFailure = outcome;
+  }
+
+  private async attemptRecovery(problem: SessionProblem): Promise<SessionOutcome> {
     const start =
       problem === 'no_session'
         ? await this.send('/iserver/auth/ssodh/init', { method: 'POST', body: { publish: true, compete: true } })
         : await this.send('/iserver/reauthenticate', { method: 'POST', body: {} });
-    if (start.kind === 'logged_out') return false;
+    if (start.kind === 'logged_out') return 'logged_out';
     const polls = this.options.recoveryPolls ?? 4;
     for (let i = 0; i < polls; i += 1) {
       const status = await this.send('/iserver/auth/status');
-      if (status.kind === 'logged_out') return false;
-      if (status.kind === 'ok' && parseAuthStatus(status.json).authenticated) return true;
+      if (status.kind === 'logged_out') return 'logged_out';
+      if (status.kind === 'ok') {
+        const auth = parseAuthStatus(status.json);
+        if (auth.authenticated && auth.established) return 'ready';
+      }
       if (i < polls - 1) await sleep(this.options.recoveryPollMs ?? 250);
     }
-    return false;
+    return 'not_started';
   }
-}
-
-export function notAuthenticated(kind: 'logged_out' | 'no_session'): ApiError {
-  return new ApiError(
-    'BROKER_UNAVAILABLE',
-    kind === 'logged_out'
-      ? 'the IBKR gateway is not logged in: log in to the Client Portal Gateway in a browser'
-      : 'the IBKR gateway has no brokerage session and could not start one: log in to the Client Portal Gateway again',
-    { retryAfterSeconds: 30 },
-  );
 }
 
 const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;

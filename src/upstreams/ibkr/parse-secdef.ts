@@ -2,7 +2,6 @@
 // (home market, foreign lines, derivatives). The conid arrives as a string here and a number elsewhere.
 import { UnreadableAnswerError } from '../../core/errors.js';
 import { toNumber, toText } from '../../broker/numbers.js';
-import { errorText } from './classify-response.js';
 
 export interface SecdefListing {
   conid: number;
@@ -27,15 +26,9 @@ const US_EXCHANGES = new Set([
   'SMART',
   'US',
 ]);
-const NOT_FOUND = /no symbol|not found|no contract|no security/i;
-
-/** The listings in a search answer; an empty list when the gateway says it knows no such symbol. */
+/** The listings in a search answer ("No symbol found" is the gateway's refusal, read in classify-response.ts). */
 export function parseSecdefSearch(json: unknown): SecdefListing[] {
-  if (!Array.isArray(json)) {
-    const error = errorText(json);
-    if (error !== undefined && NOT_FOUND.test(error)) return [];
-    throw new UnreadableAnswerError('secdef', 'the IBKR gateway sent a contract search answer that is not a list');
-  }
+  if (!Array.isArray(json)) throw new UnreadableAnswerError('secdef', 'the IBKR gateway sent a contract search answer that is not a list');
   const listings: SecdefListing[] = [];
   for (const item of json) {
     if (item === null || typeof item !== 'object') continue;

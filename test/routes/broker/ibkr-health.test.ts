@@ -99,3 +99,22 @@ test('with IBKR_TLS_VERIFY=true the self-signed certificate is refused and the m
   assert.equal(res.body.status, 'disconnected');
   assert.match(res.body.message, /IBKR_TLS_VERIFY=false/);
 });
+
+test('"no bridge" and a brokerage session that cannot be started: unauthenticated, saying what to do; quotes 503 with Retry-After; the portfolio still reads', async (t) => {
+  const { get, sandbox } = await startApp(t);
+  sandbox.ibkr.setSessionFaults({ refusal: 'no-bridge', unrecoverable: true });
+  sandbox.ibkr.setSession('no_session');
+  const res = await get('/api/broker/health');
+  assert.equal(res.body.status, 'unauthenticated', res.body.message);
+  assert.equal(res.body.authenticated, false);
+  assert.equal(res.body.connected, true);
+  assert.match(res.body.message, /no brokerage session and could not start one/);
+  assert.match(res.body.message, /Close other IBKR sessions/);
+  assert.ok(res.body.message.includes(`log in at ${sandbox.ibkr.origin}`), res.body.message);
+
+  const quotes = await get('/api/broker/quotes?symbols=MSFT');
+  assert.equal(quotes.status, 503);
+  assert.equal(quotes.body.error.code, 'BROKER_UNAVAILABLE');
+  assert.ok(Number(quotes.headers['retry-after']) > 0);
+  assert.equal((await get('/api/broker/accounts')).status, 200, 'the login alone reads the accounts');
+});

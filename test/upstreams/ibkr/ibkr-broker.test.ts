@@ -2,26 +2,16 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { type TestContext, test } from 'node:test';
 import pino from 'pino';
-import { type IbkrSimulator, createIbkrSimulator } from '../../../src/sandbox/ibkr/ibkr-simulator.js';
+import type { IbkrSimulator } from '../../../src/sandbox/ibkr/ibkr-simulator.js';
 import { SimulatedUpstream } from '../../../src/sandbox/simulated-upstream.js';
-import { IbkrBroker, type IbkrBrokerOptions } from '../../../src/upstreams/ibkr/ibkr-broker.js';
+import { RequestPacer } from '../../../src/broker/request-pacer.js';
+import { ibkrPacerOptions } from '../../../src/upstreams/ibkr/ibkr-gateway.js';
+import { IbkrBroker } from '../../../src/upstreams/ibkr/ibkr-broker.js';
 import { recording } from '../../helpers/recorded.js';
+import { brokerOnSimulator } from './broker-on-simulator.js';
+import { ISERVER_ACCOUNTS_STAND_IN } from './iserver-accounts-stand-in.js';
 
-async function setup(t: TestContext, options: Partial<IbkrBrokerOptions> = {}): Promise<{ sim: IbkrSimulator; broker: IbkrBroker }> {
-  const sim = await createIbkrSimulator();
-  await sim.listen();
-  t.after(() => sim.close());
-  const broker = new IbkrBroker({
-    url: sim.baseUrl,
-    tlsVerify: false,
-    timeoutMs: 5_000,
-    logger: pino({ level: 'silent' }),
-    tickleIntervalMs: 0,
-    ...options,
-  });
-  t.after(() => broker.close());
-  return { sim, broker };
-}
+const setup = brokerOnSimulator;
 
 function nextRequest(sim: IbkrSimulator, path: string): Promise<void> {
   return new Promise((resolve) => {
@@ -117,6 +107,8 @@ async function recordedGateway(t: TestContext, status: unknown): Promise<{ broke
         return { status: 200, body: {} };
       }
       if (path === '/iserver/auth/status') return { status: 200, body: recoveries.length === 0 ? status : authenticated };
+      // Health reads data once per session.
+      if (path === '/iserver/accounts') return { status: 200, body: ISERVER_ACCOUNTS_STAND_IN };
       return { status: 404, body: {} };
     },
   });
@@ -154,4 +146,83 @@ test('an auth status the check cannot read is reported as drift with the health,
   const health = await broker.health();
   assert.equal(health.status, 'disconnected');
   assert.equal(health.unreadable?.reason, 'auth-status');
+});
+
+test('a wording never seen, while the session is fine, costs one status check and one retry', async (t) => {
+  const { sim, broker } = await setup(t);
+  // A 5xx without a gateway body explains nothing: the status shows the session ready, the retry answers.
+  sim.setFaults({ fault: 'http5xx', remaining: 1 });
+  const { quotes, missing } = await broker.quotes(['MSFT']);
+  assert.deepEqual(missing, []);
+  assert.equal(typeof quotes.MSFT?.last, 'number');
+  assert.equal(sim.gatewayCount('/iserver/auth/status'), 1);
+  assert.equal(sim.gatewayCount('/iserver/secdef/search'), 2);
+  assert.equal(sim.gatewayCount('/iserver/auth/ssodh/init'), 0, 'nothing to start');
+});
+
+test('a contract search that keeps failing is 503 with Retry-After, never cached: the symbol is found once the gateway answers', async (t) => {
+  const { sim, broker } = await setup(t);
+  sim.setFaults({ fault: 'http5xx' });
+  await assert.rejects(broker.quotes(['MSFT']), (error: any) => {
+    assert.equal(error.code, 'BROKER_UNAVAILABLE');
+    assert.ok(error.retryAfterSeconds > 0);
+    return true;
+  });
+  assert.equal(sim.gatewayCount('/iserver/secdef/search'), 2, 'one retry, no more');
+  sim.clearFaults();
+  assert.deepEqual((await broker.quotes(['MSFT'])).missing, []);
+});
+
+test('only a clean "No symbol found" makes a symbol unknown, and it is remembered', async (t) => {
+  const { sim, broker } = await setup(t);
+  assert.deepEqual((await broker.quotes(['NOSUCH'])).missing, ['NOSUCH']);
+  assert.deepEqual((await broker.quotes(['NOSUCH'])).missing, ['NOSUCH']);
+  assert.equal(sim.gatewayCount('/iserver/secdef/search'), 1);
+  assert.equal(sim.gatewayCount('/iserver/auth/status'), 0, 'an answer about the input needs no status check');
+});
+
+test('a new session the gateway started by itself ("Please query /accounts first"): the accounts are read again, then the data comes', async (t) => {
+  // /portfolio/accounts is paced at one call per 5.5 s; this test reads it twice in a row.
+  const pacer = new RequestPacer({ ...ibkrPacerOptions(), spacing: {} });
+  const { sim, broker } = await setup(t, { gateway: { pacer } }, { pacing: false });
+  assert.equal(typeof (await broker.quotes(['MSFT'])).quotes.MSFT?.last, 'number');
+  assert.ok((await broker.positions()).length > 0);
+  sim.replaceSessionSilently();
+  assert.equal(typeof (await broker.quotes(['MSFT'])).quotes.MSFT?.last, 'number');
+  assert.equal(sim.gatewayCount('/iserver/accounts'), 2);
+  assert.ok((await broker.positions()).length > 0);
+  assert.equal(sim.gatewayCount('/portfolio/accounts'), 2, 'the account list read again before the positions');
+  assert.equal(sim.gatewayCount('/iserver/auth/status'), 0, 'a known wording needs no status check');
+});
+
+test('health: logged in but not connected to IBKR\'s servers is disconnected; a status without "established" false is a session to start', async (t) => {
+  const raw = recording('ibkr', 'auth-status-authenticated-2023').json as Record<string, unknown>;
+  const offline = await recordedGateway(t, { ...raw, connected: false });
+  const health = await offline.broker.health();
+  assert.equal(health.status, 'disconnected');
+  assert.match(health.message, /lost its connection to IBKR's servers/);
+  // A gateway that says it outright: authenticated, but no brokerage session established.
+  const unestablished = await recordedGateway(t, { ...raw, established: false });
+  assert.equal((await unestablished.broker.health()).status, 'connected');
+  assert.deepEqual(unestablished.recoveries, ['/iserver/auth/ssodh/init']);
+});
+
+test('health follows the data calls: unauthenticated while the status claims a session they refuse, connected as soon as they answer', async (t) => {
+  const { sim, broker } = await setup(t, { gateway: { recoveryPollMs: 1, recoveryCooldownMs: 60_000 } });
+  assert.equal((await broker.health()).status, 'connected');
+  assert.equal(sim.gatewayCount('/iserver/accounts'), 1, 'data read once for the session');
+  assert.equal((await broker.health()).status, 'connected');
+  assert.equal(sim.gatewayCount('/iserver/accounts'), 1, 'and trusted after');
+
+  sim.setSessionFaults({ refusal: 'no-bridge', unrecoverable: true, statusClaimsSession: true });
+  sim.setSession('no_session');
+  await assert.rejects(broker.quotes(['MSFT']), { code: 'BROKER_UNAVAILABLE' });
+  assert.equal((await broker.health()).status, 'unauthenticated', 'the refused data call outweighs the status');
+
+  // The competing session ends: the data calls answer again, within the recovery cooldown.
+  sim.setSessionFaults({ unrecoverable: false, statusClaimsSession: false });
+  sim.setSession('connected');
+  const healed = await broker.health();
+  assert.equal(healed.status, 'connected', healed.message);
+  assert.equal(typeof (await broker.quotes(['MSFT'])).quotes.MSFT?.last, 'number');
 });

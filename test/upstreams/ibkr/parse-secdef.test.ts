@@ -24,8 +24,8 @@ test('share classes match across spellings', () => {
   assert.equal(pickListing(listings, 'BRK.B')?.conid, 72063691);
 });
 
-test('"No symbol found" is an empty result; other shapes are errors', () => {
-  assert.deepEqual(parseSecdefSearch(fixture('ibkr', 'secdef-no-symbol.json')), []);
+test('an empty list is no listing; any other shape is drift ("No symbol found" is a refusal, read by classify-response)', () => {
   assert.deepEqual(parseSecdefSearch([]), []);
+  assert.throws(() => parseSecdefSearch(fixture('ibkr', 'secdef-no-symbol.json')), { name: 'UnreadableAnswerError', drift: 'secdef' });
   assert.throws(() => parseSecdefSearch({ error: 'something else' }), ApiError);
 });
