@@ -1,7 +1,8 @@
 // The market overview reads its instruments through this interface, so its source (Yahoo's chart API
 // today) can be replaced by configuration without touching the route, the cache or the formatting.
 
-export type InstrumentCategory = 'index' | 'commodity' | 'crypto' | 'equity' | 'currency';
+export const INSTRUMENT_CATEGORIES = ['index', 'commodity', 'crypto', 'equity', 'fund', 'currency'] as const;
+export type InstrumentCategory = (typeof INSTRUMENT_CATEGORIES)[number];
 
 /** One instrument as a source reports it; numbers are unrounded, formatting happens at the edge. */
 export interface InstrumentSnapshot {

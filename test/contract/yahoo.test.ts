@@ -10,7 +10,14 @@ import type { Interval } from '../../src/wire/alpha-vantage/indicators.js';
 import { intervalBars } from '../../src/upstreams/yahoo/chart-bars.js';
 import { readChartSeries } from '../../src/upstreams/yahoo/chart-series.js';
 import { type ChartAsk, chartQuote } from '../../src/upstreams/yahoo/parse-chart-quote.js';
-import { type ChartResponse, type Classified, classifyChart, classifyChartResponse } from '../../src/upstreams/yahoo/parse-chart.js';
+import {
+  type ChartResponse,
+  type Classified,
+  categoryOf,
+  classifyChart,
+  classifyChartResponse,
+} from '../../src/upstreams/yahoo/parse-chart.js';
+import { displayName } from '../../src/upstreams/yahoo/display-name.js';
 import { corpusFiles, type Loaded, recordings } from '../helpers/recorded.js';
 
 type Json = Record<string, any>;
@@ -36,8 +43,20 @@ const CATEGORY: Record<string, string> = {
   CURRENCY: 'currency',
   EQUITY: 'equity',
   ETF: 'equity',
-  MUTUALFUND: 'equity',
+  // A mutual fund is no equity (recorded 0P0000XTS7, 0P000071W8.TO).
+  MUTUALFUND: 'fund',
 };
+
+/**
+ * The name a chart gives: shortName when it is a plain name, else longName. Recorded shortNames that are not:
+ * the symbol itself (0P000071W8.TO), a truncated field padded with a fragment (WSU.DE "WashTec AG   …   I").
+ */
+function expectedName(meta: Json, symbol: string): string | null {
+  const plain = (n: unknown) =>
+    typeof n === 'string' && n.trim() !== '' && !/\s{2,}/.test(n.trim()) && n.trim().toUpperCase() !== symbol.toUpperCase();
+  const name = [meta.shortName, meta.longName].find(plain);
+  return name === undefined ? null : (name as string).trim();
+}
 
 const response = (r: Loaded): ChartResponse => ({ status: r.status, headers: {}, json: r.json });
 
@@ -91,6 +110,13 @@ function expectValue<T>(classified: Classified<T>, name: string): T {
 
 const four = (n: number) => (Math.round(n * 10_000) / 10_000).toFixed(4);
 
+/** Every chart, whether or not it gives a snapshot, names and categorises its instrument as the rules above say. */
+function checkIdentity(r: Loaded, symbol: string, result: Json): void {
+  const meta = result.meta as Json;
+  assert.equal(displayName(meta.shortName, meta.longName, symbol), expectedName(meta, symbol), `${r.name} name`);
+  assert.equal(categoryOf(meta.instrumentType, symbol), CATEGORY[String(meta.instrumentType).toUpperCase()], `${r.name} category`);
+}
+
 function checkSnapshot(r: Loaded, symbol: string, asked: ChartAsk, result: Json): void {
   const meta = result.meta as Json;
   const classified = classifyChartResponse(response(r), symbol, asked.range);
@@ -98,7 +124,6 @@ function checkSnapshot(r: Loaded, symbol: string, asked: ChartAsk, result: Json)
   if (previousClose === undefined) return expectDrift(classified, 'chart-no-previous-close', `${r.name} snapshot`);
   const snapshot = expectValue(classified, `${r.name} snapshot`);
   const closes = ((result.indicators?.quote?.[0]?.close ?? []) as (number | null)[]).filter((c): c is number => typeof c === 'number');
-  const name = [meta.shortName, meta.longName].find((n) => typeof n === 'string' && n.trim() !== '');
   assert.deepEqual(
     snapshot,
     {
@@ -106,7 +131,7 @@ function checkSnapshot(r: Loaded, symbol: string, asked: ChartAsk, result: Json)
       price: meta.regularMarketPrice ?? closes.at(-1),
       previousClose,
       currency: meta.currency,
-      name: name === undefined ? null : name.trim().replace(/\s+/g, ' '),
+      name: expectedName(meta, symbol),
       category: CATEGORY[String(meta.instrumentType).toUpperCase()],
       asOf: new Date(meta.regularMarketTime * 1000).toISOString(),
     },
@@ -216,6 +241,7 @@ function checkRecording(r: Loaded): void {
   const result = (r.json as Json).chart.result[0] as Json;
   const intraday = !/^\d+(d|wk|mo)$/.test(asked.interval);
   assert.equal(result.meta.dataGranularity, asked.interval, `${r.name}: the chart is of the interval asked`);
+  checkIdentity(r, symbol, result);
   checkSnapshot(r, symbol, asked, result);
   checkQuote(r, symbol, asked, result, intraday);
   checkBars(r, symbol, asked, result, interval, intraday);

@@ -5,10 +5,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
 import { ApiError } from '../../core/errors.js';
-import { errorResponses, NOT_MODIFIED } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED, StringEnum } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
 import type { MarketOverview, OverviewValue } from '../../services/market-overview.js';
 import type { OverviewEntry } from '../../services/overview-entry.js';
+import { INSTRUMENT_CATEGORIES } from '../../upstreams/overview-source.js';
 
 const TWO_DECIMALS = '^-?\\d+\\.\\d{2}$';
 
@@ -18,13 +19,10 @@ const OverviewEntrySchema = Type.Object(
     change: Type.String({ pattern: TWO_DECIMALS, description: 'Against the previous daily close.', examples: ['-8.60'] }),
     changePercent: Type.String({ pattern: '^-?\\d+\\.\\d{2}%$', examples: ['-0.16%'] }),
     name: Type.Optional(Type.String({ examples: ['S&P 500'] })),
-    category: Type.Union([
-      Type.Literal('index'),
-      Type.Literal('commodity'),
-      Type.Literal('crypto'),
-      Type.Literal('equity'),
-      Type.Literal('currency'),
-    ]),
+    category: StringEnum(INSTRUMENT_CATEGORIES, {
+      description:
+        'What the instrument is, as the source says: index, commodity (futures), crypto, equity (shares and ETFs), fund (a mutual fund: a net asset value struck once a day), currency.',
+    }),
     currency: Type.Optional(Type.String({ examples: ['USD'] })),
     asOf: Type.String({ format: 'date-time', description: 'Time of the price (ISO-8601).' }),
   },

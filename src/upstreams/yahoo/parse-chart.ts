@@ -3,6 +3,7 @@
 import { ApiError, UnreadableAnswerError } from '../../core/errors.js';
 import { retryAfterMs } from '../retry-after.js';
 import { categoryFromSymbol, type InstrumentCategory, type InstrumentSnapshot } from '../overview-source.js';
+import { displayName } from './display-name.js';
 
 export interface ChartResponse {
   status: number;
@@ -95,7 +96,7 @@ function instrumentSnapshot({ meta, result }: ChartResult, symbol: string, range
     price,
     previousClose,
     currency: text(meta.currency),
-    name: text(meta.shortName) ?? text(meta.longName),
+    name: displayName(meta.shortName, meta.longName, symbol),
     category: categoryOf(text(meta.instrumentType), symbol),
     asOf: new Date(time * 1000).toISOString(),
   };
@@ -132,7 +133,8 @@ const TYPE_CATEGORY: Record<string, InstrumentCategory> = {
   CURRENCY: 'currency',
   EQUITY: 'equity',
   ETF: 'equity',
-  MUTUALFUND: 'equity',
+  // A mutual fund is no equity: its price is a net asset value, struck once a day.
+  MUTUALFUND: 'fund',
 };
 
 export function categoryOf(instrumentType: string | null, symbol: string): InstrumentCategory {
@@ -143,10 +145,7 @@ export function finite(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-/**
- * A display string, or null for none. Runs of spaces become one: Yahoo pads some names to a fixed width
- * (recorded WSU.DE: "WashTec AG                    I"), and a client should not show the padding.
- */
+/** A non-empty string, trimmed, runs of spaces as one; null for none. */
 function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value.trim().replace(/\s+/g, ' ') : null;
 }

@@ -105,10 +105,10 @@ describe('classifyChartResponse', () => {
     assert.equal(driftOf(failed), undefined);
   });
 
-  it('recorded ugly meta: a padded shortName loses its padding, a null currency stays null (the range is asked as 1d here to reach them)', () => {
+  it('recorded ugly meta: a padded shortName is no name (the longName is), a null currency stays null (the range is asked as 1d here to reach them)', () => {
     const wsu = recording('yahoo', 'chart-wsu-de-period-2023-08-04-to-09-1d').json as any;
-    assert.match(wsu.chart.result[0].meta.shortName, / {2,}/);
-    assert.equal(parseChartBody(wsu, 'WSU.DE', '1d').name, wsu.chart.result[0].meta.shortName.replace(/\s+/g, ' '));
+    assert.match(wsu.chart.result[0].meta.shortName, / {2,}I$/);
+    assert.equal(parseChartBody(wsu, 'WSU.DE', '1d').name, 'WashTec AG', 'not "WashTec AG I"');
     const lucyw = recording('yahoo', 'chart-lucyw-null-currency-empty-holiday-1d').json as any;
     assert.equal(lucyw.chart.result[0].meta.currency, null);
     const snapshot = parseChartBody(lucyw, 'LUCYW', '1d');
@@ -119,6 +119,16 @@ describe('classifyChartResponse', () => {
       () => parseChartBody(lucyw, 'LUCYW', ''),
       (e: unknown) => driftOf(e) === 'chart-no-previous-close',
     );
+  });
+
+  it('recorded mutual funds are funds, not equities; a fund whose shortName is its symbol is named by its longName', () => {
+    const fund = recording('yahoo', 'chart-fund-0p000071w8-to-period-2020-01-01-to-03-1d').json as any;
+    const snapshot = parseChartBody(fund, '0P000071W8.TO', '1d');
+    assert.equal(snapshot.category, 'fund');
+    assert.equal(snapshot.name, 'TD US Index e');
+    const stale = recording('yahoo', 'chart-mutual-fund-0p0000xts7-period-1d-stale').json as any;
+    assert.equal(stale.chart.result[0].meta.instrumentType, 'MUTUALFUND');
+    assert.equal(parseChartBody(stale, '0P0000XTS7', '1d').category, 'fund');
   });
 
   it('classifies 429 as a refusal with Retry-After or 60 s', () => {
