@@ -21,7 +21,7 @@ export type GatewayAnswer =
   /** HTTP 401: the gateway refused the login itself, or its brokerage session is not authenticated. */
   | { kind: 'logged_out' }
   | { kind: 'rate_limited'; retryAfterSeconds: number | undefined }
-  /** A refusal in the gateway's JSON shape; `status` may be 2xx, since the contract search says "No symbol found" with a 200. */
+  /** A refusal in the gateway's JSON shape, whatever its status (2xx included): its meaning does not depend on it. */
   | { kind: 'refused'; status: number; meaning: RefusalMeaning; wording: string; json: unknown }
   /** Not an answer in the gateway's format; `drift` when it came with a success status (a reason for UnreadableAnswerError). */
   | { kind: 'error'; status: number; message: string; drift?: string };

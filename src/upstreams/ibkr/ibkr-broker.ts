@@ -124,8 +124,8 @@ export class IbkrBroker implements Broker {
   health(): Promise<BrokerHealth> {
     return timedHealth('ibkr', () =>
       checkIbkrSession(this.gateway, {
-        due: () => this.primedEpoch !== this.gateway.epoch || this.gateway.refusal !== undefined,
-        run: () => this.primeBrokerageAccounts(this.gateway.refusal !== undefined),
+        due: () => this.primedEpoch !== this.gateway.epoch || this.gateway.dataRefused,
+        run: () => this.primeBrokerageAccounts(this.gateway.dataRefused),
       }),
     );
   }

@@ -16,7 +16,8 @@ import { parseAuthStatus } from './parse-session.js';
 export type SessionProblem = 'no_session' | 'not_authenticated';
 
 /** Where mending the session left it: ready for the retry, or refused because nobody is logged in, or no session would start. */
-export type SessionOutcome = 'ready' | 'logged_out' | 'not_started';
+export type SessionOutcome = 'ready' | SessionFailure;
+export type SessionFailure = 'logged_out' | 'not_started';
 
 export interface IbkrGatewayOptions {
   /** Base URL ending in /v1/api. */
@@ -46,7 +47,7 @@ export interface CallOptions {
 
 /** A data call refused for want of a usable session, after the one mending it deserved. */
 export class SessionRefusedError extends ApiError {
-  constructor(readonly outcome: Exclude<SessionOutcome, 'ready'>) {
+  constructor(readonly outcome: SessionFailure) {
     super(
       'BROKER_UNAVAILABLE',
       outcome === 'logged_out'
@@ -93,14 +94,14 @@ export class IbkrGateway {
   /** Increases with every recovered session: per-session preparations compare against it. */
   epoch = 0;
   /**
-   * Set when a data call ended refused for want of a session, cleared by the next /iserver data answer:
-   * the auth status can claim a session the data calls refuse, and health believes the data calls.
+   * A data call ended refused for want of a session, and no /iserver data answer came since: the auth
+   * status can claim a session the data calls refuse, and health believes the data calls.
    */
-  refusal: { at: number; outcome: Exclude<SessionOutcome, 'ready'> } | undefined;
+  dataRefused = false;
   private recovering: Promise<SessionOutcome> | undefined;
   private confirming: Promise<SessionOutcome> | undefined;
   private recoveryFailedAt = 0;
-  private lastFailure: Exclude<SessionOutcome, 'ready'> = 'not_started';
+  private lastFailure: SessionFailure = 'not_started';
 
   constructor(private readonly options: IbkrGatewayOptions) {
     this.origin = new URL(options.url).origin;
@@ -164,7 +165,7 @@ export class IbkrGateway {
   private read<T>(path: string, answer: SentAnswer, parse: (json: unknown) => T): T {
     switch (answer.kind) {
       case 'ok':
-        if (isBrokeragePath(path)) this.refusal = undefined;
+        if (isBrokeragePath(path)) this.dataRefused = false;
         return parse(answer.json);
       case 'logged_out':
         throw this.refused('logged_out');
@@ -180,8 +181,8 @@ export class IbkrGateway {
     }
   }
 
-  private refused(outcome: Exclude<SessionOutcome, 'ready'>): SessionRefusedError {
-    this.refusal = { at: Date.now(), outcome };
+  private refused(outcome: SessionFailure): SessionRefusedError {
+    this.dataRefused = true;
     return new SessionRefusedError(outcome);
   }
 
@@ -231,7 +232,7 @@ export class IbkrGateway {
     return this.recovering;
   }
 
-  private recoveryFailed(outcome: Exclude<SessionOutcome, 'ready'>): void {
+  private recoveryFailed(outcome: SessionFailure): void {
     this.recoveryFailedAt = Date.now();
     this.lastFailure = outcome;
   }

@@ -4,7 +4,7 @@
 // after any data call was refused. A session the status shows missing gets its one recovery attempt.
 import { ApiError, driftOf } from '../../core/errors.js';
 import type { HealthCheck } from '../../broker/timed-health.js';
-import { type IbkrGateway, SessionRefusedError, type SessionOutcome } from './ibkr-gateway.js';
+import { type IbkrGateway, type SessionFailure, SessionRefusedError } from './ibkr-gateway.js';
 import { parseAuthStatus } from './parse-session.js';
 
 export interface DataCheck {
@@ -66,7 +66,7 @@ export async function checkIbkrSession(gateway: IbkrGateway, data: DataCheck): P
   }
 }
 
-function unauthenticated(outcome: Exclude<SessionOutcome, 'ready'>, login: string): HealthCheck {
+function unauthenticated(outcome: SessionFailure, login: string): HealthCheck {
   return {
     status: 'unauthenticated',
     message:
