@@ -14,7 +14,7 @@ import {
 import { SimulatedUpstream, type SimRequest, type SimResponse } from '../simulated-upstream.js';
 import { findInstrument } from '../universe.js';
 import { CallLimits, type LimitVerdict } from './call-limits.js';
-import { monthEnd } from '../us-market-time.js';
+import { monthEnd } from '../../core/us-market-time.js';
 import { globalQuote } from './global-quote.js';
 import {
   INVALID_API_KEY,

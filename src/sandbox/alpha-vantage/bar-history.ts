@@ -10,7 +10,7 @@
 import type { Interval } from '../../wire/alpha-vantage/indicators.js';
 import type { Bar } from '../price-model.js';
 import { aggregateBars, intradayBar, sessionBar } from '../session-bars.js';
-import { DAY_MS, MINUTE_MS, easternMinute, inExtendedSession, isUtcWeekday, usTradingDay } from '../us-market-time.js';
+import { DAY_MS, MINUTE_MS, easternMinute, inExtendedSession, isUtcWeekday, usTradingDay } from '../../core/us-market-time.js';
 
 export interface KeyedBar extends Bar {
   /** The row key Alpha Vantage would use for this bar. */

@@ -3,7 +3,7 @@
 import type { SymbolMatch } from '../../wire/alpha-vantage/bodies.js';
 import { type Instrument, UNIVERSE } from '../universe.js';
 import { formatDecimal } from './format.js';
-import { easternOffsetMs, HOUR_MS } from '../us-market-time.js';
+import { easternOffsetMs, HOUR_MS } from '../../core/us-market-time.js';
 
 /** Alpha Vantage answers at most ten matches. */
 const MAX_MATCHES = 10;

@@ -4,7 +4,7 @@ import type { Interval } from '../../wire/alpha-vantage/indicators.js';
 import { type OutputSize, type SeriesFunction, type SeriesInterval, seriesKey } from '../../wire/alpha-vantage/time-series.js';
 import { barHistory } from './bar-history.js';
 import { formatDecimal } from './format.js';
-import { inRegularSession } from '../us-market-time.js';
+import { inRegularSession } from '../../core/us-market-time.js';
 
 /** `compact` is Alpha Vantage's latest 100; `full` is bounded here (the real one reaches back 20+ years). */
 const COMPACT = 100;

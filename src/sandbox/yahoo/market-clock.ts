@@ -1,9 +1,9 @@
 // When each kind of instrument trades: US stocks and indices in New York time (daylight saving included),
 // the regular session 09:30 to 16:00 on weekdays, and for stocks and ETFs pre-market from 04:00 and
-// post-market to 20:00 (../us-market-time.ts, which the Alpha Vantage simulator keys its bars by);
+// post-market to 20:00 (src/core/us-market-time.ts, which the Alpha Vantage simulator keys its bars by);
 // futures, in UTC, from Sunday 23:00 to Friday 22:00 with a daily pause from 22:00 to 23:00; crypto always.
 // Closed markets keep their last price and time.
-import { easternOffsetMs, isUtcWeekday, usTradingDay } from '../us-market-time.js';
+import { easternOffsetMs, isUtcWeekday, usTradingDay } from '../../core/us-market-time.js';
 import type { Session } from './chart-instruments.js';
 
 const MINUTE_MS = 60_000;

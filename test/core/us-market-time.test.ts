@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { easternMinute, easternOffsetMs, inExtendedSession, usTradingDay } from '../../src/sandbox/us-market-time.js';
+import { easternMinute, easternOffsetMs, inExtendedSession, usTradingDay } from '../../src/core/us-market-time.js';
 
 const HOUR = 3_600_000;
 

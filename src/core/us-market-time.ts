@@ -1,6 +1,7 @@
 // US/Eastern wall-clock time without Intl (fast enough to test thousands of bar starts per request):
-// daylight saving from the second Sunday of March 02:00 to the first Sunday of November 02:00. Both
-// simulated providers time US sessions by it, so their bars fall on the same minutes.
+// daylight saving from the second Sunday of March 02:00 to the first Sunday of November 02:00. The
+// simulated providers time US sessions by it, so their bars fall on the same minutes, and the IBKR stream
+// asks it whether a silent symbol's market is open.
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
