@@ -13,6 +13,7 @@ import { ibkrAssetClass, parsePositionsPage } from '../../src/upstreams/ibkr/par
 import { parseSecdefSearch, pickListing } from '../../src/upstreams/ibkr/parse-secdef.js';
 import { type AuthStatus, parseAuthStatus, parseTickle } from '../../src/upstreams/ibkr/parse-session.js';
 import { FIELD, parseSnapshot, snapshotToQuote } from '../../src/upstreams/ibkr/parse-snapshot.js';
+import { mergeFields, parseStreamMessage, streamedQuote } from '../../src/upstreams/ibkr/parse-stream-message.js';
 import { type Loaded, recording, recordings } from '../helpers/recorded.js';
 import { startReplay } from '../helpers/replay-upstream.js';
 import { withoutElisions } from '../upstreams/ibkr/documented-example.js';
@@ -169,8 +170,67 @@ function checkRefusal(r: Loaded): void {
   if (answer.kind === 'refused') assert.equal(answer.status, r.status);
 }
 
+/** A websocket frame reads as what its structure says; a market data frame's quote holds the frame's own numbers. */
+function checkStreamFrame(r: Loaded): void {
+  const raw = r.json as Row;
+  const message = parseStreamMessage(r.text);
+  const topic = raw.topic as string | undefined;
+  if (topic?.startsWith('smd+')) {
+    if (raw.conid === undefined) return assert.deepEqual(message, { kind: 'market-data-without-conid' });
+    assert.equal(message.kind, 'market-data');
+    if (message.kind !== 'market-data') return;
+    assert.equal(message.conid, raw.conid);
+    assert.equal(message.updatedAt, raw._updated);
+    const quote = streamedQuote('X', message.conid, mergeFields(undefined, message.fields), message.updatedAt);
+    // "N/A" and other words are no number; "83" arrives as a JSON number, prices as strings.
+    const number = (code: string) => {
+      const parsed = numberIn(raw[code]);
+      return parsed === null || Number.isNaN(parsed) ? null : parsed;
+    };
+    assert.deepEqual(
+      {
+        last: quote.last,
+        bid: quote.bid,
+        ask: quote.ask,
+        bidSize: quote.bidSize,
+        askSize: quote.askSize,
+        changePercent: quote.changePercent,
+        volume: quote.volume,
+      },
+      {
+        last: number(FIELD.last),
+        bid: number(FIELD.bid),
+        ask: number(FIELD.ask),
+        bidSize: number(FIELD.bidSize),
+        askSize: number(FIELD.askSize),
+        changePercent: number(FIELD.changePercent),
+        // "12.2M" is 12,200,000, as the frame's own "87_raw" says where it is sent.
+        volume: raw['87_raw'] === undefined ? volumeIn(raw[FIELD.volume]) : (raw['87_raw'] as number),
+      },
+    );
+    assert.equal(quote.updatedAt, typeof raw._updated === 'number' ? new Date(raw._updated).toISOString() : null);
+    return;
+  }
+  if (topic === 'system') return assert.deepEqual(message, raw.hb === undefined ? { kind: 'greeting' } : { kind: 'heartbeat', at: raw.hb });
+  if (topic === 'sts') {
+    const args = raw.args as Row;
+    return assert.deepEqual(message, { kind: 'status', authenticated: args.authenticated as boolean | undefined });
+  }
+  if (raw.message === 'waiting for session') return assert.deepEqual(message, { kind: 'waiting-for-session' });
+  assert.deepEqual(message, { kind: 'other' }, `${r.name}: ${topic} carries nothing for quotes`);
+}
+
+/** "24.2M" as the number it stands for. */
+function volumeIn(value: unknown): number | null {
+  if (value === undefined) return null;
+  const match = /^([\d.]+)([KM]?)$/.exec(String(value));
+  assert.ok(match !== null, `a volume as IBKR writes it: ${String(value)}`);
+  return Math.round(Number(match[1]) * { '': 1, K: 1_000, M: 1_000_000 }[match[2] as '' | 'K' | 'M']);
+}
+
 function placeOf(r: Loaded): ((r: Loaded) => void) | undefined {
   const { method, path } = r.request;
+  if (path === '/ws') return checkStreamFrame;
   if (r.status >= 400) return REFUSALS[r.name] === undefined ? undefined : checkRefusal;
   if (method === 'GET' && path === '/iserver/auth/status') return checkAuthStatus;
   if (method === 'POST' && path === '/tickle') return checkTickle;

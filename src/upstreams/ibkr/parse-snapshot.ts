@@ -21,8 +21,8 @@ export const FIELD = {
   availability: '6509',
 } as const;
 
-/** The fields every snapshot request asks for. */
-export const SNAPSHOT_FIELDS = [
+/** The fields every snapshot request asks for, and every websocket subscription. */
+export const QUOTE_FIELDS: readonly string[] = [
   FIELD.last,
   FIELD.symbol,
   FIELD.change,
@@ -35,7 +35,8 @@ export const SNAPSHOT_FIELDS = [
   FIELD.open,
   FIELD.priorClose,
   FIELD.availability,
-].join(',');
+];
+export const SNAPSHOT_FIELDS = QUOTE_FIELDS.join(',');
 
 const PRICE_FIELDS = [FIELD.last, FIELD.bid, FIELD.ask, FIELD.change, FIELD.priorClose, FIELD.close];
 
@@ -79,26 +80,33 @@ export function parseSnapshot(json: unknown): SnapshotRow[] {
     if (item === null || typeof item !== 'object') continue;
     const row = item as Record<string, unknown>;
     const conid = toNumber(row.conid);
-    if (conid === null) continue;
-    const last = parsePrice(row[FIELD.last]);
-    const close = parsePrice(row[FIELD.close]).value;
-    rows.push({
-      conid,
-      hasData: PRICE_FIELDS.some((code) => toText(row[code]) !== null),
-      last: last.value,
-      lastFlag: last.flag,
-      bid: parsePrice(row[FIELD.bid]).value,
-      ask: parsePrice(row[FIELD.ask]).value,
-      bidSize: toNumber(row[FIELD.bidSize]),
-      askSize: toNumber(row[FIELD.askSize]),
-      change: toNumber(row[FIELD.change]),
-      changePercent: toNumber(row[FIELD.changePercent]),
-      volume: toNumber(row[FIELD.volume]),
-      priorClose: parsePrice(row[FIELD.priorClose]).value ?? close,
-      updatedAt: toNumber(row._updated),
-    });
+    if (conid !== null) rows.push(readFields(conid, row, toNumber(row._updated)));
   }
   return rows;
+}
+
+/**
+ * One conid's fields, keyed by code, as a snapshot row carries them or as the websocket's frames build them
+ * up: the one reading of IBKR's values, so that a streamed quote and a snapshot quote mean the same.
+ */
+export function readFields(conid: number, fields: Record<string, unknown>, updatedAt: number | null): SnapshotRow {
+  const last = parsePrice(fields[FIELD.last]);
+  const close = parsePrice(fields[FIELD.close]).value;
+  return {
+    conid,
+    hasData: PRICE_FIELDS.some((code) => toText(fields[code]) !== null),
+    last: last.value,
+    lastFlag: last.flag,
+    bid: parsePrice(fields[FIELD.bid]).value,
+    ask: parsePrice(fields[FIELD.ask]).value,
+    bidSize: toNumber(fields[FIELD.bidSize]),
+    askSize: toNumber(fields[FIELD.askSize]),
+    change: toNumber(fields[FIELD.change]),
+    changePercent: toNumber(fields[FIELD.changePercent]),
+    volume: toNumber(fields[FIELD.volume]),
+    priorClose: parsePrice(fields[FIELD.priorClose]).value ?? close,
+    updatedAt,
+  };
 }
 
 export function snapshotToQuote(symbol: string, row: SnapshotRow): BrokerQuote {
