@@ -61,7 +61,7 @@ export interface SimRequestEvent {
 /** Emits `request` (a SimRequestEvent) after each counted request is answered. */
 export class SimulatedUpstream extends EventEmitter {
   readonly name: string;
-  private readonly server: Server;
+  protected readonly server: Server;
   private readonly handler: SimHandler;
   private readonly options: SimulatedUpstreamOptions;
   private faults: Faults = { ...NO_FAULTS };

@@ -8,9 +8,9 @@
 // each request on its way in, so arrivals bunch up the way a real network bunches them. Bodies have the
 // keys and types of recorded gateway answers (test/fixtures/recorded/ibkr/): no "established" in an auth
 // status, four keys in one without a session, and a snapshot without `fields` answers the fields the
-// conid was subscribed with.
+// conid was subscribed with. It also serves the Client Portal websocket (ibkr-stream-server.ts); snapshots
+// and the socket read one simulated market (ibkr-market.ts).
 import { randomBytes } from 'node:crypto';
-import { previousClose, priceAt, round, unit } from '../price-model.js';
 import { type SimRequest, type SimResponse, SimulatedUpstream } from '../simulated-upstream.js';
 import { contractByConid, secdefListings } from './ibkr-contracts.js';
 import { accountBody, DEFAULT_ACCOUNTS, positionBody, type SimAccount } from './ibkr-portfolio.js';
@@ -21,6 +21,8 @@ import {
   refusalAnswer,
   SESSION_REFUSALS,
 } from './ibkr-session-faults.js';
+import { gatewayFields, IbkrMarket, type MarketSession } from './ibkr-market.js';
+import { IbkrStreamServer, type IbkrStreamOptions } from './ibkr-stream-server.js';
 import { selfSignedCertificate } from './self-signed.js';
 
 export const SESSION_STATES = ['logged_out', 'no_session', 'connected'] as const;
@@ -38,6 +40,10 @@ export interface IbkrSimulatorOptions {
   /** Seed of the jitter's random sequence, so a test sees the same delays on every run. */
   seed?: number;
   now?: () => number;
+  /** The market's sessions (default: US equity hours by `now`); tests and benchmarks hold it open or closed. */
+  sessionAt?: (now: number) => MarketSession;
+  /** The websocket's heartbeat, subscription lifetime and tick loop. */
+  stream?: IbkrStreamOptions;
   host?: string;
   port?: number;
 }
@@ -53,6 +59,38 @@ const SANDBOX_CONTROL = '/__sandbox/ibkr';
 const LOGGED_OUT: SimResponse = { status: 401, body: '' };
 const MAC_ADDRESS = '06:05:9B:DE:2D:8B';
 const SERVER_INFO = { serverName: 'JifN13002', serverVersion: 'Build 10.44.1d, Mar 3, 2026 1:55:32 PM' };
+const ALLOW_FEATURES = {
+  showGFIS: true,
+  showEUCostReport: false,
+  allowEventContract: true,
+  allowFXConv: true,
+  allowFinancialLens: false,
+  allowMTA: true,
+  allowTypeAhead: true,
+  allowEventTrading: true,
+  snapshotRefreshTimeout: 30,
+  liteUser: false,
+  showWebNews: true,
+  research: true,
+  debugPnl: true,
+  showTaxOpt: true,
+  showImpactDashboard: true,
+  allowDynAccount: false,
+  allowCrypto: false,
+  allowFA: false,
+  allowLiteUnderPro: false,
+  allowedAssetTypes: 'STK,CFD,OPT,FOP,WAR,FUT,BAG,PDC,CASH,IND,BOND,BILL,FUND,SLB,News,CMDTY,IOPT,ICU,ICS,PHYSS,CRYPTO',
+  restrictTradeSubscription: false,
+  showUkUserLabels: false,
+  sideBySide: true,
+};
+const SHORT_PERIODS = ['2h', '1d', '2d', '1w', '1m'];
+const CHART_PERIODS = Object.fromEntries(
+  ['STK', 'CFD', 'OPT', 'FOP', 'WAR', 'IOPT', 'FUT', 'CASH', 'IND', 'BOND', 'FUND', 'CMDTY', 'PHYSS', 'CRYPTO'].map((type) => [
+    type,
+    type === 'OPT' || type === 'FOP' ? SHORT_PERIODS : ['*'],
+  ]),
+);
 /** What a snapshot subscribed without `fields` carries. */
 const DEFAULT_FIELDS = ['31', '84', '86'];
 /** Market data availability (6509): in every populated row, asked for or not, as recorded. */
@@ -85,7 +123,12 @@ export class IbkrSimulator extends SimulatedUpstream {
   private readonly penaltyMs: number;
   private readonly jitterMs: number;
   private readonly random: () => number;
-  private readonly sessionId = randomBytes(16).toString('hex');
+  /** The session value /tickle answers and the websocket accepts; the cookie /tickle sets. */
+  sessionId = randomBytes(16).toString('hex');
+  sessionCookie = randomBytes(16).toString('hex');
+  readonly market: IbkrMarket;
+  /** The websocket at /v1/api/ws: its faults, counters and subscriptions. */
+  readonly stream: IbkrStreamServer;
 
   constructor(options: IbkrSimulatorOptions & { tls: { key: string; cert: string } }) {
     super({
@@ -102,6 +145,37 @@ export class IbkrSimulator extends SimulatedUpstream {
     this.accounts = (options.accounts ?? DEFAULT_ACCOUNTS).map((a) => ({ ...a }));
     this.pacing = options.pacing ?? true;
     this.now = options.now ?? Date.now;
+    this.market = new IbkrMarket(options.sessionAt);
+    const gateway = this;
+    this.stream = new IbkrStreamServer(
+      {
+        get session() {
+          return gateway.session;
+        },
+        get sessionId() {
+          return gateway.sessionId;
+        },
+        get sessionCookie() {
+          return gateway.sessionCookie;
+        },
+        market: this.market,
+        now: () => this.now(),
+        accountsArgs: () => this.accountsBody(),
+      },
+      options.stream,
+    );
+    this.server.on('upgrade', (req, socket, head) => this.stream.upgrade(req, socket, head));
+  }
+
+  override async close(): Promise<void> {
+    this.stream.close();
+    await super.close();
+  }
+
+  /** The session value and cookie change (the gateway restarted its session): an old one no longer opens the socket. */
+  rotateSessionId(): void {
+    this.sessionId = randomBytes(16).toString('hex');
+    this.sessionCookie = randomBytes(16).toString('hex');
   }
 
   get baseUrl(): string {
@@ -112,6 +186,7 @@ export class IbkrSimulator extends SimulatedUpstream {
   setSession(state: IbkrSessionState): void {
     if (state !== 'connected' || this.session !== 'connected') this.resetBrokerageSession();
     this.session = state;
+    if (state !== 'connected') this.stream.sessionLost();
   }
 
   /** The brokerage session drops without telling anyone (nightly reset, competing login). */
@@ -159,7 +234,12 @@ export class IbkrSimulator extends SimulatedUpstream {
     if (this.session === 'logged_out') return LOGGED_OUT;
 
     if (path === '/iserver/auth/status') return { status: 200, body: this.authStatus() };
-    if (path === '/tickle' && req.method === 'POST') return { status: 200, body: this.tickle() };
+    if (path === '/tickle' && req.method === 'POST')
+      return {
+        status: 200,
+        body: this.tickle(),
+        headers: { 'set-cookie': `x-sess-uuid=${this.sessionCookie}; Path=/v1/api; Secure; HttpOnly` },
+      };
     if (path === '/iserver/auth/ssodh/init' && req.method === 'POST') {
       if (!this.sessionFaults.unrecoverable) this.setSession('connected');
       return { status: 200, body: { ...this.authStatus(), passed: this.session === 'connected' } };
@@ -250,23 +330,35 @@ export class IbkrSimulator extends SimulatedUpstream {
 
   private brokerageAccounts(): SimResponse {
     this.brokerageAccountsRead = true;
+    return { status: 200, body: this.accountsBody() };
+  }
+
+  /** GET /iserver/accounts's body, which the websocket's `act` frame also carries (keys as recorded in 2026). */
+  private accountsBody(): Record<string, unknown> {
     const ids = this.accounts.map((a) => a.id);
+    const props = {
+      hasChildAccounts: false,
+      supportsCashQty: true,
+      liteUnderPro: false,
+      noFXConv: false,
+      isProp: false,
+      supportsFractions: true,
+      allowCustomerTime: false,
+      autoFx: false,
+    };
     return {
-      status: 200,
-      body: {
-        accounts: ids,
-        acctProps: Object.fromEntries(ids.map((id) => [id, { hasChildAccounts: false, supportsCashQty: true, supportsFractions: true }])),
-        aliases: Object.fromEntries(this.accounts.map((a) => [a.id, a.id])),
-        allowFeatures: { showGFIS: true, allowCrypto: false, allowTypeAhead: true },
-        chartPeriods: { STK: ['*'] },
-        groups: [],
-        profiles: [],
-        selectedAccount: ids[0] ?? '',
-        serverInfo: SERVER_INFO,
-        sessionId: this.sessionId.slice(0, 8),
-        isFT: false,
-        isPaper: true,
-      },
+      accounts: ids,
+      acctProps: Object.fromEntries(ids.map((id) => [id, props])),
+      aliases: Object.fromEntries(this.accounts.map((a) => [a.id, a.id])),
+      allowFeatures: ALLOW_FEATURES,
+      chartPeriods: CHART_PERIODS,
+      groups: [],
+      profiles: [],
+      selectedAccount: ids[0] ?? '',
+      serverInfo: SERVER_INFO,
+      sessionId: `${this.sessionId.slice(0, 8)}.${this.sessionId.slice(8, 16)}`,
+      isFT: false,
+      isPaper: true,
     };
   }
 
@@ -297,7 +389,7 @@ export class IbkrSimulator extends SimulatedUpstream {
           if (contract !== undefined && subscription === undefined) this.subscribed.set(conid, asked ?? DEFAULT_FIELDS);
           return row;
         }
-        const values = quoteFields(contract.priceSymbol, contract.symbol, this.now());
+        const values = gatewayFields(this.market, contract, this.now());
         // Only fields asked for come back (a call without `fields` gets the subscription's), and the availability always.
         for (const field of [...(asked ?? subscription), FIELD_AVAILABILITY]) if (values[field] !== undefined) row[field] = values[field];
         row._updated = this.now();
@@ -330,45 +422,6 @@ export class IbkrSimulator extends SimulatedUpstream {
       rows.push(positionBody(account.id, i, now));
     return { status: 200, body: rows };
   }
-}
-
-/** Snapshot values the way the gateway writes them: strings, commas, "M"/"K" suffixes, a "C" prefix when closed. */
-export function quoteFields(priceSymbol: string, symbol: string, now: number): Record<string, string> {
-  const last = priceAt(priceSymbol, now);
-  const prior = previousClose(priceSymbol, now);
-  const spread = Math.max(0.01, round(last * 0.0002, 2));
-  const change = last - prior;
-  const volume = Math.round(
-    200_000 + unit(`volume:${priceSymbol}`) * 60_000_000 * (0.5 + unit(`v:${priceSymbol}:${Math.floor(now / 60_000)}`)),
-  );
-  return {
-    '31': `${marketOpen(now) ? '' : 'C'}${last.toFixed(2)}`,
-    '55': symbol,
-    '82': change.toFixed(2),
-    '83': ((change / prior) * 100).toFixed(2),
-    '84': (last - spread / 2).toFixed(2),
-    '85': withCommas(100 * (1 + Math.floor(unit(`as:${priceSymbol}:${now}`) * 30))),
-    '86': (last + spread / 2).toFixed(2),
-    '87':
-      volume >= 1_000_000 ? `${(volume / 1_000_000).toFixed(1)}M` : volume >= 1_000 ? `${(volume / 1_000).toFixed(1)}K` : String(volume),
-    '88': withCommas(100 * (1 + Math.floor(unit(`bs:${priceSymbol}:${now}`) * 30))),
-    '7059': String(100 * (1 + Math.floor(unit(`ls:${priceSymbol}:${now}`) * 5))),
-    '7295': priceAt(priceSymbol, now - ((now % 86_400_000) - 14.5 * 3_600_000)).toFixed(2),
-    '7741': prior.toFixed(2),
-    '6509': 'RpB',
-  };
-}
-
-function withCommas(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
-/** US equity hours (14:30-21:00 UTC on weekdays); outside them the last price is the close ("C" prefix). */
-function marketOpen(now: number): boolean {
-  const date = new Date(now);
-  const day = date.getUTCDay();
-  const minutes = date.getUTCHours() * 60 + date.getUTCMinutes();
-  return day >= 1 && day <= 5 && minutes >= 870 && minutes < 1260;
 }
 
 /** mulberry32: a small seeded generator, so jittered runs repeat exactly. */
