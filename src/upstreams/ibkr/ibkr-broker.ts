@@ -16,11 +16,12 @@ import {
   emptyQuote,
 } from '../../broker/broker.js';
 import { HttpClient } from '../http-client.js';
-import { IbkrGateway, type IbkrGatewayOptions } from './ibkr-gateway.js';
+import { IbkrGateway, type IbkrGatewayOptions, SessionRefusedError } from './ibkr-gateway.js';
 import { parseIserverAccounts, parsePortfolioAccounts } from './parse-accounts.js';
 import { IBKR_PAGE_SIZE, isLastPositionsPage, parsePositionsPage } from './parse-positions.js';
 import { parseSecdefSearch, pickListing } from './parse-secdef.js';
-import { parseTickle } from './parse-session.js';
+import { parseTickle, parseTickleSession } from './parse-session.js';
+import type { IbkrStreamSession } from './ibkr-quote-stream.js';
 import { parseSnapshot, SNAPSHOT_FIELDS, type SnapshotRow, snapshotToQuote } from './parse-snapshot.js';
 import { timedHealth } from '../../broker/timed-health.js';
 import { checkIbkrSession } from './ibkr-session-check.js';
@@ -47,7 +48,7 @@ const DAY_MS = 86_400_000;
 const MAX_PAGES = 200;
 const PORTFOLIO_ACCOUNTS_REUSE_MS = 5_000;
 
-export class IbkrBroker implements Broker {
+export class IbkrBroker implements Broker, IbkrStreamSession {
   readonly kind = 'ibkr' as const;
   readonly gateway: IbkrGateway;
   private readonly http: HttpClient;
@@ -231,6 +232,38 @@ export class IbkrBroker implements Broker {
         this.priming = undefined;
       });
     return this.priming;
+  }
+
+  /**
+   * What the websocket needs before it opens: a brokerage session (recovered once if lost, the answers
+   * read by their meaning as every REST call's are) in which /iserver/accounts was read, then POST
+   * /tickle's session value and the cookies the gateway set.
+   */
+  async streamSession(): Promise<{ session: string; cookies: string | undefined }> {
+    const tickle = async () => {
+      const answer = await this.gateway.send('/tickle', { method: 'POST', body: {} });
+      if (answer.kind === 'logged_out') throw new SessionRefusedError('logged_out');
+      const auth = answer.kind === 'ok' ? parseTickle(answer.json) : null;
+      const session = answer.kind === 'ok' ? parseTickleSession(answer.json) : null;
+      const lost = (answer.kind === 'refused' && answer.meaning === 'no_session') || (auth !== null && !auth.authenticated);
+      if (!lost && answer.kind !== 'ok') throw new ApiError('UPSTREAM_ERROR', `the IBKR gateway refused /tickle (HTTP ${answer.status})`);
+      return { session, auth, lost };
+    };
+    let answer = await tickle();
+    if (answer.lost) {
+      // The socket closes at once without a brokerage session: get one back first, as a REST call would.
+      const outcome = await this.gateway.recover(answer.auth?.established ? 'not_authenticated' : 'no_session');
+      if (outcome !== 'ready') throw new SessionRefusedError(outcome);
+      answer = await tickle();
+      if (answer.lost) throw new SessionRefusedError('not_started');
+    }
+    await this.primeBrokerageAccounts();
+    if (answer.session === null) throw new SessionRefusedError('not_started');
+    return { session: answer.session, cookies: this.gateway.cookies };
+  }
+
+  conid(symbol: string): Promise<number | null> {
+    return this.conidFor(symbol);
   }
 
   /**

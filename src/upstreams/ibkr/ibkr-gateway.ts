@@ -100,6 +100,8 @@ export class IbkrGateway {
   dataRefused = false;
   private recovering: Promise<SessionOutcome> | undefined;
   private confirming: Promise<SessionOutcome> | undefined;
+  /** The cookies the gateway last set (name=value pairs): the websocket's upgrade carries them. */
+  cookies: string | undefined;
   private recoveryFailedAt = 0;
   private lastFailure: SessionFailure = 'not_started';
 
@@ -120,6 +122,8 @@ export class IbkrGateway {
     } catch (error) {
       throw gatewayTransportError(error);
     }
+    const setCookie = res.headers['set-cookie'];
+    if (setCookie !== undefined) this.cookies = cookiePairs(setCookie);
     const answer = classifyGatewayAnswer(res.status, res.headers, res.json);
     if (answer.kind === 'rate_limited') {
       const waitMs = this.pacer.refused(answer.retryAfterSeconds);
@@ -285,4 +289,9 @@ export function gatewayTransportError(error: unknown): ApiError {
     case 'too_large':
       return new ApiError('UPSTREAM_ERROR', 'the IBKR gateway sent a body larger than allowed');
   }
+}
+
+/** `a=1; Path=/; Secure` and `b=2; HttpOnly` as the request header `a=1; b=2`. */
+function cookiePairs(setCookie: string | string[]): string {
+  return (Array.isArray(setCookie) ? setCookie : [setCookie]).map((line) => (line.split(';')[0] as string).trim()).join('; ');
 }

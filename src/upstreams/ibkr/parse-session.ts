@@ -51,3 +51,8 @@ export function parseTickle(json: unknown): AuthStatus | null {
   const authStatus = asObject(asObject(body.iserver)?.authStatus);
   return authStatus === undefined ? null : readAuth(authStatus);
 }
+
+/** POST /tickle's session value: what the websocket accepts as {"session":"…"} when no cookie authorises it. */
+export function parseTickleSession(json: unknown): string | null {
+  return toText(asObject(json)?.session);
+}
