@@ -34,7 +34,6 @@ import providerBRoutes from './routes/provider-b/index.js';
 import marketRoutes from './routes/market/index.js';
 import brokerRoutes from './routes/broker/index.js';
 import streamRoutes from './routes/stream.js';
-import { LiveTopics } from './stream/live-topics.js';
 import { CASE_INSENSITIVE, ErrorResponse } from './routes/schemas.js';
 
 export interface BuildAppOptions {
@@ -91,12 +90,13 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   hardenServer(app.server, config);
 
   app.decorate('deps', deps);
-  // The broker's keep-alive runs while the app does (deps.close stops it).
+  // The broker's keep-alive and its real-time quote stream run while the app does (deps.close stops them).
   deps.broker.start();
+  deps.brokerQuotes?.start();
   logger.info({ broker: deps.broker.kind, mode: config.mode }, 'broker endpoints ready');
   app.decorate('hotPath', hotPath);
   // Filled by the route plugins: what each stream topic is read from.
-  app.decorate('liveTopics', new LiveTopics());
+  app.decorate('liveTopics', deps.liveTopics);
   app.addHook('onClose', async () => deps.close());
   app.addSchema(ErrorResponse);
 

@@ -43,6 +43,12 @@ import { TastytradeBroker, type TastytradeBrokerOptions } from './upstreams/tast
 import { UpstreamHealth } from './health/upstream-health.js';
 import { UpstreamCallMetrics } from './plugins/app/upstream-call-metrics.js';
 import { YahooChartSource } from './upstreams/yahoo/yahoo-chart-source.js';
+import type { BrokerQuoteStream } from './broker/quote-stream.js';
+import { IbkrQuoteStream, type IbkrQuoteStreamOptions } from './upstreams/ibkr/ibkr-quote-stream.js';
+import { LiveTopics } from './stream/live-topics.js';
+import { SharedQuoteStream } from './stream/shared-quote-stream.js';
+import type { Topic } from './stream/stream-topics.js';
+import { TopicRelay } from './stream/topic-relay.js';
 
 export interface AppDeps {
   config: Config;
@@ -77,11 +83,21 @@ export interface AppDeps {
   brokerAccess: BrokerAccess;
   /** One-time tickets that admit a browser's EventSource to broker stream topics. */
   streamTickets: StreamTickets;
+  /** What each stream topic is read from; filled by the route plugins. */
+  liveTopics: LiveTopics;
+  /** Stream topics and the broker stream across replicas; undefined with the embedded store. */
+  relay: TopicRelay | undefined;
+  /** The broker's real-time quotes, one feed for the deployment; undefined when BROKER_STREAMING=off or the broker has none. */
+  brokerQuotes: SharedQuoteStream | undefined;
   close(): Promise<void>;
 }
 
 export interface BrokerOptions {
   ibkr?: Partial<Omit<IbkrBrokerOptions, 'url' | 'tlsVerify' | 'logger'>>;
+  /** The IBKR websocket's timings (heartbeat watch, renewals, back-off). */
+  ibkrStream?: Partial<Omit<IbkrQuoteStreamOptions, 'url' | 'tlsVerify' | 'session' | 'logger'>>;
+  /** The shared stream's REST retention and renewal period. */
+  streaming?: { retentionMs?: number; renewMs?: number };
   tastytrade?: Partial<Omit<TastytradeBrokerOptions, 'url' | 'clientSecret' | 'refreshToken' | 'logger'>>;
 }
 
@@ -192,6 +208,39 @@ export async function createDeps(config: Config, logger: Logger, options: Create
       : undefined;
 
   const broker = createBroker(config, logger, options.broker ?? {}, store, scopes);
+  const liveTopics = new LiveTopics();
+  const upstreamOfTopic = {
+    quote: ALPHA_VANTAGE,
+    brokerQuotes: config.broker.kind,
+    overview: config.overview.source,
+    status: 'none',
+  } as const;
+  const relay =
+    store.redis === undefined
+      ? undefined
+      : new TopicRelay({
+          redis: store.redis,
+          topics: liveTopics,
+          logger,
+          scopeOf: (topic: Topic) => scopes.of(upstreamOfTopic[topic.kind]),
+        });
+  const feed = quoteFeed(config, logger, broker, options.broker ?? {});
+  const brokerQuotes =
+    feed === undefined
+      ? undefined
+      : new SharedQuoteStream({
+          broker: broker.kind,
+          create: feed,
+          relay,
+          scope: scopes.of(broker.kind),
+          logger,
+          ...options.broker?.streaming,
+        });
+  // The stream before the relay it publishes on, the relay before the store whose Redis it uses, the broker last.
+  closers.unshift(async () => {
+    await brokerQuotes?.close();
+    await relay?.close();
+  });
   closers.push(() => broker.close());
 
   return {
@@ -214,6 +263,9 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     broker,
     brokerAccess: new BrokerAccess(config.broker.access, config.trustProxy),
     streamTickets: new StreamTickets(store.redis),
+    liveTopics,
+    relay,
+    brokerQuotes,
     close: async () => {
       for (const close of closers) await close();
       await store.close();
@@ -325,6 +377,19 @@ function createBroker(config: Config, logger: Logger, options: BrokerOptions, st
       return new TastytradeBroker({ timeoutMs: upstreamTimeoutMs, ...options.tastytrade, url, clientSecret, refreshToken, logger });
     }
   }
+}
+
+/**
+ * The broker's real-time feed, where BROKER_STREAMING allows it and the broker has one: IBKR's websocket.
+ * Tastytrade's DXLink feed (issue 29's other half) plugs in here; until then its quotes stay snapshots.
+ */
+function quoteFeed(config: Config, logger: Logger, broker: Broker, options: BrokerOptions): (() => BrokerQuoteStream) | undefined {
+  if (config.broker.streaming === 'off') return undefined;
+  if (broker instanceof IbkrBroker) {
+    const { url, tlsVerify } = config.broker.ibkr;
+    return () => new IbkrQuoteStream({ ...options.ibkrStream, url, tlsVerify, session: broker, logger });
+  }
+  return undefined;
 }
 
 /** One pacing per gateway: shared by every replica through Redis when there is one. */

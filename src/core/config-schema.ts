@@ -90,6 +90,11 @@ export const EnvSchema = Type.Object({
     'auto',
   ),
   BROKER: oneOf(['ibkr', 'tastytrade', 'none'] as const, 'The broker behind /api/broker.', 'ibkr'),
+  BROKER_STREAMING: oneOf(
+    ['auto', 'off'] as const,
+    "auto: broker quotes from the broker's real-time feed where it has one (IBKR's websocket); off: snapshots.",
+    'auto',
+  ),
   IBKR_GATEWAY_URL: text('https://localhost:5000/v1/api', 'IBKR Client Portal Gateway.'),
   IBKR_TLS_VERIFY: oneOf(BOOLEAN_WORDS, "Verify the gateway's certificate (it is self-signed).", 'false'),
   IBKR_REQUESTS_PER_SECOND: int(8, 1, 9, 'Our pacing of the IBKR gateway, a margin under its 10 a second.'),

@@ -55,6 +55,8 @@ export interface Config {
   technical: { source: TechnicalSource };
   broker: {
     kind: BrokerKind;
+    /** `auto`: quotes streamed from the broker's own real-time feed where it has one; `off`: snapshots only. */
+    streaming: 'auto' | 'off';
     /** requestsPerSecond: our pacing, below the gateway's 10 a second. */
     ibkr: { url: string; tlsVerify: boolean; requestsPerSecond: number };
     tastytrade: { url: string; clientSecret: string | undefined; refreshToken: string | undefined };
@@ -174,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     technical: { source: v.TECHNICAL_SOURCE },
     broker: {
       kind: v.BROKER,
+      streaming: v.BROKER_STREAMING,
       ibkr: { url: url('IBKR_GATEWAY_URL'), tlsVerify: TRUTHY.has(v.IBKR_TLS_VERIFY), requestsPerSecond: v.IBKR_REQUESTS_PER_SECOND },
       tastytrade: { url: url('TASTYTRADE_URL'), clientSecret: v.TASTYTRADE_CLIENT_SECRET, refreshToken: v.TASTYTRADE_REFRESH_TOKEN },
       access: { allowFrom, token: v.BROKER_TOKEN, corsOrigins: brokerOrigins },

@@ -10,10 +10,9 @@ import { streamCors } from '../plugins/external/cors.js';
 import { errorResponses } from './schemas.js';
 import { StreamClient } from '../stream/stream-client.js';
 import { type FeedFactory, StreamHub } from '../stream/stream-hub.js';
-import { MAX_QUOTE_SYMBOLS, parseTopics, type Topic } from '../stream/stream-topics.js';
-import { ALPHA_VANTAGE } from '../core/upstream-ids.js';
+import { MAX_QUOTE_SYMBOLS, parseTopics } from '../stream/stream-topics.js';
 import { TopicPoller } from '../stream/topic-poller.js';
-import { TopicRelay } from '../stream/topic-relay.js';
+import { withStreamedBrokerQuotes } from '../stream/streamed-quotes-feed.js';
 
 /** How long a browser waits before reconnecting after the stream ends (the `retry:` hint). */
 export const RETRY_MS = 3_000;
@@ -53,8 +52,9 @@ const DESCRIPTION = [
   '`overview` (the `/api/market/overview` body), `status` (the `/api/system/status` body), and `error` (the error body plus `topic`, e.g.',
   '`quote=IBM`, when a topic cannot be served; the stream stays open), `shutdown` (the server is stopping: reconnect).',
   'The current value of every topic is sent at once on connect (and on a reconnect with `Last-Event-ID`), then an event only when it changes.',
-  'Every event has an `id:`, `<ms since epoch when the upstream answered>-<sequence>`; the stream starts with a `retry:` hint and carries a comment every `STREAM_HEARTBEAT_SECONDS`.',
-  "One upstream poll per topic serves every viewer (across replicas with Redis), at the cadence of the route's cache window.",
+  'Every event has an `id:`, `<ms since epoch when the upstream answered (streamed broker quotes: the newest tick)>-<sequence>`; the stream starts with a `retry:` hint and carries a comment every `STREAM_HEARTBEAT_SECONDS`.',
+  "One upstream poll per topic serves every viewer (across replicas with Redis), at the cadence of the route's cache window;",
+  "`brokerQuotes` instead pushes each change of the broker's real-time feed as it arrives (BROKER_STREAMING=auto), with snapshots while the feed cannot answer.",
   'A client that does not read gets only the latest value per topic and is disconnected after two heartbeat periods.',
   'Limits: `STREAM_MAX_CONNECTIONS` per server and `STREAM_MAX_PER_CLIENT` per address answer 429 `RATE_LIMITED`.',
 ].join(' ');
@@ -68,22 +68,20 @@ function localFeeds(app: FastifyInstance): FeedFactory {
 }
 
 const streamRoutes: FastifyPluginAsync = async (app) => {
-  const { config, logger, store } = app.deps;
+  const { config, relay, brokerQuotes } = app.deps;
   const heartbeatMs = config.stream.heartbeatSeconds * 1000;
-  const upstreamOf = { quote: ALPHA_VANTAGE, brokerQuotes: config.broker.kind, overview: config.overview.source, status: 'none' } as const;
-  const scopeOf = (topic: Topic) => app.deps.scopes.of(upstreamOf[topic.kind]);
-  const relay = store.redis === undefined ? undefined : new TopicRelay({ redis: store.redis, topics: app.liveTopics, logger, scopeOf });
+  const polled = relay === undefined ? localFeeds(app) : relay.feeds(localFeeds(app));
   const hub = new StreamHub({
-    feeds: relay === undefined ? localFeeds(app) : relay.feeds(localFeeds(app)),
+    feeds: brokerQuotes === undefined ? polled : withStreamedBrokerQuotes(brokerQuotes, polled),
     heartbeatMs,
     maxConnections: config.stream.maxConnections,
     maxPerClient: config.stream.maxPerClient,
   });
   app.decorate('streamHub', hub);
-  // Before Fastify stops accepting: streams end with a last event, so browsers reconnect elsewhere.
+  // Before Fastify stops accepting: streams end with a last event, so browsers reconnect elsewhere (the
+  // relay closes with the other shared services, deps.close).
   app.addHook('preClose', async () => {
     hub.close();
-    await relay?.close();
   });
 
   // Broker topics are broker data: the access hook judges the caller (preflights included, so the route has its

@@ -37,14 +37,20 @@ export interface TopicRelayOptions {
 
 interface Message {
   from: string;
-  event: TopicEvent;
+  event: unknown;
+}
+
+/** A deployment-wide channel: what one replica publishes reaches every other replica reading the channel. */
+export interface RelayChannel {
+  publish(payload: unknown): void;
+  close(): void;
 }
 
 export class TopicRelay {
   /** Who this replica is in lease values and messages (the pid shows an operator which process polls). */
   readonly holderId = `${process.pid}:${randomBytes(8).toString('base64url')}`;
   private readonly subscriber: Redis;
-  private readonly channels = new Map<string, (event: TopicEvent) => void>();
+  private readonly channels = new Map<string, (payload: unknown) => void>();
   private readonly leases = new Set<TopicLease>();
   private readonly lock: RedisFlightLock;
 
@@ -70,15 +76,26 @@ export class TopicRelay {
   }
 
   private feed(topic: Topic, deliver: (event: TopicEvent) => void): TopicFeed {
-    const channel = this.redis.key(this.leaseName(topic));
-    this.channels.set(channel, deliver);
-    this.subscriber.subscribe(channel).catch((error: unknown) => this.redis.noteFailure(error));
-    const lease = new TopicLease(this, topic, deliver, (event) => this.publish(channel, event));
+    const channel = this.channel(this.leaseName(topic), (payload) => deliver(payload as TopicEvent));
+    const lease = new TopicLease(this, topic, deliver, (event) => channel.publish(event));
     this.leases.add(lease);
     return {
       stop: () => {
         this.leases.delete(lease);
         void lease.stop();
+        channel.close();
+      },
+    };
+  }
+
+  /** The channel `name` (a lease name): every replica's messages but this one's own reach `receive`. */
+  channel(name: string, receive: (payload: unknown) => void): RelayChannel {
+    const channel = this.redis.key(name);
+    this.channels.set(channel, receive);
+    this.subscriber.subscribe(channel).catch((error: unknown) => this.redis.noteFailure(error));
+    return {
+      publish: (payload) => this.publish(channel, payload),
+      close: () => {
         this.channels.delete(channel);
         this.subscriber.unsubscribe(channel).catch(() => {});
       },
@@ -111,7 +128,7 @@ export class TopicRelay {
     this.subscriber.disconnect();
   }
 
-  private publish(channel: string, event: TopicEvent): void {
+  private publish(channel: string, event: unknown): void {
     const message: Message = { from: this.holderId, event };
     this.redis.client.publish(channel, JSON.stringify(message)).catch((error: unknown) => this.redis.noteFailure(error));
   }

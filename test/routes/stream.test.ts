@@ -78,7 +78,8 @@ test('bad or missing topics and too many symbols: the JSON error before any stre
 });
 
 test('one poll per topic whatever the number of viewers, counted at the simulator; no viewers, no polling', async (t) => {
-  const { url, app, sandbox } = await startApp(t, { env: { STREAM_MAX_PER_CLIENT: '0' } });
+  // The polled topic: broker quotes as snapshots (streamed ones are test/routes/broker/streamed-quotes.test.ts's).
+  const { url, app, sandbox } = await startApp(t, { env: { STREAM_MAX_PER_CLIENT: '0', BROKER_STREAMING: 'off' } });
   const path = `${url}/api/stream?brokerQuotes=AAPL,MSFT,SPY`;
   const snapshots = () => sandbox.ibkr.gatewayCount(SNAPSHOT);
 

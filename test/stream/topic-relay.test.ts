@@ -26,6 +26,8 @@ async function cluster(t: TestContext, count: number) {
     IBKR_GATEWAY_URL: ibkr.baseUrl,
     OVERVIEW_SOURCE: 'none',
     STREAM_MAX_PER_CLIENT: '0',
+    // The polled topic (the streamed one's replicas: test/stream/shared-quote-stream.test.ts).
+    BROKER_STREAMING: 'off',
   };
   const replicas = await Promise.all(Array.from({ length: count }, () => startReplica(t, env)));
   const redis = new Redis(REDIS_URL);

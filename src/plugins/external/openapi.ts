@@ -19,7 +19,7 @@ const DESCRIPTION = [
   'Integer parameters are plain decimal digits (`14`, not `+14`, `1e1` or `14.0`). Enums marked `x-case-insensitive` are matched in any letter case.',
   'Connection-level errors, answered before a route is known: `408 REQUEST_TIMEOUT`, `431 HEADERS_TOO_LARGE`, and `400 INVALID_PARAMETER` for a path that is not valid percent-encoding.',
   'Any route answers `503 SHUTTING_DOWN` (with `Retry-After: 1` and `Connection: close`) while the instance drains: retry, and another replica answers.',
-  'Quote and technical answers carry `X-Data-Source: alpha-vantage|yahoo`: the source that produced the values.',
+  'Quote and technical answers carry `X-Data-Source: alpha-vantage|yahoo`: the source that produced the values; broker quotes carry `X-Data-Source: broker-stream|broker-snapshot`.',
 ].join('\n');
 
 const TAGS = [
@@ -148,8 +148,8 @@ export const RESPONSE_HEADERS: Record<string, { description: string; required?: 
   'X-RateLimit-Reset': { description: 'Seconds until the current minute window ends.', schema: integer },
   'X-Data-Source': {
     description:
-      'Who produced the values: alpha-vantage (provider A), or yahoo when provider A could not answer and QUOTE_FALLBACK=yahoo. On /query: on GLOBAL_QUOTE and indicator answers.',
-    schema: { type: 'string', enum: ['alpha-vantage', 'yahoo'] },
+      "Who produced the values: alpha-vantage (provider A), or yahoo when provider A could not answer and QUOTE_FALLBACK=yahoo (on /query: on GLOBAL_QUOTE and indicator answers); on broker quotes, broker-stream (the broker's real-time feed, no broker call) or broker-snapshot (a snapshot call, or its cached answer).",
+    schema: { type: 'string', enum: ['alpha-vantage', 'yahoo', 'broker-stream', 'broker-snapshot'] },
   },
   'X-Partial': {
     description: 'Instruments left out of this overview (comma-separated), when some failed with nothing cached.',
@@ -167,6 +167,7 @@ const ROUTE_HEADERS: Record<string, string[]> = {
   '/api/provider-a/quote': SOURCED,
   '/api/provider-a/technical': SOURCED,
   '/api/provider-a/query': SOURCED,
+  '/api/broker/quotes': SOURCED,
 };
 
 type Responses = Record<string, { headers?: Record<string, unknown> }>;

@@ -14,8 +14,10 @@ const STATUS_WINDOW = { freshMs: 5_000, staleMs: 0 };
 
 /** A status differs from the last one when more than its clock fields changed. */
 function statusFingerprint(value: unknown): string {
-  const { checkedAt: _checkedAt, uptimeSeconds: _uptime, ...rest } = value as Record<string, unknown>;
-  return JSON.stringify(rest);
+  const { checkedAt: _checkedAt, uptimeSeconds: _uptime, brokerStream, ...rest } = value as Record<string, unknown>;
+  // The newest tick's age changes with every look: not a change of the status.
+  const stream = brokerStream === null ? null : { ...(brokerStream as Record<string, unknown>), lastTickAgeMs: undefined };
+  return JSON.stringify({ ...rest, stream });
 }
 
 const systemRoutes: FastifyPluginAsync = async (app) => {

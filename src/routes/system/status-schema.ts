@@ -147,6 +147,38 @@ export const StoreStatus = Type.Object(
 
 const SourceCounts = Type.Object({ 'alpha-vantage': Type.Integer(), yahoo: Type.Integer() }, { additionalProperties: false });
 
+const BrokerStream = Type.Union(
+  [
+    Type.Object(
+      {
+        broker: Type.String(),
+        role: Type.Union([Type.Literal('local'), Type.Literal('holder'), Type.Literal('relayed')], {
+          description:
+            'local: this process holds the feed (embedded store); holder: this replica holds it for every replica (Redis); relayed: another replica holds it and relays its ticks.',
+        }),
+        state: Type.Union(
+          [
+            Type.Literal('off'),
+            Type.Literal('connecting'),
+            Type.Literal('connected'),
+            Type.Literal('unauthenticated'),
+            Type.Literal('disconnected'),
+          ],
+          { description: "The feed's connection (for a relayed stream, as its holder last said)." },
+        ),
+        available: Type.Boolean({ description: 'Quotes are answered from the stream now; otherwise snapshots fill the gap.' }),
+        subscriptions: Type.Integer({ description: 'Symbols subscribed upstream.' }),
+        lastTickAgeMs: Nullable(Type.Integer({ description: 'Age of the newest tick; null before the first.' })),
+        reconnects: Type.Integer({ description: 'Reconnections of the feed since it started.' }),
+        lastError: Nullable(Type.String({ description: 'What went wrong last; never a token or session id.' })),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: "The broker's real-time quote stream, or null when BROKER_STREAMING=off or the broker has none." },
+);
+
 export const SystemStatus = Type.Object(
   {
     status: OverallStatus,
@@ -168,6 +200,7 @@ export const SystemStatus = Type.Object(
       { additionalProperties: false },
     ),
     upstreams: Type.Array(UpstreamStatus),
+    brokerStream: BrokerStream,
     dataSources: Type.Object(
       {
         quote: SourceCounts,

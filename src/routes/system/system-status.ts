@@ -23,7 +23,8 @@ export async function buildSystemStatus(sources: StatusSources): Promise<SystemS
   const now = new Date();
   const [budgets, store] = await Promise.all([readBudgets(deps), readStoreStatus(deps)]);
   const upstreams = listUpstreams(deps, budgets, sources.outcomes ?? new Map());
-  const { status, reasons } = judge(upstreams, store);
+  const brokerStream = brokerStreamOf(deps);
+  const { status, reasons } = judge(upstreams, store, brokerStream);
   return {
     status,
     reason: reasons.length === 0 ? 'all configured upstreams answer' : reasons.join('; '),
@@ -36,6 +37,7 @@ export async function buildSystemStatus(sources: StatusSources): Promise<SystemS
     store,
     cache: cacheFigures(deps),
     upstreams,
+    brokerStream,
     dataSources: { quote: { ...deps.sources.answers.quote }, technical: { ...deps.sources.answers.technical } },
   };
 }
@@ -229,7 +231,26 @@ function firstBoolean(...values: unknown[]): boolean | null {
   return null;
 }
 
-function judge(upstreams: UpstreamStatus[], store: StoreStatus): { status: SystemStatus['status']; reasons: string[] } {
+function brokerStreamOf(deps: AppDeps): SystemStatus['brokerStream'] {
+  if (deps.brokerQuotes === undefined) return null;
+  const { broker, role, state, available, subscriptions, lastTickAgeMs, reconnects, lastError } = deps.brokerQuotes.status();
+  return {
+    broker,
+    role,
+    state,
+    available,
+    subscriptions,
+    lastTickAgeMs: lastTickAgeMs === null ? null : Math.max(0, Math.round(lastTickAgeMs)),
+    reconnects,
+    lastError: lastError === null ? null : lastError.slice(0, 200),
+  };
+}
+
+function judge(
+  upstreams: UpstreamStatus[],
+  store: StoreStatus,
+  brokerStream: SystemStatus['brokerStream'],
+): { status: SystemStatus['status']; reasons: string[] } {
   const reasons: string[] = [];
   const configured = upstreams.filter((u) => u.configured);
   const failing = configured.filter((u) => u.state === 'failing');
@@ -254,6 +275,8 @@ function judge(upstreams: UpstreamStatus[], store: StoreStatus): { status: Syste
       reasons.push(`${u.label}: call budget spent${b.nextAvailableAt ? ` until ${b.nextAvailableAt}` : ''}; cached values are served`);
   }
   if (store.fallback) reasons.push('store: Redis is unreachable; using local state');
+  if (brokerStream !== null && !brokerStream.available && brokerStream.lastError !== null)
+    reasons.push(`broker stream ${brokerStream.state}: ${brokerStream.lastError}; broker quotes come from snapshots meanwhile`);
   if (configured.length === 0) return { status: 'down', reasons: ['no upstream is configured', ...reasons] };
   const called = configured.filter((u) => u.state !== 'idle');
   if (called.length > 0 && failing.length === called.length && called.length === configured.length) {

@@ -6,9 +6,11 @@ import { startApp } from '../../helpers/app.js';
 import { assertMatches } from './schema-check.js';
 
 const SNAPSHOT = '/iserver/marketdata/snapshot';
+/** These tests are about the snapshot path (streamed quotes: streamed-quotes.test.ts). */
+const SNAPSHOTS = { env: { BROKER_STREAMING: 'off' } };
 
 test('first request gets prices despite the empty first snapshot; unknown symbols go to missing', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, SNAPSHOTS);
   const res = await get('/api/broker/quotes?symbols=aapl,MSFT,AAPL,NOSUCH,BRK.B');
   assert.equal(res.status, 200);
   assertMatches(QuotesResponse, res.body);
@@ -30,7 +32,7 @@ test('first request gets prices despite the empty first snapshot; unknown symbol
 });
 
 test('100 concurrent identical quote requests cause one snapshot call', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, SNAPSHOTS);
   const symbols = UNIVERSE.slice(0, 10).map((i) => i.symbol);
   // Warm the conids and subscriptions under another cache key.
   assert.equal((await get(`/api/broker/quotes?symbols=${[...symbols, 'SPY'].join(',')}`)).status, 200);
@@ -52,7 +54,7 @@ test('50 new symbols are looked up within the gateway pacing (the simulator answ
 });
 
 test('symbols validation: more than 50, bad syntax, empty', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, SNAPSHOTS);
   const many = UNIVERSE.slice(0, 51)
     .map((i) => i.symbol)
     .join(',');
