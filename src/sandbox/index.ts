@@ -5,7 +5,7 @@ import { createAlphaVantageSimulator } from './alpha-vantage/alpha-vantage-simul
 import type { SimulatedUpstream } from './simulated-upstream.js';
 import { createMassiveSimulator, type MassiveSimulator } from './massive/massive-simulator.js';
 import { createYahooSimulator, type YahooSimulator } from './yahoo/yahoo-simulator.js';
-import { createIbkrSimulator, type IbkrSimulator } from './ibkr/ibkr-simulator.js';
+import { createIbkrSimulator, type IbkrSimulator, type IbkrSimulatorOptions } from './ibkr/ibkr-simulator.js';
 import { createTastytradeSimulator, type TastytradeSimulator } from './tastytrade/tastytrade-simulator.js';
 
 /** Credentials the simulators accept; never valid anywhere else. */
@@ -33,6 +33,8 @@ export interface SandboxOptions {
   alphaVantage?: { callsPerMinute?: number; callsPerDay?: number; burstPerSecond?: number };
   /** The market data simulators' clock (Alpha Vantage and Yahoo: prices, sessions, limits); tests hold it still. */
   now?: () => number;
+  /** The IBKR gateway's market sessions and websocket timings (tests hold the market open or closed). */
+  ibkr?: Pick<IbkrSimulatorOptions, 'sessionAt' | 'stream'>;
 }
 
 /** Simulate the plan the service is configured for, so the guard and the provider agree. */
@@ -51,7 +53,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const massive = createMassiveSimulator({ validKeys: [SANDBOX_CREDENTIALS.massiveKey], port: port(1) });
   const yahoo = createYahooSimulator({ port: port(2), now: options.now });
-  const ibkr = await createIbkrSimulator({ port: port(3) });
+  const ibkr = await createIbkrSimulator({ port: port(3), ...options.ibkr });
   const tastytrade = createTastytradeSimulator({
     clientSecret: SANDBOX_CREDENTIALS.tastytradeClientSecret,
     refreshToken: SANDBOX_CREDENTIALS.tastytradeRefreshToken,

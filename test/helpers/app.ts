@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { request } from 'undici';
 import { buildApp } from '../../src/app.js';
+import { type CreateDepsOptions, createDeps } from '../../src/deps.js';
 import type { Config } from '../../src/core/config.js';
 import { REDACT_PATHS, secretsOf } from '../../src/log/logger.js';
 import {
@@ -57,6 +58,8 @@ export interface StartOptions {
    * The app listens either way, for tests that open their own connections.
    */
   transport?: 'inject' | 'socket';
+  /** Options of the composition root (timings tests shorten: the broker stream's retention, its heartbeat watch). */
+  deps?: CreateDepsOptions;
 }
 
 export async function startSandboxOnly(t: TestContext, options: SandboxOptions = {}): Promise<Sandbox> {
@@ -71,7 +74,11 @@ export async function startApp(t: TestContext, options: StartOptions = {}): Prom
   let config = sandboxConfig(base, sandbox);
   if (options.configure) config = options.configure(config);
   const scan = new SecretScan(config, sandbox);
-  const app = await buildApp(config, { logger: options.logger ?? scan.logger() });
+  const logger = options.logger ?? scan.logger();
+  const app = await buildApp(config, {
+    logger,
+    deps: options.deps === undefined ? undefined : await createDeps(config, logger, options.deps),
+  });
   t.after(() => app.close());
   // After-hooks run in the order they were added: this one sees the lines written while closing.
   t.after(() => scan.assertClean());

@@ -59,7 +59,9 @@ export class IbkrMarket {
 
   /** The contract's quote after its last tick at or before `now`. */
   quote(contract: SimContract, now: number): MarketQuote {
-    const tradingAt = this.lastTradingMoment(contract, now);
+    const halted = this.halted.has(contract.priceSymbol);
+    const closed = !halted && !this.trades(contract, now);
+    const tradingAt = closed ? this.lastTradingMoment(contract, now) : now;
     const interval = this.tickIntervalMs(contract) * (this.sessionAt(tradingAt) === 'regular' ? 1 : 8);
     const tick = Math.floor(tradingAt / interval);
     const at = tick * interval;
@@ -83,13 +85,12 @@ export class IbkrMarket {
       high: round(Math.max(open, last) * (1 + unit(`hi:${symbol}:${dayStart(at)}`) * 0.004), 2),
       low: round(Math.min(open, last) * (1 - unit(`lo:${symbol}:${dayStart(at)}`) * 0.004), 2),
       tick,
-      closed: tradingAt !== now,
+      closed,
     };
   }
 
-  /** `now` while the contract trades; else the last moment it traded (sessions open and close on quarter hours). */
+  /** The last moment a closed contract traded (sessions open and close on quarter hours), or `now` if not within four days. */
   private lastTradingMoment(contract: SimContract, now: number): number {
-    if (this.trades(contract, now) || this.halted.has(contract.priceSymbol)) return now;
     const quarter = Math.floor(now / QUARTER_MS) * QUARTER_MS;
     const key = `${contract.secType}:${quarter}`;
     let found = this.closedUntil.get(key);

@@ -88,6 +88,8 @@ export class IbkrStreamServer {
   subscribeRequests = 0;
   /** Market data frames sent. */
   framesSent = 0;
+  /** `tic` messages received. */
+  ticsReceived = 0;
   private readonly sockets = new Set<StreamSocket>();
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly ticker: NodeJS.Timeout;
@@ -106,6 +108,11 @@ export class IbkrStreamServer {
 
   get openSockets(): number {
     return this.sockets.size;
+  }
+
+  /** The conids subscribed on open sockets (expired ones included). */
+  *subscriptions(): Iterable<number> {
+    for (const s of this.sockets) yield* s.subscriptions.keys();
   }
 
   /** The server's 'upgrade' listener: the socket path only, refused without a login. */
@@ -187,6 +194,7 @@ export class IbkrStreamServer {
 
   private receive(s: StreamSocket, text: string): void {
     if (text === 'tic') {
+      this.ticsReceived += 1;
       const reply = { topic: 'tic', alive: true, id: this.gateway.sessionId, lastAccessed: this.gateway.now() };
       // As recorded: four identical replies to one tic.
       for (let i = 0; i < 4; i += 1) this.send(s, reply);
@@ -255,6 +263,9 @@ export class IbkrStreamServer {
     const values = this.values(contract, sub.fields, now);
     if (sendsBareFirstFrame(contract)) this.send(s, { '6509': 'RPB', ...envelope(conid, server, now) });
     const head = envelope(conid, server, now);
+    // Some contracts' sizes and volume come only with their next trades and quotes (the recorded first
+    // frames hold just what was asked and known), so a stream can lack fields a snapshot has.
+    if (firstFrameOmitsSizes(contract)) for (const code of ['85', '87', '87_raw', '88']) delete values[code];
     // The availability comes with the first frames whether asked for or not (as in the 2021 capture).
     const availability = values['6509'] ?? 'RpB';
     this.send(s, { '6509': availability, ...head, ...values });
@@ -313,6 +324,11 @@ export class IbkrStreamServer {
 /** One contract in five opens its subscription with a frame that has no market field (as recorded for V). */
 export function sendsBareFirstFrame(contract: SimContract): boolean {
   return unit(`bare:${contract.priceSymbol}`) < 0.2;
+}
+
+/** One contract in four (of those with a full first frame) leaves its sizes and volume to later ticks. */
+export function firstFrameOmitsSizes(contract: SimContract): boolean {
+  return !sendsBareFirstFrame(contract) && unit(`partial:${contract.priceSymbol}`) < 0.25;
 }
 
 function envelope(conid: number, server: string, now: number): Record<string, string | number> {
