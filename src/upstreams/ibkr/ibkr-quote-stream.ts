@@ -4,8 +4,8 @@
 // cookies, and the session value answers a "waiting for session". Once the status says authenticated,
 // every wanted conid is subscribed with `smd`; each frame's fields are merged into its conid's state.
 //
-// The socket is kept honest: `tic` at least once a minute; the server's heartbeat watched (silence is a
-// dead socket: reconnect); every subscription requested again every 9 minutes, because IBKR ends them
+// The socket is kept honest: `tic` at least once a minute; the server's heartbeat watched (15 s of silence
+// is reported as disconnected, 25 s replaces the socket); every subscription requested again every 9 minutes, because IBKR ends them
 // silently after 10 (15 by its support) while the heartbeat goes on; and a conid whose updates stop while
 // its market is open is requested again after a few of its usual gaps (doubling while it stays silent),
 // since re-sending `smd` is cheap and harmless. Every failure reconnects with exponential back-off and
@@ -35,7 +35,12 @@ export interface IbkrQuoteStreamOptions {
   logger: Logger;
   /** `tic` period: IBKR wants one at least once a minute. */
   ticMs?: number;
-  /** Reconnect after this long without a heartbeat (the server sends one every 10 s). */
+  /**
+   * The server sends a heartbeat every 10 s (recorded: 10 s ± 30 ms). After `heartbeatStaleMs` without one the
+   * stream is reported disconnected (its quotes then come from snapshots); after `heartbeatTimeoutMs` the
+   * socket is replaced.
+   */
+  heartbeatStaleMs?: number;
   heartbeatTimeoutMs?: number;
   /** Every subscription is requested again this often (IBKR ends them after 10 minutes). */
   resubscribeMs?: number;
@@ -98,7 +103,8 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
   constructor(options: IbkrQuoteStreamOptions) {
     this.options = {
       ticMs: 50_000,
-      heartbeatTimeoutMs: 35_000,
+      heartbeatStaleMs: 15_000,
+      heartbeatTimeoutMs: 25_000,
       resubscribeMs: 540_000,
       authTimeoutMs: 10_000,
       backOffMs: { first: 1_000, max: 30_000 },
@@ -162,15 +168,19 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
   }
 
   status(): QuoteStreamStatus {
+    const now = Date.now();
     let subscriptions = 0;
     if (this.authorised) for (const state of this.conids.values()) if (state.requestedAt > 0) subscriptions += 1;
+    // A socket whose heartbeat stopped is dead before the timeout replaces it: said so at once.
+    const silentMs = now - this.lastHeartbeatAt;
+    const silent = this.authorised && silentMs > this.options.heartbeatStaleMs;
     return {
       broker: 'ibkr',
-      state: this.state,
+      state: silent ? 'disconnected' : this.state,
       subscriptions,
-      lastTickAgeMs: this.lastTickAt === undefined ? null : Date.now() - this.lastTickAt,
+      lastTickAgeMs: this.lastTickAt === undefined ? null : now - this.lastTickAt,
       reconnects: this.reconnects,
-      lastError: this.lastError,
+      lastError: silent ? `no heartbeat from the IBKR websocket for ${Math.round(silentMs / 1000)} s` : this.lastError,
     };
   }
 
