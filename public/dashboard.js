@@ -206,7 +206,7 @@ function renderTable(table, rows, preferred, emptyText, maxRows = 15) {
   const known = preferred.filter((k) => present.has(k));
   // Listed columns when the records have them; otherwise whatever simple fields they carry.
   const columns = (known.length >= 2 ? known : [...present]).slice(0, 8);
-  thead.append(el('tr', {}, ...columns.map((c) => el('th', { text: COLUMN_LABELS[c] ?? c }))));
+  thead.append(el('tr', {}, ...columns.map((c) => el('th', { text: COLUMN_LABELS[c] ?? c, column: c }))));
   const shown = rows.slice(0, maxRows);
   for (const row of shown) {
     tbody.append(
@@ -554,8 +554,28 @@ async function refreshBroker(withAccounts) {
   }
 }
 
+/** The values last shown per broker quote, so that each update marks the cells it changed. */
+const shownBrokerQuotes = new Map();
+
+/** Broker quotes arrive pushed on every tick of the broker's feed (or from a snapshot): each change is marked. */
 function renderBrokerQuotes(result) {
-  renderTable($('broker-quotes-table'), Object.values(result.body.quotes ?? {}), QUOTE_COLUMNS, 'No quotes.');
+  const table = $('broker-quotes-table');
+  const quotes = Object.values(result.body.quotes ?? {});
+  renderTable(table, quotes, QUOTE_COLUMNS, 'No quotes.');
+  const columns = [...(table.tHead.rows[0]?.cells ?? [])].map((th) => th.dataset.column);
+  quotes.slice(0, table.tBodies[0].rows.length).forEach((quote, i) => {
+    const before = shownBrokerQuotes.get(quote.symbol);
+    shownBrokerQuotes.set(quote.symbol, quote);
+    if (!before) return;
+    columns.forEach((column, j) => {
+      const now = quote[column];
+      const was = before[column];
+      if (column === 'symbol' || column === 'updatedAt' || now === was || now == null || was == null) return;
+      // A fresh cell per render: the mark's animation plays once per change.
+      table.tBodies[0].rows[i].cells[j].dataset.change = typeof now === 'number' && now < was ? 'down' : 'up';
+    });
+  });
+  markFresh('broker-quotes', result);
 }
 
 async function refreshStatus() {

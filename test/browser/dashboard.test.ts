@@ -305,7 +305,8 @@ function requestsTo(page: Page, path: string): { at: number; url: URL }[] {
 }
 
 test('the dashboard takes quotes, broker quotes, the overview and the status from the stream, not from its timers', { skip }, async (t) => {
-  const { url } = await startApp(t);
+  // The simulated market held open: broker quotes tick (outside US hours they hold still, as IBKR's do).
+  const { url } = await startApp(t, { sandbox: { ibkr: { sessionAt: () => 'regular' } } });
   const context = await launch(t);
   const page = context.pages()[0] ?? (await context.newPage());
   const problems = watchProblems(page);
@@ -321,13 +322,23 @@ test('the dashboard takes quotes, broker quotes, the overview and the status fro
   assert.equal(stream.searchParams.get('status'), 'true');
   assert.equal(stream.searchParams.get('quote'), 'IBM');
   assert.ok(stream.searchParams.get('brokerQuotes'), 'broker quotes of the positions are streamed');
-  // Broker quotes move every second: the table changes twice, pushed, with no request for them.
-  for (let i = 0; i < 2; i += 1) {
-    const before = await page.textContent('#broker-quotes-table tbody');
-    await page.waitForFunction((text) => document.querySelector('#broker-quotes-table tbody')?.textContent !== text, before, {
-      timeout: 15_000,
-    });
-  }
+  // Broker quotes tick: the table is rendered again on every pushed tick, with no request for them, and
+  // the cells a tick changed are marked (up or down).
+  await page.evaluate(() => {
+    const w = window as unknown as { renders: number };
+    w.renders = 0;
+    new MutationObserver(() => {
+      w.renders += 1;
+    }).observe(document.querySelector('#broker-quotes-table tbody')!, { childList: true });
+  });
+  const countedFrom = Date.now();
+  await page.waitForFunction(() => (window as unknown as { renders: number }).renders >= 10, undefined, { timeout: 15_000 });
+  t.diagnostic(`broker quotes table: 10 renders in ${Date.now() - countedFrom} ms`);
+  await page.waitForSelector('#broker-quotes-table td[data-change="up"], #broker-quotes-table td[data-change="down"]', {
+    state: 'attached',
+    timeout: 15_000,
+  });
+  assert.match((await page.textContent('[data-fresh-for="broker-quotes"]')) ?? '', /^data age \d+ (s|min) · live$/);
   assert.deepEqual(
     brokerQuotes.filter((r) => r.at > openedAt),
     [],
