@@ -88,7 +88,8 @@ export async function startService(env: Record<string, string>): Promise<Child> 
     url,
     process: child,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      // Killed by a signal (a bench's SIGKILL), it has exited without an exit code.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       await once(child, 'exit');
     },

@@ -15,6 +15,7 @@ for (const file of [
   'nginx-cache.ts',
   'fast-path-floor.ts',
   'stream.ts',
+  'broker-stream.ts',
   'ibkr-pacing.ts',
 ]) {
   if (!existsSync(new URL(file, import.meta.url))) continue;

@@ -54,7 +54,7 @@ const SPARE_FILES = 1_000;
 // ---------------------------------------------------------------------------------------------------
 // Client process: opens its share of the viewers, measures between `start` and `stop`.
 
-type ToClient = { type: 'open'; urls: string[]; count: number } | { type: 'start' } | { type: 'stop' };
+type ToClient = { type: 'open'; urls: string[]; count: number; path: string } | { type: 'start' } | { type: 'stop' };
 
 interface ClientReport {
   type: 'report';
@@ -97,9 +97,9 @@ class Viewer {
 
   constructor(private readonly client: ViewerClient) {}
 
-  open(url: string): Promise<void> {
+  open(url: string, path: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      const req = request(`${url}${PATH}`, { agent: this.client.agent, headers: { accept: 'text/event-stream' } }, (res) => {
+      const req = request(`${url}${path}`, { agent: this.client.agent, headers: { accept: 'text/event-stream' } }, (res) => {
         if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
         this.res = res;
         res.on('data', (chunk: Buffer) => {
@@ -182,11 +182,11 @@ class ViewerClient {
     viewer.lastSequence = sequence;
   }
 
-  async open(urls: string[], count: number): Promise<void> {
+  async open(urls: string[], count: number, path: string): Promise<void> {
     // In batches, so the connect storm itself is not what is measured.
     for (let i = 0; i < count; i += 250) {
       const batch = Array.from({ length: Math.min(250, count - i) }, () => new Viewer(this));
-      await Promise.all(batch.map((v, j) => v.open(urls[(i + j) % urls.length]!)));
+      await Promise.all(batch.map((v, j) => v.open(urls[(i + j) % urls.length]!, path)));
       this.viewers.push(...batch);
     }
   }
@@ -200,7 +200,7 @@ async function runClient(): Promise<void> {
   const send = (message: FromClient) => process.send!(message);
   process.on('message', (message: ToClient) => {
     if (message.type === 'open') {
-      client.open(message.urls, message.count).then(
+      client.open(message.urls, message.count, message.path).then(
         () => send({ type: 'opened' }),
         (error: unknown) => send({ type: 'failed', message: String(error) }),
       );
@@ -236,7 +236,7 @@ async function runClient(): Promise<void> {
 // The bench.
 
 /** Soft and hard limits of open files of this process (Node has raised the soft one to the hard one). */
-function openFileLimits(): { soft: number; hard: number } {
+export function openFileLimits(): { soft: number; hard: number } {
   const line = readFileSync('/proc/self/limits', 'utf8')
     .split('\n')
     .find((l) => l.startsWith('Max open files'))!;
@@ -248,7 +248,8 @@ function openFileLimits(): { soft: number; hard: number } {
   return { soft: soft!, hard: hard! };
 }
 
-const neededFiles = () => Math.max(...LEVELS) + SPARE_FILES;
+/** Descriptors the service needs for `viewers` streams. */
+export const neededFiles = (viewers = Math.max(...LEVELS)) => viewers + SPARE_FILES;
 
 function rssBytes(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -284,7 +285,7 @@ function rate(times: number[]): number {
   return times.length < 2 ? Number.NaN : ((times.length - 1) / (times.at(-1)! - times[0]!)) * 1000;
 }
 
-interface Figures {
+export interface Figures {
   viewers: number;
   clients: number;
   callsPerSecond: number;
@@ -370,12 +371,18 @@ async function probeRequests(url: string, ms: number): Promise<number[]> {
   return times;
 }
 
-/** Opens `count` viewers spread over `services`, measures for SECONDS, closes them. */
-async function measure(ibkr: IbkrSimulator, services: Child[], count: number): Promise<Figures> {
+/** Opens `count` viewers of `path` spread over `services`, measures for `seconds`, closes them. */
+export async function measure(
+  ibkr: IbkrSimulator,
+  services: Child[],
+  count: number,
+  path = PATH,
+  measureSeconds = SECONDS,
+): Promise<Figures> {
   const clients = Array.from({ length: Math.ceil(count / VIEWERS_PER_CLIENT) }, () => ClientProcess.start());
   const urls = services.map((s) => s.url);
   for (const [i, client] of clients.entries())
-    client.send({ type: 'open', urls, count: Math.min(VIEWERS_PER_CLIENT, count - i * VIEWERS_PER_CLIENT) });
+    client.send({ type: 'open', urls, count: Math.min(VIEWERS_PER_CLIENT, count - i * VIEWERS_PER_CLIENT), path });
   for (const client of clients) {
     const opened = await client.next();
     if (opened.type !== 'opened') throw new Error(`viewers did not open: ${opened.type === 'failed' ? opened.message : opened.type}`);
@@ -390,8 +397,8 @@ async function measure(ibkr: IbkrSimulator, services: Child[], count: number): P
   const own = process.cpuUsage();
   const started = performance.now();
   for (const client of clients) client.send({ type: 'start' });
-  const probe = probeRequests(services[0]!.url, SECONDS * 1000);
-  await sleep(SECONDS * 1000);
+  const probe = probeRequests(services[0]!.url, measureSeconds * 1000);
+  await sleep(measureSeconds * 1000);
   for (const client of clients) client.send({ type: 'stop' });
   const requestTimes = (await probe).sort((a, b) => a - b);
   const seconds = (performance.now() - started) / 1000;
@@ -453,7 +460,7 @@ async function measure(ibkr: IbkrSimulator, services: Child[], count: number): P
   };
 }
 
-function serviceEnv(ibkr: IbkrSimulator, stateDir: string, extra: Record<string, string> = {}): Record<string, string> {
+export function serviceEnv(ibkr: IbkrSimulator, stateDir: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     DATA_MODE: 'live',
     LOG_LEVEL: 'warn',
@@ -465,6 +472,8 @@ function serviceEnv(ibkr: IbkrSimulator, stateDir: string, extra: Record<string,
     OVERVIEW_SOURCE: 'none',
     STREAM_MAX_PER_CLIENT: '0',
     // STREAM_MAX_CONNECTIONS keeps its default (10,000): the largest level fits it exactly.
+    // This bench measures the polled topic; the streamed one is bench/broker-stream.ts's.
+    BROKER_STREAMING: 'off',
     ...extra,
   };
 }

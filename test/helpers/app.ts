@@ -70,7 +70,8 @@ export async function startSandboxOnly(t: TestContext, options: SandboxOptions =
 
 export async function startApp(t: TestContext, options: StartOptions = {}): Promise<RunningApp> {
   const base = testConfig(t, options.env);
-  const sandbox = await startSandboxOnly(t, options.sandbox ?? sandboxOptionsFor(base));
+  // The simulated plan matches the configured budget unless the test sets its own.
+  const sandbox = await startSandboxOnly(t, { ...sandboxOptionsFor(base), ...options.sandbox });
   let config = sandboxConfig(base, sandbox);
   if (options.configure) config = options.configure(config);
   const scan = new SecretScan(config, sandbox);

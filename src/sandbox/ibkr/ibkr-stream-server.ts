@@ -68,6 +68,8 @@ interface Subscription {
 
 class StreamSocket {
   authorised = false;
+  /** The connection went dead: nothing more is sent on it, heartbeat included. */
+  silent = false;
   readonly subscriptions = new Map<number, Subscription>();
   readonly heartbeat: NodeJS.Timeout;
 
@@ -127,6 +129,11 @@ export class IbkrStreamServer {
   /** Every socket ends at once, as when the gateway or the network drops it. */
   dropAll(): void {
     for (const s of this.sockets) s.ws.terminate();
+  }
+
+  /** The sockets open now go dead without closing (a half-open connection); new ones are served. */
+  silenceOpenSockets(): void {
+    for (const s of this.sockets) s.silent = true;
   }
 
   /** Every subscription has expired: market data stops, the heartbeat goes on. */
@@ -316,7 +323,7 @@ export class IbkrStreamServer {
   }
 
   private send(s: StreamSocket, message: Record<string, unknown>): void {
-    if (this.faults.silent || s.ws.readyState !== s.ws.OPEN) return;
+    if (this.faults.silent || s.silent || s.ws.readyState !== s.ws.OPEN) return;
     s.ws.send(JSON.stringify(withWireTypes(message)));
   }
 }

@@ -1,0 +1,444 @@
+// Real-time broker quotes (BROKER_STREAMING=auto) against the simulated IBKR gateway, its market held open
+// so that its contracts tick at their session pace (the busiest several times a second). Per broker with a
+// feed (IBKR; Tastytrade's DXLink joins the list once it is wired):
+//  1. latency from the simulator's send (the frame's `_updated`, the SSE event id's first part) to the
+//     event's bytes at a viewer, at 1, 1,000 and 10,000 viewers of one topic of 10 symbols, in client
+//     processes (bench/stream.ts's); targets p99 <= 50 ms at 1,000 and <= 250 ms at 10,000;
+//  2. upstream snapshot calls per minute for 50 streamed symbols (a stream viewer and a REST poller every
+//     second), streaming against BROKER_STREAMING=off; target 0 once subscribed;
+//  3. memory per subscribed symbol (the feed and the shared stream in a process of their own, heap after GC);
+//  4. three replicas on one Redis: upstream sockets opened (target 1), relayed latency, and the takeover
+//     when the holder is killed with SIGKILL;
+//  5. each fault of the feed with the production timings: how long until ticks flow again, the longest gap a
+//     viewer saw meanwhile (snapshots fill it), and whether any other request failed.
+// BENCH_SECONDS (default 10) per latency level; BENCH_ECONOMY_SECONDS (default 60) per economy run;
+// BENCH_BROKER_STREAM_LEVELS changes the latency levels; BENCH_BROKER_STREAM_PARTS picks parts
+// (latency,economy,memory,replicas,faults; all by default).
+//   npm run bench (or: npm run build && tsx bench/broker-stream.ts)
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { type IncomingMessage, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createParser } from 'eventsource-parser';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { request } from 'undici';
+import { RequestPacer } from '../src/broker/request-pacer.js';
+import { contractBySymbol } from '../src/sandbox/ibkr/ibkr-contracts.js';
+import { createIbkrSimulator, type IbkrSimulator } from '../src/sandbox/ibkr/ibkr-simulator.js';
+import type { SimRequestEvent } from '../src/sandbox/simulated-upstream.js';
+import { UNIVERSE } from '../src/sandbox/universe.js';
+import { SharedQuoteStream } from '../src/stream/shared-quote-stream.js';
+import { IbkrBroker } from '../src/upstreams/ibkr/ibkr-broker.js';
+import { IbkrQuoteStream } from '../src/upstreams/ibkr/ibkr-quote-stream.js';
+import { type Child, startService } from './processes.js';
+import { type Figures, measure, neededFiles, openFileLimits, serviceEnv } from './stream.js';
+
+const LEVELS = (process.env.BENCH_BROKER_STREAM_LEVELS ?? '1,1000,10000').split(',').map(Number);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ECONOMY_SECONDS = Number(process.env.BENCH_ECONOMY_SECONDS ?? 60);
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const SNAPSHOT = '/v1/api/iserver/marketdata/snapshot';
+/** bench/stream.ts's symbols: the same topic the polled bench measures. */
+const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'AMZN', 'GOOGL', 'META', 'TSLA', 'SPY', 'QQQ', 'IBM'];
+const TOPIC = `/api/stream?brokerQuotes=${SYMBOLS.join(',')}`;
+const FIFTY = UNIVERSE.map((i) => i.symbol)
+  .filter((s) => contractBySymbol(s) !== undefined)
+  .slice(0, 50);
+const TARGETS: Record<number, number> = { 1000: 50, 10000: 250 };
+const STREAMING = { BROKER_STREAMING: 'auto' };
+const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
+const PARTS = new Set((process.env.BENCH_BROKER_STREAM_PARTS ?? 'latency,economy,memory,replicas,faults').split(','));
+
+// ---------------------------------------------------------------------------------------------------
+// A viewer of one stream in this process (the economy and fault runs need one or two, not thousands).
+
+class Viewer {
+  readonly at: number[] = [];
+  ended = false;
+  private res: IncomingMessage | undefined;
+
+  static async open(url: string): Promise<Viewer> {
+    const viewer = new Viewer();
+    const req = httpRequest(url, { headers: { accept: 'text/event-stream' } });
+    req.end();
+    const [res] = (await once(req, 'response')) as [IncomingMessage];
+    viewer.res = res;
+    res.setEncoding('utf8');
+    const parser = createParser({ onEvent: (event) => event.event === 'brokerQuotes' && viewer.at.push(Date.now()) });
+    res.on('data', (chunk: string) => parser.feed(chunk));
+    res.on('close', () => {
+      viewer.ended = true;
+    });
+    return viewer;
+  }
+
+  /** The longest time without an event between `from` and `to`. */
+  longestGap(from: number, to: number): number {
+    const times = [from, ...this.at.filter((t) => t > from && t < to), to];
+    return Math.max(...times.slice(1).map((t, i) => t - times[i]!));
+  }
+
+  close(): void {
+    this.res?.destroy();
+  }
+}
+
+interface StreamStatus {
+  state: string;
+  available: boolean;
+  subscriptions: number;
+  lastTickAgeMs: number | null;
+  reconnects: number;
+  lastError: string | null;
+}
+
+async function streamStatus(service: Child): Promise<StreamStatus> {
+  const res = await request(`${service.url}/api/system/status`);
+  return ((await res.body.json()) as { brokerStream: StreamStatus }).brokerStream;
+}
+
+/** Resolves with the time `ready` first held (checked every 100 ms), or rejects after `timeoutMs`. */
+async function waitFor(what: string, ready: () => Promise<boolean>, timeoutMs = 120_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
+    await sleep(100);
+  }
+  return Date.now();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 1. Latency at 1, 1,000 and 10,000 viewers.
+
+async function latency(ibkr: IbkrSimulator, stateDir: string): Promise<Figures[]> {
+  const service = await startService(serviceEnv(ibkr, join(stateDir, 'latency'), STREAMING));
+  try {
+    const results: Figures[] = [];
+    for (const level of LEVELS) {
+      const framesBefore = ibkr.stream.framesSent;
+      const started = Date.now();
+      const figures = await measure(ibkr, [service], level, TOPIC, SECONDS);
+      const ticksPerSecond = ((ibkr.stream.framesSent - framesBefore) / (Date.now() - started)) * 1000;
+      results.push(figures);
+      console.log(
+        `${String(level).padStart(8)} | ${String(figures.p50).padStart(4)} / ${String(figures.p99).padStart(4)} / ${String(figures.max).padStart(5)} ms | ${figures.eventsPerViewerPerSecond.toFixed(1).padStart(6)} | ${String(figures.skipped).padStart(7)} | ${ticksPerSecond.toFixed(1).padStart(7)} | ${figures.cpuPercent.toFixed(0).padStart(3)} % | ${(figures.rss / 1_048_576).toFixed(0).padStart(3)} MiB | ${String(figures.getP99).padStart(4)} ms | ${figures.clientElu.toFixed(2).padStart(10)} | ${figures.load.toFixed(2)}`,
+      );
+    }
+    return results;
+  } finally {
+    await service.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 2. Snapshot calls per minute for 50 streamed symbols: streaming against off.
+
+async function economy(ibkr: IbkrSimulator, stateDir: string, mode: 'auto' | 'off'): Promise<number> {
+  const service = await startService(serviceEnv(ibkr, join(stateDir, `economy-${mode}`), { BROKER_STREAMING: mode }));
+  const viewer = await Viewer.open(`${service.url}/api/stream?brokerQuotes=${FIFTY.join(',')}`);
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      const res = await request(`${service.url}/api/broker/quotes?symbols=${FIFTY.join(',')}`);
+      await res.body.dump();
+      await sleep(1_000);
+    }
+  })();
+  try {
+    // Subscribed: conids looked up (at the gateway's pacing) and the first frames in.
+    await sleep(15_000);
+    const calls: number[] = [];
+    const onCall = (event: SimRequestEvent) => event.path === SNAPSHOT && calls.push(Date.now());
+    ibkr.on('request', onCall);
+    await sleep(ECONOMY_SECONDS * 1000);
+    ibkr.off('request', onCall);
+    return (calls.length / ECONOMY_SECONDS) * 60;
+  } finally {
+    polling = false;
+    await poller;
+    viewer.close();
+    await service.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 3. Memory per subscribed symbol, in a process of its own (this one holds the simulator).
+
+async function memoryChild(baseUrl: string, count: number): Promise<void> {
+  const logger = pino({ level: 'silent' });
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  const broker = new IbkrBroker({
+    url: baseUrl,
+    tlsVerify: false,
+    timeoutMs: 8_000,
+    logger,
+    tickleIntervalMs: 0,
+    // The simulator's pacing is off for this run: lookups are not what is measured.
+    gateway: { pacer: new RequestPacer({ name: 'bench', perWindow: 1_000, windowMs: 1_000, minIntervalMs: 0, maxWaitMs: 10_000 }) },
+  });
+  const shared = new SharedQuoteStream({
+    broker: 'ibkr',
+    create: () => new IbkrQuoteStream({ url: baseUrl, tlsVerify: false, session: broker, logger }),
+    scope: 'bench',
+    logger,
+  });
+  const seen = new Set<string>();
+  shared.onQuote((u) => seen.add(u.symbol));
+  shared.start();
+  const symbols = UNIVERSE.map((i) => i.symbol).filter((s) => contractBySymbol(s) !== undefined);
+  const heap = async () => {
+    for (let i = 0; i < 3; i += 1) {
+      gc();
+      await sleep(50);
+    }
+    return process.memoryUsage().heapUsed;
+  };
+  const holdUntilStreamed = async (list: string[]) => {
+    shared.hold({}, list);
+    while (!list.every((s) => seen.has(s))) await sleep(100);
+    await sleep(1_000);
+  };
+  await holdUntilStreamed(symbols.slice(0, 1));
+  const before = await heap();
+  await holdUntilStreamed(symbols.slice(0, count + 1));
+  const after = await heap();
+  process.send!({ perSymbol: (after - before) / count, count });
+  await shared.close();
+  await broker.close();
+}
+
+async function memoryPerSymbol(): Promise<{ perSymbol: number; count: number }> {
+  const sim = await createIbkrSimulator({ pacing: false, sessionAt: () => 'regular' });
+  await sim.listen();
+  try {
+    const count = Math.min(400, UNIVERSE.length - 1);
+    const child = fork(fileURLToPath(import.meta.url), ['--memory', sim.baseUrl, String(count)], {
+      execArgv: ['--import', 'tsx', '--expose-gc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const [message] = (await once(child, 'message')) as [{ perSymbol: number; count: number }];
+    await once(child, 'exit');
+    return message;
+  } finally {
+    await sim.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 4. Three replicas on one Redis.
+
+async function replicas(ibkr: IbkrSimulator, stateDir: string): Promise<void> {
+  const prefix = `mdp-bench-broker-stream:${randomBytes(4).toString('hex')}:`;
+  const acceptedBefore = ibkr.stream.accepted;
+  const services = await Promise.all(
+    [0, 1, 2].map((i) => startService(serviceEnv(ibkr, join(stateDir, `r${i}`), { ...STREAMING, REDIS_URL, REDIS_KEY_PREFIX: prefix }))),
+  );
+  const redis = new Redis(REDIS_URL);
+  try {
+    const figures = await measure(ibkr, services, 150, TOPIC, SECONDS);
+    const sockets = ibkr.stream.accepted - acceptedBefore;
+    console.log(
+      `3 replicas on one Redis, 150 viewers spread over them: ${sockets} upstream socket${sockets === 1 ? '' : 's'} opened, ${ibkr.stream.openSockets} open (target 1: ${verdict(sockets === 1 && ibkr.stream.openSockets === 1)}); delay p50 / p99 / max ${figures.p50} / ${figures.p99} / ${figures.max} ms; ${figures.eventsPerViewerPerSecond.toFixed(1)} events/s/viewer`,
+    );
+    // The lease (its value starts with the holder's pid) is the one broker stream lease under this prefix.
+    const [lease] = await redis.keys(`${prefix}lock:stream:*:brokerQuotes`);
+    const holder = lease === undefined ? Number.NaN : Number((await redis.get(lease))?.split(':')[0]);
+    const victim = services.find((s) => s.process.pid === holder);
+    if (victim === undefined) {
+      console.log('  (the holder could not be named from its lease: takeover not measured)');
+      return;
+    }
+    const viewer = await Viewer.open(`${services.find((s) => s !== victim)!.url}${TOPIC}`);
+    await sleep(2_000);
+    const accepted = ibkr.stream.accepted;
+    const killedAt = Date.now();
+    victim.process.kill('SIGKILL');
+    await once(victim.process, 'exit');
+    const connectedAt = await waitFor('the takeover', async () => ibkr.stream.accepted > accepted && ibkr.stream.openSockets === 1, 60_000);
+    const events = viewer.at.length;
+    const resumedAt = await waitFor('events after the takeover', async () => viewer.at.length > events, 30_000);
+    console.log(
+      `  holder killed (SIGKILL): another replica's socket ${connectedAt - killedAt} ms later, its viewers' events ${resumedAt - killedAt} ms later (longest gap ${viewer.longestGap(killedAt, resumedAt)} ms, snapshots filling it); ${ibkr.stream.openSockets} socket open`,
+    );
+    viewer.close();
+  } finally {
+    redis.disconnect();
+    await Promise.all(services.map((s) => s.stop()));
+    const cleanup = new Redis(REDIS_URL);
+    const keys = await cleanup.keys(`${prefix}*`);
+    if (keys.length > 0) await cleanup.del(...keys);
+    cleanup.disconnect();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 5. Faults, with the production timings.
+
+interface Fault {
+  name: string;
+  inject(ibkr: IbkrSimulator): void;
+  /** Ends a fault that does not end by itself, HOLD_MS after it began. */
+  end?(ibkr: IbkrSimulator): void;
+  /** Recovery needs a new socket (else only the subscriptions are requested again). */
+  reconnects: boolean;
+}
+
+const HOLD_MS = 5_000;
+
+const FAULTS: Fault[] = [
+  { name: 'dropped socket', reconnects: true, inject: (s) => s.stream.dropAll() },
+  {
+    name: `refused upgrade (${HOLD_MS / 1000} s)`,
+    reconnects: true,
+    inject: (s) => {
+      s.stream.faults.refuseUpgrade = true;
+      s.stream.dropAll();
+    },
+    end: (s) => {
+      s.stream.faults.refuseUpgrade = false;
+    },
+  },
+  {
+    name: `refused session (${HOLD_MS / 1000} s)`,
+    reconnects: true,
+    inject: (s) => {
+      s.stream.faults.refuseSession = true;
+      s.stream.dropAll();
+    },
+    end: (s) => {
+      s.stream.faults.refuseSession = false;
+    },
+  },
+  {
+    name: 'expired session value and cookie',
+    reconnects: true,
+    inject: (s) => {
+      s.rotateSessionId();
+      s.stream.dropAll();
+    },
+  },
+  { name: 'subscriptions expired, heartbeat going on', reconnects: false, inject: (s) => s.stream.expireSubscriptions() },
+  { name: 'silent heartbeat (dead socket)', reconnects: true, inject: (s) => s.stream.silenceOpenSockets() },
+  { name: 'brokerage session lost', reconnects: true, inject: (s) => s.loseSessionSilently() },
+];
+
+async function faults(ibkr: IbkrSimulator, stateDir: string): Promise<void> {
+  const service = await startService(serviceEnv(ibkr, join(stateDir, 'faults'), STREAMING));
+  const busy = [...SYMBOLS].sort(
+    (a, b) => ibkr.market.tickIntervalMs(contractBySymbol(a)!) - ibkr.market.tickIntervalMs(contractBySymbol(b)!),
+  );
+  const viewer = await Viewer.open(`${service.url}/api/stream?brokerQuotes=${busy.slice(0, 3).join(',')}`);
+  const flowing = async () => {
+    const s = await streamStatus(service);
+    return s.available && s.lastTickAgeMs !== null && s.lastTickAgeMs < 1_000;
+  };
+  try {
+    await waitFor('ticks before the faults', flowing);
+    console.log(' fault                                      | recovered after | longest gap at the viewer | other requests failed');
+    for (const fault of FAULTS) {
+      const before = (await streamStatus(service)).reconnects;
+      let failed = 0;
+      let probing = true;
+      const probe = (async () => {
+        while (probing) {
+          try {
+            const res = await request(`${service.url}/api/system/live`);
+            await res.body.dump();
+            if (res.statusCode !== 200) failed += 1;
+          } catch {
+            failed += 1;
+          }
+          await sleep(100);
+        }
+      })();
+      const injectedAt = Date.now();
+      fault.inject(ibkr);
+      let from = injectedAt;
+      if (fault.end !== undefined) {
+        await sleep(HOLD_MS);
+        fault.end(ibkr);
+        from = Date.now();
+      }
+      // Ticks must have stopped first (a fault the feed has not noticed yet is not recovered from).
+      if (!fault.reconnects) await waitFor(`${fault.name}: ticks stopped`, async () => !(await flowing()), 30_000);
+      const recoveredAt = await waitFor(fault.name, async () => {
+        const s = await streamStatus(service);
+        return (!fault.reconnects || s.reconnects > before) && s.available && s.lastTickAgeMs !== null && s.lastTickAgeMs < 1_000;
+      });
+      probing = false;
+      await probe;
+      console.log(
+        ` ${fault.name.padEnd(42)} | ${`${((recoveredAt - from) / 1000).toFixed(1)} s`.padStart(15)} | ${`${viewer.longestGap(injectedAt, recoveredAt)} ms`.padStart(25)} | ${failed}`,
+      );
+      await sleep(2_000);
+    }
+    console.log(
+      ` (recovered after: from the fault's end, or its start when it ends by itself, to ticks flowing again; the viewer stayed connected: ${!viewer.ended})`,
+    );
+  } finally {
+    viewer.close();
+    await service.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+export default async function brokerStreamBench(): Promise<void> {
+  const { hard } = openFileLimits();
+  if (hard < neededFiles(Math.max(...LEVELS)))
+    throw new Error(`open files: hard limit ${hard}, ${neededFiles(Math.max(...LEVELS))} needed`);
+  const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-broker-stream-'));
+  const ibkr = await createIbkrSimulator({ sessionAt: () => 'regular' });
+  await ibkr.listen();
+  try {
+    console.log(
+      `\nbroker stream (IBKR websocket, simulated market held open): topic of ${SYMBOLS.length} symbols, ${SECONDS} s per level (node ${process.version})`,
+    );
+    if (PARTS.has('latency')) {
+      console.log(' viewers | delay p50 / p99 / max | ev/s/v | skipped | ticks/s | CPU  |   RSS   | GET p99 | client ELU | load');
+      const results = await latency(ibkr, stateDir);
+      console.log(
+        ' (delay: from the simulator sending the tick to its event at a viewer; ev/s/v: events a second per viewer; skipped: events superseded during a fan-out;',
+      );
+      console.log(
+        ' ticks/s: market data frames the simulator sent; GET: /api/system/live on the same process meanwhile; load: the 1-minute load average, this bench included)',
+      );
+      for (const [level, target] of Object.entries(TARGETS)) {
+        const f = results.find((r) => r.viewers === Number(level));
+        if (f !== undefined) console.log(`target: delay p99 <= ${target} ms at ${level} viewers: ${f.p99} ms, ${verdict(f.p99 <= target)}`);
+      }
+    }
+    if (PARTS.has('economy')) {
+      const streamingCalls = await economy(ibkr, stateDir, 'auto');
+      const offCalls = await economy(ibkr, stateDir, 'off');
+      console.log(
+        `snapshot calls per minute, 50 symbols (a stream viewer and a REST poll every second): streaming ${streamingCalls.toFixed(1)}, off ${offCalls.toFixed(1)}; target 0 once subscribed: ${verdict(streamingCalls === 0)}`,
+      );
+    }
+    if (PARTS.has('memory')) {
+      const memory = await memoryPerSymbol();
+      console.log(
+        `memory per subscribed symbol (the feed and the shared stream, heap after GC, ${memory.count} symbols): ${(memory.perSymbol / 1024).toFixed(2)} KiB`,
+      );
+    }
+    if (PARTS.has('replicas')) await replicas(ibkr, stateDir);
+    if (PARTS.has('faults')) {
+      console.log('\nfaults of the feed, production timings (one service, a viewer of 3 busy symbols):');
+      await faults(ibkr, stateDir);
+    }
+  } finally {
+    await ibkr.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes('--memory')) {
+  const at = process.argv.indexOf('--memory');
+  await memoryChild(process.argv[at + 1]!, Number(process.argv[at + 2]));
+} else if (import.meta.url === `file://${process.argv[1]}`) await brokerStreamBench();
