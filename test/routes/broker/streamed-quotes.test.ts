@@ -38,7 +38,7 @@ test('REST: the first answer is a snapshot, then the stream answers with no brok
   const calls = sandbox.ibkr.gatewayCount(SNAPSHOT);
   for (let i = 0; i < 20; i += 1) assert.equal((await get(path)).headers['x-data-source'], 'broker-stream');
   assert.equal(sandbox.ibkr.gatewayCount(SNAPSHOT), calls, 'no snapshot call once streamed');
-  const cors = await get(path, { origin: 'https://dashboard.example' });
+  const cors = await get(path, { origin: 'http://localhost:5173' });
   assert.match(String(cors.headers['access-control-expose-headers']), /X-Data-Source/);
   assert.equal(sandbox.ibkr.stream.openSockets, 1);
 });
