@@ -19,6 +19,7 @@ import WebSocket from 'ws';
 import { contractBySymbol } from '../../src/sandbox/ibkr/ibkr-contracts.js';
 import { sendsBareFirstFrame } from '../../src/sandbox/ibkr/ibkr-stream-server.js';
 import { UNIVERSE } from '../../src/sandbox/universe.js';
+import { busiestSymbols, type Frame, tickleCookie } from '../helpers/ibkr-socket.js';
 import { createIbkrSimulator, type IbkrSimulator } from '../../src/sandbox/ibkr/ibkr-simulator.js';
 import { SESSION_REFUSALS, type SessionRefusalName } from '../../src/sandbox/ibkr/ibkr-session-faults.js';
 import { errorText } from '../../src/upstreams/ibkr/classify-response.js';
@@ -142,8 +143,6 @@ function placeOf(r: Loaded): ((r: Loaded) => Promise<void>) | undefined {
   return undefined;
 }
 
-type Frame = Record<string, unknown>;
-
 /** Frames the simulated socket sends until `done` says enough (or 5 s pass), after sending `texts` once open. */
 async function socketFrames(options: {
   cookie: boolean;
@@ -151,17 +150,7 @@ async function socketFrames(options: {
   done: (frames: Frame[]) => boolean;
   onOpen?: () => void;
 }): Promise<Frame[]> {
-  let cookie: string | undefined;
-  if (options.cookie) {
-    const res = await request(`${sim.baseUrl}/tickle`, {
-      method: 'POST',
-      body: '{}',
-      headers: { 'content-type': 'application/json' },
-      dispatcher: insecure,
-    });
-    await res.body.dump();
-    cookie = String(res.headers['set-cookie']).split(';')[0];
-  }
+  const cookie = options.cookie ? await tickleCookie(sim) : undefined;
   const ws = new WebSocket(`${sim.baseUrl.replace('https:', 'wss:')}/ws`, {
     rejectUnauthorized: false,
     headers: cookie === undefined ? {} : { cookie },
@@ -271,14 +260,6 @@ async function compareLostSession(r: Loaded): Promise<void> {
   assert.deepEqual(compareShapes(shapeOf(r.json), shapeOf(simulated)), [], r.name);
 }
 
-/** The busiest contract: its ticks come several times a second. */
-function busiest(): string {
-  const ranked = UNIVERSE.map((i) => i.symbol).filter((s) => contractBySymbol(s) !== undefined);
-  return ranked.reduce((a, b) =>
-    sim.market.tickIntervalMs(contractBySymbol(b)!) < sim.market.tickIntervalMs(contractBySymbol(a)!) ? b : a,
-  );
-}
-
 /** A group of recordings asked with the same fields, against a simulated subscription with those fields. */
 async function compareMarketData(r: Loaded): Promise<void> {
   newSession();
@@ -298,7 +279,7 @@ async function compareMarketData(r: Loaded): Promise<void> {
     assert.deepEqual(compareShapes(shapeOf(recorded), shapeOf(simulated)), [], r.name);
     return;
   }
-  const busy = contractBySymbol(busiest())!;
+  const busy = contractBySymbol(busiestSymbols(sim)[0]!)!;
   const bare = UNIVERSE.map((i) => contractBySymbol(i.symbol)).find((c) => c !== undefined && sendsBareFirstFrame(c))!;
   const conids = [
     busy.conid,

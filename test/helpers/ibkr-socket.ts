@@ -1,8 +1,11 @@
-// A websocket client of the simulated IBKR gateway for tests: it keeps every frame, and waits on them.
+// A websocket client of the simulated IBKR gateway for tests (it keeps every frame, and waits on them), and
+// the symbols whose contracts tick most often there.
 import type { TestContext } from 'node:test';
 import { Agent, request } from 'undici';
 import WebSocket from 'ws';
+import { contractBySymbol } from '../../src/sandbox/ibkr/ibkr-contracts.js';
 import type { IbkrSimulator } from '../../src/sandbox/ibkr/ibkr-simulator.js';
+import { UNIVERSE } from '../../src/sandbox/universe.js';
 
 export type Frame = Record<string, unknown>;
 
@@ -79,3 +82,13 @@ export class GatewaySocket {
 }
 
 export const isMarketData = (f: Frame) => typeof f.topic === 'string' && f.topic.startsWith('smd+') && f.conid !== undefined;
+
+/** The symbols the simulated gateway lists, those whose contracts tick most often first. */
+export function busiestSymbols(sim: IbkrSimulator): string[] {
+  const interval = new Map<string, number>();
+  for (const { symbol } of UNIVERSE) {
+    const contract = contractBySymbol(symbol);
+    if (contract !== undefined) interval.set(symbol, sim.market.tickIntervalMs(contract));
+  }
+  return [...interval.keys()].sort((a, b) => (interval.get(a) as number) - (interval.get(b) as number));
+}

@@ -3,38 +3,14 @@
 // with SIGKILL, another takes the lease over, opens the one socket again, and the surviving viewers go on.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { Redis } from 'ioredis';
-import { contractBySymbol } from '../../src/sandbox/ibkr/ibkr-contracts.js';
-import { createIbkrSimulator } from '../../src/sandbox/ibkr/ibkr-simulator.js';
-import { UNIVERSE } from '../../src/sandbox/universe.js';
-import { tempDir } from '../helpers/config.js';
-import { type Replica, startReplica } from '../economy/replicas.js';
-import { REDIS_URL, redisPrefix } from '../store/redis-helper.js';
+import { busiestSymbols } from '../helpers/ibkr-socket.js';
+import type { Replica } from '../economy/replicas.js';
+import { ibkrCluster } from './ibkr-cluster.js';
 import { eventually, type SseClient, SseClient as Client } from './sse-client.js';
 
 async function cluster(t: TestContext, count: number) {
-  const ibkr = await createIbkrSimulator({ sessionAt: () => 'regular' });
-  await ibkr.listen();
-  t.after(() => ibkr.close());
-  const prefix = redisPrefix(t);
-  const env = {
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
-    STATE_DIR: tempDir(t),
-    BROKER: 'ibkr',
-    IBKR_GATEWAY_URL: ibkr.baseUrl,
-    OVERVIEW_SOURCE: 'none',
-    STREAM_MAX_PER_CLIENT: '0',
-  };
-  const replicas = await Promise.all(Array.from({ length: count }, () => startReplica(t, env)));
-  const redis = new Redis(REDIS_URL);
-  t.after(() => redis.disconnect());
-  // The lease value starts with the holder's pid.
-  const holderPid = async () => Number((await redis.get(`${prefix}lock:stream:sandbox:ibkr:brokerQuotes`))?.split(':')[0]);
-  const busy = UNIVERSE.map((i) => i.symbol)
-    .filter((s) => contractBySymbol(s) !== undefined)
-    .reduce((a, b) => (ibkr.market.tickIntervalMs(contractBySymbol(b)!) < ibkr.market.tickIntervalMs(contractBySymbol(a)!) ? b : a));
-  return { ibkr, replicas, holderPid, busy };
+  const { ibkr, replicas, holderPid } = await ibkrCluster(t, count, { streaming: 'auto', sim: { sessionAt: () => 'regular' } });
+  return { ibkr, replicas, holderPid: () => holderPid('stream:sandbox:ibkr:brokerQuotes'), busy: busiestSymbols(ibkr)[0]! };
 }
 
 async function viewers(t: TestContext, replicas: Replica[], perReplica: number, topic: string): Promise<SseClient[][]> {

@@ -3,38 +3,17 @@
 // another takes the lease over and the surviving streams go on.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { Redis } from 'ioredis';
-import { createIbkrSimulator } from '../../src/sandbox/ibkr/ibkr-simulator.js';
-import { tempDir } from '../helpers/config.js';
-import { type Replica, startReplica } from '../economy/replicas.js';
-import { REDIS_URL, redisPrefix } from '../store/redis-helper.js';
+import type { Replica } from '../economy/replicas.js';
+import { ibkrCluster } from './ibkr-cluster.js';
 import { eventually, SseClient } from './sse-client.js';
 
 const TOPIC = 'brokerQuotes=AAPL,SPY';
 const SNAPSHOT = '/iserver/marketdata/snapshot';
 
 async function cluster(t: TestContext, count: number) {
-  const ibkr = await createIbkrSimulator();
-  await ibkr.listen();
-  t.after(() => ibkr.close());
-  const prefix = redisPrefix(t);
-  const env = {
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
-    STATE_DIR: tempDir(t),
-    BROKER: 'ibkr',
-    IBKR_GATEWAY_URL: ibkr.baseUrl,
-    OVERVIEW_SOURCE: 'none',
-    STREAM_MAX_PER_CLIENT: '0',
-    // The polled topic (the streamed one's replicas: test/stream/shared-quote-stream.test.ts).
-    BROKER_STREAMING: 'off',
-  };
-  const replicas = await Promise.all(Array.from({ length: count }, () => startReplica(t, env)));
-  const redis = new Redis(REDIS_URL);
-  t.after(() => redis.disconnect());
-  // The lease value starts with the holder's pid.
-  const holderPid = async () => Number((await redis.get(`${prefix}lock:stream:sandbox:ibkr:brokerQuotes:AAPL,SPY`))?.split(':')[0]);
-  return { ibkr, replicas, holderPid };
+  // The polled topic (the streamed one's replicas: test/stream/shared-quote-stream.test.ts).
+  const { ibkr, replicas, holderPid } = await ibkrCluster(t, count, { streaming: 'off' });
+  return { ibkr, replicas, holderPid: () => holderPid('stream:sandbox:ibkr:brokerQuotes:AAPL,SPY') };
 }
 
 async function viewers(t: TestContext, replicas: Replica[], perReplica: number): Promise<SseClient[][]> {

@@ -9,6 +9,7 @@ import type { MarketSession } from '../../../src/sandbox/ibkr/ibkr-market.js';
 import { firstFrameOmitsSizes, sendsBareFirstFrame } from '../../../src/sandbox/ibkr/ibkr-stream-server.js';
 import { UNIVERSE } from '../../../src/sandbox/universe.js';
 import { startApp } from '../../helpers/app.js';
+import { busiestSymbols } from '../../helpers/ibkr-socket.js';
 import { eventually, SseClient } from '../../stream/sse-client.js';
 
 const SNAPSHOT = '/iserver/marketdata/snapshot';
@@ -77,9 +78,7 @@ test('SSE: each tick pushed as it arrives, updatedAt the tick time; snapshots fi
     sandbox: { ibkr: { sessionAt: () => session, stream: { heartbeatMs: 200 } } },
     deps: { broker: { ibkrStream: { heartbeatTimeoutMs: 1_000, backOffMs: { first: 100, max: 500 }, watchMs: 100 } } },
   });
-  const busy = symbols.reduce((a, b) =>
-    sandbox.ibkr.market.tickIntervalMs(contractBySymbol(b)!) < sandbox.ibkr.market.tickIntervalMs(contractBySymbol(a)!) ? b : a,
-  );
+  const [busy] = busiestSymbols(sandbox.ibkr) as [string];
   const viewer = await SseClient.open(t, `${url}/api/stream?brokerQuotes=${busy}`);
   await viewer.until((c) => c.of('brokerQuotes').length >= 12, 'a dozen events', 20_000);
   const events = viewer.of('brokerQuotes').slice(-8);

@@ -7,8 +7,7 @@ import { type TestContext, test } from 'node:test';
 import { contractBySymbol } from '../../../src/sandbox/ibkr/ibkr-contracts.js';
 import type { MarketSession } from '../../../src/sandbox/ibkr/ibkr-market.js';
 import { createIbkrSimulator, type IbkrSimulator, type IbkrSimulatorOptions } from '../../../src/sandbox/ibkr/ibkr-simulator.js';
-import { UNIVERSE } from '../../../src/sandbox/universe.js';
-import { GatewaySocket, isMarketData } from '../../helpers/ibkr-socket.js';
+import { busiestSymbols, GatewaySocket, isMarketData } from '../../helpers/ibkr-socket.js';
 
 const FIELDS = '{"fields":["31","82","83","84","85","86","87","88","7295","7741"]}';
 
@@ -19,11 +18,8 @@ async function start(t: TestContext, options: IbkrSimulatorOptions = {}): Promis
   return sim;
 }
 
-/** The contract that ticks most often. */
-function busiest(sim: IbkrSimulator): number {
-  const contracts = UNIVERSE.map((i) => contractBySymbol(i.symbol)!).filter(Boolean);
-  return contracts.reduce((a, b) => (sim.market.tickIntervalMs(b) < sim.market.tickIntervalMs(a) ? b : a)).conid;
-}
+/** The conid that ticks most often. */
+const busiest = (sim: IbkrSimulator) => contractBySymbol(busiestSymbols(sim)[0]!)!.conid;
 
 test('the cookie /tickle sets authorises the upgrade: greeting, accounts, status, then a heartbeat', async (t) => {
   const sim = await start(t);

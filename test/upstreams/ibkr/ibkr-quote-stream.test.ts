@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import pino from 'pino';
 import type { StreamedQuote } from '../../../src/broker/quote-stream.js';
-import { contractBySymbol } from '../../../src/sandbox/ibkr/ibkr-contracts.js';
 import { createIbkrSimulator, type IbkrSimulator, type IbkrSimulatorOptions } from '../../../src/sandbox/ibkr/ibkr-simulator.js';
-import { UNIVERSE } from '../../../src/sandbox/universe.js';
 import { IbkrBroker } from '../../../src/upstreams/ibkr/ibkr-broker.js';
 import { IbkrQuoteStream, type IbkrQuoteStreamOptions } from '../../../src/upstreams/ibkr/ibkr-quote-stream.js';
+import { busiestSymbols } from '../../helpers/ibkr-socket.js';
 import { eventually } from '../../stream/sse-client.js';
 
 const logger = pino({ level: 'silent' });
@@ -59,14 +58,6 @@ async function setup(
     await sim.close();
   });
   return { sim, broker, stream, updates };
-}
-
-/** The symbol whose contract ticks most often in the simulator. */
-async function busiest(sim: IbkrSimulator): Promise<string> {
-  const symbols = UNIVERSE.map((i) => i.symbol).filter((s) => contractBySymbol(s) !== undefined);
-  return symbols.reduce((a, b) =>
-    sim.market.tickIntervalMs(contractBySymbol(b)!) < sim.market.tickIntervalMs(contractBySymbol(a)!) ? b : a,
-  );
 }
 
 test('cookie authorisation, one smd per conid with the snapshot fields, frames merged into complete quotes, unknown symbols ignored', async (t) => {
@@ -120,7 +111,7 @@ test('a subscription that expired silently (the heartbeat going on) is requested
     sim: { sessionAt: () => 'regular', stream: { heartbeatMs: 100, subscriptionTtlMs: 800 } },
     stream: { marketOpen: () => true, stall: { gaps: 8, minMs: 300 }, resubscribeMs: 600_000 },
   });
-  const symbol = await busiest(sim);
+  const [symbol] = busiestSymbols(sim) as [string];
   stream.start();
   stream.subscribe([symbol]);
   await eventually(() => updates.length > 3, 'ticks', 5_000);
