@@ -61,6 +61,7 @@ export class SharedQuoteStream {
   private readonly missing = new Map<string, number>();
   private readonly listeners = new Set<(update: StreamedQuote) => void>();
   private readonly renewMs: number;
+  private readonly retentionMs: number;
   private readonly completionMs: number;
   private feed: BrokerQuoteStream | undefined;
   private unlisten: (() => void) | undefined;
@@ -74,7 +75,8 @@ export class SharedQuoteStream {
 
   constructor(private readonly options: SharedQuoteStreamOptions) {
     this.broker = options.broker;
-    this.demand = new QuoteDemand(options.retentionMs ?? 60_000);
+    this.retentionMs = options.retentionMs ?? 60_000;
+    this.demand = new QuoteDemand(this.retentionMs);
     this.renewMs = options.renewMs ?? 1_000;
     this.completionMs = options.completionMs ?? 300_000;
     this.role = options.relay === undefined ? 'local' : 'relayed';
@@ -191,9 +193,13 @@ export class SharedQuoteStream {
   }
 
   private needed(symbols: readonly string[]): void {
-    if (this.feed !== undefined) void this.sync();
-    else this.channel?.publish({ type: 'need', symbols: [...symbols] } satisfies RelayMessage);
-    void this.shareDemand();
+    if (this.feed !== undefined) {
+      void this.sync();
+      void this.shareDemand();
+      return;
+    }
+    // In the shared set first, so that the holder's next renewal keeps what it subscribes at the announcement.
+    void this.shareDemand().then(() => this.channel?.publish({ type: 'need', symbols: [...symbols] } satisfies RelayMessage));
   }
 
   /** Every renewal: this replica's needs into the shared set, the lease, and the holder's subscriptions. */
@@ -250,9 +256,12 @@ export class SharedQuoteStream {
     if (needs.size === 0) return;
     const args: (string | number)[] = [];
     for (const [symbol, until] of needs) args.push(until, symbol);
+    const key = this.demandKey(relay);
     try {
-      // GT: a replica never shortens another's need for the same symbol.
-      await relay.redis.client.zadd(this.demandKey(relay), 'GT', ...args);
+      // GT: a replica never shortens another's need for the same symbol. The set itself goes after the
+      // longest need any replica can have, once nobody renews it.
+      await relay.redis.client.zadd(key, 'GT', ...args);
+      await relay.redis.client.pexpire(key, this.retentionMs + this.renewMs * (NEED_RENEWALS + 1));
     } catch (error) {
       relay.redis.noteFailure(error);
     }
@@ -299,7 +308,8 @@ export class SharedQuoteStream {
 
   private receive(message: RelayMessage): void {
     if (message.type === 'quote') {
-      if (this.feed === undefined) this.apply(message.update);
+      // The holder streams what every replica needs: this one keeps what it needs.
+      if (this.feed === undefined && this.demand.needs(message.update.symbol, Date.now())) this.apply(message.update);
     } else if (message.type === 'status') {
       if (this.feed === undefined) this.relayed = { status: message.status, at: Date.now() };
     } else if (this.feed !== undefined) {
