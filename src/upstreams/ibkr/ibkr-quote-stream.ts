@@ -56,6 +56,8 @@ export interface IbkrQuoteStreamOptions {
   marketOpen?: (now: number) => boolean;
   /** A socket with nothing subscribed is closed after this long. */
   idleMs?: number;
+  /** A failed conid lookup (the gateway down or paced) is tried again after this long. */
+  lookupRetryMs?: number;
 }
 
 interface ConidState {
@@ -74,11 +76,15 @@ interface ConidState {
 }
 
 const GAP_WEIGHT = 0.2;
+/** A conid lookup failed (not: the symbol is unknown): it is tried again after `lookupRetryMs`. */
+const RETRY = 'retry';
 
 export class IbkrQuoteStream implements BrokerQuoteStream {
   readonly broker = 'ibkr' as const;
   private readonly wsUrl: string;
-  private readonly wanted = new Map<string, number | null | Promise<number | null>>();
+  /** Each wanted symbol's conid: a number, null (the gateway knows no such symbol), a lookup under way, or RETRY. */
+  private readonly wanted = new Map<string, number | null | Promise<unknown> | typeof RETRY>();
+  private lookupsRetriedAt = 0;
   private readonly conids = new Map<number, ConidState>();
   private readonly latestBySymbol = new Map<string, StreamedQuote>();
   private readonly listeners = new Set<(update: StreamedQuote) => void>();
@@ -112,6 +118,7 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
       watchMs: 1_000,
       marketOpen: inExtendedSession,
       idleMs: 30_000,
+      lookupRetryMs: 10_000,
       ...options,
     };
     const url = new URL(`${options.url.replace(/\/+$/, '')}/ws`);
@@ -129,15 +136,7 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
   }
 
   subscribe(symbols: readonly string[]): void {
-    for (const symbol of symbols) {
-      if (this.wanted.has(symbol)) continue;
-      const lookup = this.options.session.conid(symbol).catch((error: unknown) => {
-        this.options.logger.debug({ upstream: 'ibkr', symbol, code: (error as { code?: string }).code }, 'IBKR stream: no conid yet');
-        return null;
-      });
-      this.wanted.set(symbol, lookup);
-      void lookup.then((conid) => this.resolved(symbol, lookup, conid));
-    }
+    for (const symbol of symbols) if (!this.wanted.has(symbol)) this.lookUp(symbol);
     if (this.wanted.size > 0) this.idleSince = undefined;
     if (this.started && this.socket === undefined && this.reconnectTimer === undefined) this.connect();
   }
@@ -195,9 +194,26 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
     await this.connecting?.catch(() => {});
   }
 
-  private resolved(symbol: string, lookup: Promise<number | null>, conid: number | null): void {
-    // Unsubscribed (or subscribed anew) while its conid was looked up.
-    if (this.wanted.get(symbol) !== lookup) return;
+  /** The symbol's conid, looked up (a failed lookup, the gateway down, is tried again by `watch`). */
+  private lookUp(symbol: string): void {
+    const lookup = this.options.session.conid(symbol).then(
+      (conid) => ({ conid }),
+      (error: unknown) => ({ error }),
+    );
+    this.wanted.set(symbol, lookup);
+    void lookup.then((result) => {
+      // Unsubscribed (or subscribed anew) while its conid was looked up.
+      if (this.wanted.get(symbol) !== lookup) return;
+      if ('conid' in result) return this.resolved(symbol, result.conid);
+      this.wanted.set(symbol, RETRY);
+      this.options.logger.debug(
+        { upstream: 'ibkr', symbol, code: (result.error as { code?: string }).code },
+        'IBKR stream: conid lookup failed',
+      );
+    });
+  }
+
+  private resolved(symbol: string, conid: number | null): void {
     this.wanted.set(symbol, conid);
     if (conid === null) return;
     let state = this.conids.get(conid);
@@ -372,6 +388,10 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
   /** Heartbeat silence, renewals every 9 minutes, silent symbols in open markets, an idle socket. */
   private watch(): void {
     const now = Date.now();
+    if (now - this.lookupsRetriedAt >= this.options.lookupRetryMs) {
+      this.lookupsRetriedAt = now;
+      for (const [symbol, conid] of this.wanted) if (conid === RETRY) this.lookUp(symbol);
+    }
     if (this.socket !== undefined && this.wanted.size === 0 && this.idleSince !== undefined && now - this.idleSince > this.options.idleMs) {
       this.drop(1000);
       this.state = 'disconnected';

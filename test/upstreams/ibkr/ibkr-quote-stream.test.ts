@@ -166,6 +166,16 @@ test("IBKR_TLS_VERIFY on against the gateway's self-signed certificate: refused,
   assert.notEqual(stream.status().state, 'connected');
 });
 
+test('a symbol whose conid could not be looked up (gateway logged out) is looked up again and streamed once it can be', async (t) => {
+  const { sim, stream } = await setup(t, { stream: { lookupRetryMs: 200 } });
+  sim.setSession('logged_out');
+  stream.start();
+  stream.subscribe(['AAPL']);
+  await eventually(() => sim.gatewayCount('/iserver/secdef/search') > 0 && stream.status().lastError !== null, 'the failure seen', 5_000);
+  sim.setSession('connected');
+  await eventually(() => stream.latest('AAPL') !== undefined, 'streamed after the retry', 10_000);
+});
+
 test('a socket with nothing subscribed is closed after the idle time', async (t) => {
   const { sim, stream } = await setup(t, { stream: { idleMs: 200 } });
   stream.start();
