@@ -51,6 +51,11 @@ const FIFTY = UNIVERSE.map((i) => i.symbol)
   .filter((s) => contractBySymbol(s) !== undefined)
   .slice(0, 50);
 const TARGETS: Record<number, number> = { 1000: 50, 10000: 250 };
+/**
+ * A streamed topic sends an event per tick (about 18 a second here) rather than one a second: a client
+ * process reads half of bench/stream.ts's share, so the readers are not what the delay measures.
+ */
+const VIEWERS_PER_CLIENT = Number(process.env.BENCH_VIEWERS_PER_CLIENT ?? 1_250);
 const STREAMING = { BROKER_STREAMING: 'auto' };
 const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
 const PARTS = new Set((process.env.BENCH_BROKER_STREAM_PARTS ?? 'latency,economy,memory,replicas,faults').split(','));
@@ -116,14 +121,26 @@ async function waitFor(what: string, ready: () => Promise<boolean>, timeoutMs = 
 // ---------------------------------------------------------------------------------------------------
 // 1. Latency at 1, 1,000 and 10,000 viewers.
 
-async function latency(ibkr: IbkrSimulator, stateDir: string): Promise<Figures[]> {
+async function latency(ibkr: IbkrSimulator, market: { open: boolean }, stateDir: string): Promise<Figures[]> {
   const service = await startService(serviceEnv(ibkr, join(stateDir, 'latency'), STREAMING));
   try {
     const results: Figures[] = [];
     for (const level of LEVELS) {
-      const framesBefore = ibkr.stream.framesSent;
-      const started = Date.now();
-      const figures = await measure(ibkr, [service], level, TOPIC, SECONDS);
+      let framesBefore = 0;
+      let started = 0;
+      // Viewers connect to a closed market (no ticks, so no fan-out competes with the connect storm); it opens once they are in.
+      market.open = false;
+      const figures = await measure(ibkr, [service], level, {
+        path: TOPIC,
+        seconds: SECONDS,
+        // At least four readers, so that no one of them is what the delay measures.
+        perClient: Math.min(VIEWERS_PER_CLIENT, Math.max(1, Math.ceil(level / 4))),
+        onOpened: () => {
+          market.open = true;
+          framesBefore = ibkr.stream.framesSent;
+          started = Date.now();
+        },
+      });
       const ticksPerSecond = ((ibkr.stream.framesSent - framesBefore) / (Date.now() - started)) * 1000;
       results.push(figures);
       console.log(
@@ -241,7 +258,7 @@ async function replicas(ibkr: IbkrSimulator, stateDir: string): Promise<void> {
   );
   const redis = new Redis(REDIS_URL);
   try {
-    const figures = await measure(ibkr, services, 150, TOPIC, SECONDS);
+    const figures = await measure(ibkr, services, 150, { path: TOPIC, seconds: SECONDS, perClient: VIEWERS_PER_CLIENT });
     const sockets = ibkr.stream.accepted - acceptedBefore;
     console.log(
       `3 replicas on one Redis, 150 viewers spread over them: ${sockets} upstream socket${sockets === 1 ? '' : 's'} opened, ${ibkr.stream.openSockets} open (target 1: ${verdict(sockets === 1 && ibkr.stream.openSockets === 1)}); delay p50 / p99 / max ${figures.p50} / ${figures.p99} / ${figures.max} ms; ${figures.eventsPerViewerPerSecond.toFixed(1)} events/s/viewer`,
@@ -394,7 +411,8 @@ export default async function brokerStreamBench(): Promise<void> {
   if (hard < neededFiles(Math.max(...LEVELS)))
     throw new Error(`open files: hard limit ${hard}, ${neededFiles(Math.max(...LEVELS))} needed`);
   const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-broker-stream-'));
-  const ibkr = await createIbkrSimulator({ sessionAt: () => 'regular' });
+  const market = { open: true };
+  const ibkr = await createIbkrSimulator({ sessionAt: () => (market.open ? 'regular' : 'closed') });
   await ibkr.listen();
   try {
     console.log(
@@ -402,7 +420,7 @@ export default async function brokerStreamBench(): Promise<void> {
     );
     if (PARTS.has('latency')) {
       console.log(' viewers | delay p50 / p99 / max | ev/s/v | skipped | ticks/s | CPU  |   RSS   | GET p99 | client ELU | load');
-      const results = await latency(ibkr, stateDir);
+      const results = await latency(ibkr, market, stateDir);
       console.log(
         ' (delay: from the simulator sending the tick to its event at a viewer; ev/s/v: events a second per viewer; skipped: events superseded during a fan-out;',
       );

@@ -371,22 +371,27 @@ async function probeRequests(url: string, ms: number): Promise<number[]> {
   return times;
 }
 
-/** Opens `count` viewers of `path` spread over `services`, measures for `seconds`, closes them. */
-export async function measure(
-  ibkr: IbkrSimulator,
-  services: Child[],
-  count: number,
-  path = PATH,
-  measureSeconds = SECONDS,
-): Promise<Figures> {
-  const clients = Array.from({ length: Math.ceil(count / VIEWERS_PER_CLIENT) }, () => ClientProcess.start());
+export interface MeasureOptions {
+  /** The stream URL's path and query (default: this bench's polled topic). */
+  path?: string;
+  seconds?: number;
+  /** Viewers per client process. */
+  perClient?: number;
+  /** Called once every viewer is open, before the measurement settles (a bench starts its ticks here). */
+  onOpened?: () => void;
+}
+
+/** Opens `count` viewers spread over `services`, measures for `seconds`, closes them. */
+export async function measure(ibkr: IbkrSimulator, services: Child[], count: number, options: MeasureOptions = {}): Promise<Figures> {
+  const { path = PATH, seconds: measureSeconds = SECONDS, perClient = VIEWERS_PER_CLIENT } = options;
+  const clients = Array.from({ length: Math.ceil(count / perClient) }, () => ClientProcess.start());
   const urls = services.map((s) => s.url);
-  for (const [i, client] of clients.entries())
-    client.send({ type: 'open', urls, count: Math.min(VIEWERS_PER_CLIENT, count - i * VIEWERS_PER_CLIENT), path });
+  for (const [i, client] of clients.entries()) client.send({ type: 'open', urls, count: Math.min(perClient, count - i * perClient), path });
   for (const client of clients) {
     const opened = await client.next();
     if (opened.type !== 'opened') throw new Error(`viewers did not open: ${opened.type === 'failed' ? opened.message : opened.type}`);
   }
+  options.onOpened?.();
   await sleep(1_500);
   const pid = services[0]!.process.pid!;
   const calls: number[] = [];
