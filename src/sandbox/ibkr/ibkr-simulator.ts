@@ -172,6 +172,33 @@ export class IbkrSimulator extends SimulatedUpstream {
     await super.close();
   }
 
+  /**
+   * /__sandbox/stream: GET its counters and faults; POST `{"refuseUpgrade"|"refuseSession"|"silent": bool}` to
+   * switch a fault, or `{"action": "drop"|"silence"|"expire"|"lose-session"|"rotate-session"}` for a one-off.
+   */
+  private streamControl(method: string, body: unknown): SimResponse {
+    const { stream } = this;
+    if (method === 'POST') {
+      const asked = (body ?? {}) as Record<string, unknown>;
+      for (const key of ['refuseUpgrade', 'refuseSession', 'silent'] as const)
+        if (typeof asked[key] === 'boolean') stream.faults[key] = asked[key] as boolean;
+      const actions: Record<string, () => void> = {
+        drop: () => stream.dropAll(),
+        silence: () => stream.silenceOpenSockets(),
+        expire: () => stream.expireSubscriptions(),
+        'lose-session': () => this.loseSessionSilently(),
+        'rotate-session': () => this.rotateSessionId(),
+      };
+      if (asked.action !== undefined) {
+        const action = actions[String(asked.action)];
+        if (action === undefined) return { status: 400, body: { error: `action must be one of ${Object.keys(actions).join(', ')}` } };
+        action();
+      }
+    }
+    const { accepted, openSockets, subscribeRequests, framesSent, ticsReceived } = stream;
+    return { status: 200, body: { faults: stream.faults, accepted, openSockets, subscribeRequests, framesSent, ticsReceived } };
+  }
+
   /** The session value and cookie change (the gateway restarted its session): an old one no longer opens the socket. */
   rotateSessionId(): void {
     this.sessionId = randomBytes(16).toString('hex');
@@ -266,6 +293,7 @@ export class IbkrSimulator extends SimulatedUpstream {
 
   /** GET: the session and its faults; POST: set them (`session` and ibkr-session-faults.ts's switches); DELETE: connected, no faults. */
   protected override extraControl(method: string, path: string, body: unknown): SimResponse | undefined {
+    if (path === '/__sandbox/stream') return this.streamControl(method, body);
     if (path !== SANDBOX_CONTROL) return undefined;
     if (method === 'DELETE') {
       this.sessionFaults = { ...DEFAULT_SESSION_FAULTS };

@@ -7,7 +7,20 @@ import { type TestContext, test } from 'node:test';
 import { contractBySymbol } from '../../../src/sandbox/ibkr/ibkr-contracts.js';
 import type { MarketSession } from '../../../src/sandbox/ibkr/ibkr-market.js';
 import { createIbkrSimulator, type IbkrSimulator, type IbkrSimulatorOptions } from '../../../src/sandbox/ibkr/ibkr-simulator.js';
+import { Agent, request } from 'undici';
 import { busiestSymbols, GatewaySocket, isMarketData } from '../../helpers/ibkr-socket.js';
+
+const insecure = new Agent({ connect: { rejectUnauthorized: false } });
+
+/** GET, or POST `body` as JSON, to the simulator's own TLS port. */
+async function fetchInsecure(url: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const res = await request(url, {
+    method: body === undefined ? 'GET' : 'POST',
+    body: body === undefined ? undefined : JSON.stringify(body),
+    dispatcher: insecure,
+  });
+  return { status: res.statusCode, json: await res.body.json() };
+}
 
 const FIELDS = '{"fields":["31","82","83","84","85","86","87","88","7295","7741"]}';
 
@@ -125,4 +138,20 @@ test('code 1000 at connect without a brokerage session; 401 when logged out; the
   );
   sim.stream.dropAll();
   assert.equal((await socket.ended).code, 1006, 'dropped without a close frame');
+});
+
+test('the socket faults over HTTP (/__sandbox/stream), for the standalone sandbox', async (t) => {
+  const sim = await start(t);
+  const control = async (body?: unknown) => {
+    const res = await fetchInsecure(`${sim.origin}/__sandbox/stream`, body);
+    return { status: res.status, json: res.json as Record<string, unknown> };
+  };
+  const socket = await GatewaySocket.open(t, sim);
+  await socket.until((f) => f.length >= 3, 'the greeting');
+  assert.equal((await control()).json.openSockets, 1);
+  assert.equal((await control({ action: 'drop' })).status, 200);
+  assert.equal((await socket.ended).code, 1006);
+  assert.deepEqual((await control({ refuseUpgrade: true })).json.faults, { refuseUpgrade: true, refuseSession: false, silent: false });
+  assert.deepEqual(await (await GatewaySocket.open(t, sim)).ended, { status: 503 });
+  assert.equal((await control({ action: 'nonsense' })).status, 400);
 });
