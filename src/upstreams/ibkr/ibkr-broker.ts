@@ -237,9 +237,11 @@ export class IbkrBroker implements Broker, IbkrStreamSession {
   /**
    * What the websocket needs before it opens: a brokerage session (recovered once if lost, the answers
    * read by their meaning as every REST call's are) in which /iserver/accounts was read, then POST
-   * /tickle's session value and the cookies the gateway set.
+   * /tickle's session value and the cookies the gateway set. `verify` reads /iserver/accounts again even
+   * in a session that read it: a socket was just refused, and a data call's refusal is what the gateway's
+   * mending (classify-response.ts's meanings) acts on when the tickle claims a session it does not serve.
    */
-  async streamSession(): Promise<{ session: string; cookies: string | undefined }> {
+  async streamSession(options: { verify?: boolean } = {}): Promise<{ session: string; cookies: string | undefined }> {
     const tickle = async () => {
       const answer = await this.gateway.send('/tickle', { method: 'POST', body: {} });
       if (answer.kind === 'logged_out') throw new SessionRefusedError('logged_out');
@@ -257,8 +259,12 @@ export class IbkrBroker implements Broker, IbkrStreamSession {
       answer = await tickle();
       if (answer.lost) throw new SessionRefusedError('not_started');
     }
-    await this.primeBrokerageAccounts();
-    if (answer.session === null) throw new SessionRefusedError('not_started');
+    // `verify`: /iserver/accounts read again, so that a refusal the tickle did not show is mended (or said);
+    // a session started by that mending gets its own session value.
+    const epoch = this.gateway.epoch;
+    await this.primeBrokerageAccounts(options.verify === true);
+    if (this.gateway.epoch !== epoch) answer = await tickle();
+    if (answer.session === null || answer.lost) throw new SessionRefusedError('not_started');
     return { session: answer.session, cookies: this.gateway.cookies };
   }
 

@@ -16,13 +16,18 @@ import type { StreamedQuote, BrokerQuoteStream, QuoteStreamState, QuoteStreamSta
 import { isComplete } from '../../broker/quote-completion.js';
 import { ApiError } from '../../core/errors.js';
 import { inExtendedSession } from '../../core/us-market-time.js';
+import { SessionRefusedError } from './ibkr-gateway.js';
 import { QUOTE_FIELDS } from './parse-snapshot.js';
 import { mergeFields, parseStreamMessage, type StreamMessage, streamedQuote } from './parse-stream-message.js';
 
 /** What the socket needs from the REST side of the gateway. */
 export interface IbkrStreamSession {
-  /** A ready brokerage session: POST /tickle's session value, and the cookies the gateway set. */
-  streamSession(): Promise<{ session: string; cookies: string | undefined }>;
+  /**
+   * A ready brokerage session: POST /tickle's session value, and the cookies the gateway set. `verify`:
+   * the last socket was refused for want of a session, so a data call must show the session serves data
+   * (the tickle can claim a session the data calls refuse).
+   */
+  streamSession(options?: { verify?: boolean }): Promise<{ session: string; cookies: string | undefined }>;
   /** The conid of a symbol, or null when the gateway knows no such symbol. */
   conid(symbol: string): Promise<number | null>;
 }
@@ -90,6 +95,8 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
   private readonly listeners = new Set<(update: StreamedQuote) => void>();
   private socket: WebSocket | undefined;
   private authorised = false;
+  /** The last socket was refused for want of a brokerage session: the next one has the session verified first. */
+  private sessionDoubted = false;
   private state: QuoteStreamState = 'off';
   private started = false;
   private closed = false;
@@ -249,13 +256,13 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
   private async open(): Promise<void> {
     let session: { session: string; cookies: string | undefined };
     try {
-      session = await this.options.session.streamSession();
+      session = await this.options.session.streamSession({ verify: this.sessionDoubted });
+      this.sessionDoubted = false;
     } catch (error) {
+      // A session refused after its mending (ibkr-gateway.ts, by the refusal's meaning) is the brokerage
+      // session's state; anything else is the gateway's reachability.
       const apiError = error instanceof ApiError ? error : undefined;
-      this.failed(
-        apiError?.message ?? 'the IBKR gateway could not be reached',
-        apiError?.code === 'BROKER_UNAVAILABLE' && /log|session/.test(apiError.message),
-      );
+      this.failed(apiError?.message ?? 'the IBKR gateway could not be reached', error instanceof SessionRefusedError);
       return;
     }
     if (this.closed || this.wanted.size === 0) {
@@ -288,6 +295,7 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
     socket.on('close', (code) => {
       if (this.socket !== socket) return;
       const atConnect = !this.authorised;
+      if (atConnect && code === 1000) this.sessionDoubted = true;
       this.lost(
         socket,
         atConnect && code === 1000
@@ -427,6 +435,7 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
   /** The socket is gone or useless: close it and try again after the back-off. */
   private lost(socket: WebSocket | undefined, reason: string, unauthenticated: boolean): void {
     if (socket === undefined || socket !== this.socket) return;
+    if (unauthenticated) this.sessionDoubted = true;
     this.drop(unauthenticated ? 1000 : undefined);
     this.failed(reason, unauthenticated);
   }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import pino from 'pino';
 import type { StreamedQuote } from '../../../src/broker/quote-stream.js';
+import { SESSION_REFUSALS, type SessionRefusalName } from '../../../src/sandbox/ibkr/ibkr-session-faults.js';
 import { createIbkrSimulator, type IbkrSimulator, type IbkrSimulatorOptions } from '../../../src/sandbox/ibkr/ibkr-simulator.js';
 import { IbkrBroker } from '../../../src/upstreams/ibkr/ibkr-broker.js';
 import { IbkrQuoteStream, type IbkrQuoteStreamOptions } from '../../../src/upstreams/ibkr/ibkr-quote-stream.js';
@@ -37,7 +38,10 @@ async function setup(
   // A gateway whose cookies the client does not pass (a proxy in between strips them): the session value path.
   const session =
     options.cookies === false
-      ? { streamSession: async () => ({ ...(await broker.streamSession()), cookies: undefined }), conid: (s: string) => broker.conid(s) }
+      ? {
+          streamSession: async (o?: { verify?: boolean }) => ({ ...(await broker.streamSession(o)), cookies: undefined }),
+          conid: (s: string) => broker.conid(s),
+        }
       : broker;
   const stream = new IbkrQuoteStream({
     url: sim.baseUrl,
@@ -183,4 +187,39 @@ test('a socket with nothing subscribed is closed after the idle time', async (t)
   await eventually(() => stream.status().state === 'connected', 'connected', 5_000);
   stream.unsubscribe(['AAPL']);
   await eventually(() => sim.stream.openSockets === 0, 'the idle socket closed', 3_000);
+});
+
+// Issue 27's recorded refusals: the session lost under the socket, whatever the wording of the data calls'
+// refusal, and even while the tickle and auth status claim the session is there (users report both), the
+// socket's next connection has the session mended through the same classifier as REST and streams again.
+for (const refusal of Object.keys(SESSION_REFUSALS) as SessionRefusalName[]) {
+  test(`a session lost under the socket, data refused as "${refusal}" while the tickle claims the session: mended, streaming again`, async (t) => {
+    const { sim, stream } = await setup(t);
+    stream.start();
+    stream.subscribe(['AAPL']);
+    await eventually(() => stream.status().state === 'connected', 'connected', 8_000);
+    sim.setSessionFaults({ refusal, statusClaimsSession: true });
+    const recoveries = () => sim.gatewayCount('/iserver/auth/ssodh/init') + sim.gatewayCount('/iserver/reauthenticate');
+    const before = recoveries();
+    sim.loseSessionSilently();
+    await eventually(() => stream.status().state !== 'connected', 'the lost session seen', 5_000);
+    await eventually(() => stream.status().state === 'connected', 'connected again', 8_000);
+    assert.equal(sim.session, 'connected');
+    assert.ok(recoveries() > before, 'the refusal had the session started (ssodh/init) or re-authenticated');
+    const at = stream.latest('AAPL')?.tickAt ?? 0;
+    await eventually(() => (stream.latest('AAPL')?.tickAt ?? 0) > at, 'ticks again', 5_000);
+  });
+}
+
+test('a session that cannot be started: the socket is not opened, the state says why, and it streams once the session is back', async (t) => {
+  const { sim, stream } = await setup(t);
+  stream.start();
+  stream.subscribe(['AAPL']);
+  await eventually(() => stream.status().state === 'connected', 'connected', 8_000);
+  sim.setSessionFaults({ unrecoverable: true });
+  sim.loseSessionSilently();
+  await eventually(() => /no brokerage session/.test(stream.status().lastError ?? ''), 'the session refusal said', 5_000);
+  assert.equal(stream.status().state, 'unauthenticated');
+  sim.setSessionFaults({ unrecoverable: false });
+  await eventually(() => stream.status().state === 'connected', 'connected once the session can be started', 10_000);
 });
