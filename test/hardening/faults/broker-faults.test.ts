@@ -29,9 +29,12 @@ const isQuote = (res: { status: number; body: any }) => {
 
 const searchFailed: Expected = { status: 503, code: 'BROKER_UNAVAILABLE', retryAfter: true };
 
+// The matrix is about the snapshot path: with the real-time feed on, a symbol once asked is answered from
+// the feed (X-Cache HIT, no broker call) and the feed's own REST calls race the REST path for the injected
+// faults. The feed's faults have their own tests (test/upstreams/ibkr/ibkr-quote-stream.test.ts).
 const ibkr: Family = {
   statusId: 'broker',
-  env: { BROKER: 'ibkr', CACHE_BROKER_QUOTES_FRESH_SECONDS: '0' },
+  env: { BROKER: 'ibkr', CACHE_BROKER_QUOTES_FRESH_SECONDS: '0', BROKER_STREAMING: 'off' },
   sim: (sandbox) => sandbox.ibkr,
   retarget: (config, replace) => ({
     ...config,
@@ -55,7 +58,7 @@ const ibkr: Family = {
 
 const tastytrade: Family = {
   ...ibkr,
-  env: { BROKER: 'tastytrade', CACHE_BROKER_QUOTES_FRESH_SECONDS: '0' },
+  env: { BROKER: 'tastytrade', CACHE_BROKER_QUOTES_FRESH_SECONDS: '0', BROKER_STREAMING: 'off' },
   sim: (sandbox) => sandbox.tastytrade,
   retarget: (config, replace) => ({
     ...config,
