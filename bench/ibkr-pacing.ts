@@ -12,6 +12,7 @@ import { RequestPacer, type Pacer } from '../src/broker/request-pacer.js';
 import { SharedRequestPacer } from '../src/broker/shared-request-pacer.js';
 import { createIbkrSimulator, type IbkrSimulator } from '../src/sandbox/ibkr/ibkr-simulator.js';
 import { UNIVERSE } from '../src/sandbox/universe.js';
+import { DegradedMode } from '../src/store/degraded-mode.js';
 import { ReplicaHeartbeat } from '../src/store/replica-heartbeat.js';
 import { RedisConnection } from '../src/store/redis-connection.js';
 import { IbkrBroker } from '../src/upstreams/ibkr/ibkr-broker.js';
@@ -83,11 +84,12 @@ async function replica(gateway: IbkrSimulator, variant: Variant, prefix: string)
   let pacer: Pacer = new RequestPacer(options);
   let close = async (): Promise<void> => {};
   if (variant.shared) {
-    const redis = new RedisConnection({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', keyPrefix: prefix, logger });
+    const target = { kind: 'redis', url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } as const;
+    const redis = new RedisConnection({ target, keyPrefix: prefix, logger });
     await redis.waitReady(2_000);
     const heartbeat = new ReplicaHeartbeat(redis);
     await heartbeat.beat();
-    pacer = new SharedRequestPacer(options, redis, heartbeat, 'ibkr:bench');
+    pacer = new SharedRequestPacer(options, { redis, heartbeat, degraded: new DegradedMode(redis, heartbeat) }, 'ibkr:bench');
     close = async () => {
       await heartbeat.stop();
       const keys = await redis.client.keys(`${prefix}*`);

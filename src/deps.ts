@@ -122,7 +122,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
   });
   const store = await StateStore.open({
     stateDir: config.stateDir,
-    redisUrl: config.redis.url,
+    redis: config.redis.target,
     redisKeyPrefix: config.redis.keyPrefix,
     logger,
     heartbeatMs: options.heartbeatMs,
@@ -338,13 +338,9 @@ function budgetFactory(store: StateStore, scopes: StateScopes): BudgetFactory {
   return (name: string, limits: BudgetLimits) => {
     // An uncapped upstream has nothing to count or share: the in-process guard only keeps back-offs.
     if (limits.perMinute === 0 && limits.perDay === 0 && limits.minIntervalMs === 0) return new MemoryBudgetGuard(name, limits);
-    // Calls recorded under the bare name before ledgers were scoped still count in live mode.
-    const legacy = scopes.mode === 'live' ? name : undefined;
-    if (store.redis !== undefined && store.heartbeat !== undefined) {
-      return new RedisBudgetGuard(name, limits, store.redis, store.heartbeat, MAX_PACING_WAIT_MS, scopes.of(name), legacy);
-    }
-    if (store.db !== undefined)
-      return new EmbeddedBudgetGuard(name, limits, store.db, MAX_PACING_WAIT_MS, Date.now, scopes.of(name), legacy);
+    const shared = store.shared;
+    if (shared !== undefined) return new RedisBudgetGuard(name, limits, shared, MAX_PACING_WAIT_MS, scopes.of(name));
+    if (store.db !== undefined) return new EmbeddedBudgetGuard(name, limits, store.db, MAX_PACING_WAIT_MS, Date.now, scopes.of(name));
     return new MemoryBudgetGuard(name, limits);
   };
 }
@@ -395,9 +391,9 @@ function quoteFeed(config: Config, logger: Logger, broker: Broker, options: Brok
 /** One pacing per gateway: shared by every replica through Redis when there is one. */
 function ibkrPacer(config: Config, store: StateStore, scopes: StateScopes): Pacer {
   const options = ibkrPacerOptions(config.broker.ibkr.requestsPerSecond);
-  const { redis, heartbeat } = store;
-  if (redis === undefined || heartbeat === undefined) return new RequestPacer(options);
-  return new SharedRequestPacer(options, redis, heartbeat, scopes.of(IBKR));
+  const shared = store.shared;
+  if (shared === undefined) return new RequestPacer(options);
+  return new SharedRequestPacer(options, shared, scopes.of(IBKR));
 }
 
 declare module 'fastify' {

@@ -2,16 +2,20 @@
 // atomically in one sorted set per gateway (Redis clock), so N replicas together keep the gateway's
 // pacing, the keyed spacing (IBKR /portfolio/accounts) and a back-off after a 429.
 //
-// When Redis is unreachable each replica paces alone, more strictly: its share of the rate (rate and
-// spacing divided by the live replicas last seen), and nothing before one whole window has passed since
-// Redis was lost (the others may have filled the window it can no longer see). When Redis returns, the
-// slots it took alone are written into the shared set before it reserves there again.
+// Its keys share one hash tag per gateway ({pacing:<scope>}): one Cluster slot for the script.
+//
+// When Redis is unreachable, or after a failover until every replica has written back (the degraded-mode
+// policy, src/store/degraded-mode.ts), each replica paces alone, more strictly: its share of the rate (rate
+// and spacing divided by the live replicas last seen), and nothing before one whole window has passed
+// since it stopped sharing (the others may have filled the window it can no longer see). When it shares
+// again, the slots it took alone are written into the shared set before it reserves there again.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../core/errors.js';
 import { BACK_OFF } from '../budget/redis-budget-guard.js';
 import type { RedisConnection } from '../store/redis-connection.js';
 import { RedisScript } from '../store/redis-script.js';
+import type { DegradedMode, SharedStore } from '../store/degraded-mode.js';
 import type { ReplicaHeartbeat } from '../store/replica-heartbeat.js';
 import { type Pacer, RequestPacer, type RequestPacerOptions } from './request-pacer.js';
 
@@ -55,7 +59,7 @@ end
 return {1, at - now, 0, at}
 `);
 
-/** KEYS: slots. ARGV: windowMs, unique id, then slot times (Redis clock) taken while Redis was away. */
+/** KEYS: slots. ARGV: windowMs, unique id, then slot times (Redis clock) taken alone. */
 const MERGE = new RedisScript(`
 for i = 3, #ARGV do redis.call('ZADD', KEYS[1], tonumber(ARGV[i]), ARGV[i] .. ':alone:' .. ARGV[2] .. ':' .. i) end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) + 60000)
@@ -76,30 +80,35 @@ export class SharedRequestPacer implements Pacer {
   private readonly keyedKey: string;
   private readonly backoffKey: string;
   private readonly now: () => number;
+  private readonly redis: RedisConnection;
+  private readonly heartbeat: ReplicaHeartbeat;
+  private readonly degraded: DegradedMode;
 
   /** `scope` names the gateway (one pacing per gateway session, whichever replica calls it). */
   constructor(
     private readonly options: RequestPacerOptions,
-    private readonly redis: RedisConnection,
-    private readonly heartbeat: ReplicaHeartbeat,
+    shared: SharedStore,
     scope: string,
   ) {
+    ({ redis: this.redis, heartbeat: this.heartbeat, degraded: this.degraded } = shared);
     this.local = new RequestPacer(options);
     this.now = options.now ?? Date.now;
-    this.slotsKey = redis.key(`pacing:${scope}:slots`);
-    this.keyedKey = redis.key(`pacing:${scope}:keyed`);
-    this.backoffKey = redis.key(`pacing:${scope}:backoff`);
+    this.slotsKey = this.redis.key(`{pacing:${scope}}:slots`);
+    this.keyedKey = this.redis.key(`{pacing:${scope}}:keyed`);
+    this.backoffKey = this.redis.key(`{pacing:${scope}}:backoff`);
+    // After a failover the window this replica shared is no longer known: pace alone until the policy trusts it.
+    this.degraded.on('settling', () => this.paceAlone());
   }
 
   /** Where the pacing is decided right now. */
   get mode(): 'redis' | 'local-fallback' {
-    return this.redis.ready && this.alone === undefined ? 'redis' : 'local-fallback';
+    return this.degraded.ledgersShared && this.alone === undefined ? 'redis' : 'local-fallback';
   }
 
   async acquire(key?: string): Promise<void> {
     const backedOff = this.local.backOffRemainingMs();
     if (backedOff > 0) throw this.local.unavailable(`${this.options.name} asked us to slow down`, backedOff);
-    if (this.redis.ready) {
+    if (this.degraded.ledgersShared) {
       try {
         if (this.alone !== undefined) await this.handBack(this.alone);
         return await this.acquireShared(key);

@@ -2,11 +2,6 @@
 // is committed (fsynced) before the call is sent, so a restart or a kill -9 never resets the day's
 // count. Each acquire decides inside one IMMEDIATE transaction over the stored calls, which also keeps
 // several processes sharing one STATE_DIR inside one budget.
-//
-// A live ledger also counts the calls an older version recorded under the bare upstream name, before
-// ledgers were scoped by identity: an upgrade in the middle of a day keeps the day's count (those calls
-// may have been sandbox calls; counting them is stricter, never looser). They are pruned with the rest
-// once past the day window (this version never writes that name).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StatementSync } from 'node:sqlite';
 import { BudgetExhaustedError } from '../core/errors.js';
@@ -21,8 +16,6 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
   private readonly insertCall: StatementSync;
   private readonly pruneCalls: StatementSync;
   private readonly upsertBackoff: StatementSync;
-  /** The ledger, then the one whose calls also count (the ledger again when there is none). */
-  private readonly counted: [string, string];
 
   constructor(
     readonly name: string,
@@ -33,14 +26,11 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
     private readonly now: () => number = Date.now,
     /** Whose calls these are (see src/store/upstream-identity.ts); `name` is only for messages. */
     private readonly ledger: string = name,
-    /** An older, unscoped ledger whose calls still count here (see the header comment). */
-    legacyLedger: string = ledger,
   ) {
-    this.counted = [ledger, legacyLedger];
-    this.selectCalls = db.prepare('SELECT at FROM budget_calls WHERE name IN (?, ?) AND at > ? ORDER BY at ASC');
-    this.selectBackoff = db.prepare('SELECT MAX(until) AS until FROM budget_backoff WHERE name IN (?, ?)');
+    this.selectCalls = db.prepare('SELECT at FROM budget_calls WHERE name = ? AND at > ? ORDER BY at ASC');
+    this.selectBackoff = db.prepare('SELECT until FROM budget_backoff WHERE name = ?');
     this.insertCall = db.prepare('INSERT INTO budget_calls (name, at) VALUES (?, ?)');
-    this.pruneCalls = db.prepare('DELETE FROM budget_calls WHERE name IN (?, ?) AND at <= ?');
+    this.pruneCalls = db.prepare('DELETE FROM budget_calls WHERE name = ? AND at <= ?');
     this.upsertBackoff = db.prepare(
       'INSERT INTO budget_backoff (name, until) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET until = MAX(until, excluded.until)',
     );
@@ -48,7 +38,7 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
 
   private reserve(now: number): SlotDecision {
     return immediateTransaction(this.db, () => {
-      this.pruneCalls.run(...this.counted, now - dayOf(this.limits));
+      this.pruneCalls.run(this.ledger, now - dayOf(this.limits));
       const decision = decide(this.read(now), this.limits, now, this.maxWaitMs);
       if (decision.ok) this.insertCall.run(this.ledger, decision.at);
       return decision;
@@ -75,8 +65,8 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
   }
 
   private read(now: number): LedgerState {
-    const rows = this.selectCalls.all(...this.counted, now - dayOf(this.limits)) as unknown as { at: number }[];
-    const backoff = this.selectBackoff.get(...this.counted) as { until: number | null } | undefined;
+    const rows = this.selectCalls.all(this.ledger, now - dayOf(this.limits)) as unknown as { at: number }[];
+    const backoff = this.selectBackoff.get(this.ledger) as { until: number | null } | undefined;
     return { calls: rows.map((row) => row.at), backedOffUntil: backoff?.until ?? 0 };
   }
 }

@@ -1,26 +1,26 @@
 // The budget guard shared by every replica: one Lua script prunes, checks minute, day, spacing and
 // back-off, and reserves atomically in a sorted set of call times (Redis clock), so N replicas together
-// never send more than the budget.
+// never send more than the budget. The ledger's keys share one hash tag per ledger ({budget:<scope>}):
+// one Cluster slot per ledger, ledgers spread across the Cluster.
 //
-// When Redis is unreachable the guard decides locally and more strictly, never more loosely:
+// While Redis is unreachable (the degraded-mode policy, src/store/degraded-mode.ts) the guard decides
+// locally and more strictly, never more loosely:
 //  - it starts from the shared calls it last read (synchronised on every heartbeat);
 //  - it assumes the other replicas spent, in the moments it could not see, all the minute budget
 //    they could (phantom calls at the moment Redis was lost);
 //  - each call of its own counts once per live replica seen, so together the replicas spend at most
 //    what was left, and spacing is stretched by the same factor;
 //  - never having read the shared ledger, it sends nothing until Redis is back.
-// When Redis returns, its own calls and back-off are written into the shared ledger first.
-//
-// A live ledger also counts the calls an older version recorded under the bare upstream name, before
-// ledgers were scoped by identity: every read copies the legacy calls still in the day window (under their
-// own member names, so copying again changes nothing) and a later legacy back-off. An upgrade in the middle
-// of a day, rolling or not, keeps the day's count; counting calls that may have been sandbox calls is
-// stricter, never looser. The legacy keys age out by their own expiry.
+// Every call it sends, shared or alone, it remembers while the windows it counts in are open. When Redis
+// returns, and after a failover to a primary that may have lost the last increments, it writes them all
+// back under their own member names (writing twice changes nothing): the ledger becomes the union of
+// every replica's record, never less than its own.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BudgetExhaustedError } from '../core/errors.js';
 import type { RedisConnection } from '../store/redis-connection.js';
 import { RedisScript } from '../store/redis-script.js';
+import type { DegradedMode, SharedStore } from '../store/degraded-mode.js';
 import type { ReplicaHeartbeat } from '../store/replica-heartbeat.js';
 import { type BudgetGuard, type BudgetLimits, type BudgetSnapshot, MAX_PACING_WAIT_MS } from './budget-guard.js';
 import { dayOf, decide, type LedgerState, minuteOf, prune } from './budget-ledger.js';
@@ -61,18 +61,8 @@ redis.call('PEXPIRE', KEYS[1], day + 60000)
 return {1, at - now, now}
 `);
 
-/** KEYS: calls, backoff[, legacy calls, legacy backoff]. ARGV: dayMs. -> {now, backoffUntil, {member, score, ...}} */
+/** KEYS: calls, backoff. ARGV: dayMs. -> {now, backoffUntil, {member, score, ...}} */
 const READ = new RedisScript(`${NOW}
-if #KEYS == 4 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - day)
-  local old = redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')
-  for i = 1, #old, 2 do redis.call('ZADD', KEYS[1], old[i + 1], old[i]) end
-  if #old > 0 then redis.call('PEXPIRE', KEYS[1], day + 60000) end
-  local oldBackoff = tonumber(redis.call('GET', KEYS[4]) or '0')
-  if oldBackoff > now and oldBackoff > tonumber(redis.call('GET', KEYS[2]) or '0') then
-    redis.call('SET', KEYS[2], oldBackoff, 'PX', oldBackoff - now)
-  end
-end
 return {now, tonumber(redis.call('GET', KEYS[2]) or '0'), redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')}
 `);
 
@@ -88,63 +78,73 @@ end
 return 1
 `);
 
-/** KEYS: calls. ARGV: dayMs, then the times (Redis clock) of calls made while Redis was away. */
-const MERGE = new RedisScript(`
-local day = tonumber(ARGV[1])
-for i = 2, #ARGV do redis.call('ZADD', KEYS[1], tonumber(ARGV[i]), ARGV[i] .. ':fallback:' .. redis.call('INCR', KEYS[1] .. ':seq')) end
+/** KEYS: calls. ARGV: dayMs, then (time on the Redis clock, member) of each call this replica sent. */
+const WRITE_BACK = new RedisScript(`${NOW}
+for i = 2, #ARGV, 2 do
+  local at = tonumber(ARGV[i])
+  if at > now - day then redis.call('ZADD', KEYS[1], at, ARGV[i + 1]) end
+end
 redis.call('PEXPIRE', KEYS[1], day + 60000)
-redis.call('PEXPIRE', KEYS[1] .. ':seq', day + 60000)
-return #ARGV - 1
+return 1
 `);
 
 /** While Redis is away, Retry-After cannot promise more than "try again soon". */
 const FALLBACK_RETRY_CAP_MS = 60_000;
 
+/** A call this replica sent: local time, and its time and member name in the shared ledger. */
+interface SentCall {
+  at: number;
+  score: number;
+  member: string;
+}
+
 export class RedisBudgetGuard implements BudgetGuard {
   private readonly callsKey: string;
   private readonly backoffKey: string;
-  /** The keys `READ` takes: this ledger's, then a legacy ledger's whose calls still count (see the header). */
-  private readonly readKeys: string[];
+  private readonly redis: RedisConnection;
+  private readonly heartbeat: ReplicaHeartbeat;
+  private readonly degraded: DegradedMode;
   /** Shared calls as last read, in local time. */
   private known: number[] = [];
   private knownBackoff = 0;
   private syncedAt: number | undefined;
   private replicasAtSync = 1;
-  /** Local time when this replica found Redis gone; undefined while it is there. */
+  /** Local time when this replica stopped trusting the shared ledger; undefined while it does. */
   private lostAt: number | undefined;
-  /** Calls and back-off decided locally, still to be written into the shared ledger. */
+  /** Calls decided locally (each counts once per replica in the strict local view). */
   private own: number[] = [];
   private ownBackoff = 0;
+  /** Every call this replica sent within the windows counted: what it writes back. */
+  private sent: SentCall[] = [];
   private merging: Promise<void> | undefined;
 
   constructor(
     readonly name: string,
     readonly limits: BudgetLimits,
-    private readonly redis: RedisConnection,
-    private readonly heartbeat: ReplicaHeartbeat,
+    shared: SharedStore,
     private readonly maxWaitMs = MAX_PACING_WAIT_MS,
     /** Whose calls these are (see src/store/upstream-identity.ts); `name` is only for messages. */
     ledger: string = name,
-    /** An older, unscoped ledger whose calls still count here (see the header comment). */
-    legacyLedger?: string,
   ) {
-    this.callsKey = redis.key(`budget:${ledger}:calls`);
-    this.backoffKey = redis.key(`budget:${ledger}:backoff`);
-    this.readKeys = [this.callsKey, this.backoffKey];
-    if (legacyLedger !== undefined)
-      this.readKeys.push(redis.key(`budget:${legacyLedger}:calls`), redis.key(`budget:${legacyLedger}:backoff`));
-    heartbeat.on('beat', () => void this.reconcile());
-    redis.on('state:ready', () => void this.reconcile());
+    ({ redis: this.redis, heartbeat: this.heartbeat, degraded: this.degraded } = shared);
+    this.callsKey = this.redis.key(`{budget:${ledger}}:calls`);
+    this.backoffKey = this.redis.key(`{budget:${ledger}}:backoff`);
+    this.heartbeat.on('beat', () => void this.reconcile());
+    this.degraded.on('settling', () => {
+      this.lostAt ??= Date.now();
+    });
+    this.degraded.on('shared', () => void this.reconcile());
+    this.degraded.onReturn(() => this.reconcile());
   }
 
   /** The mode the guard decides in right now. */
   get mode(): 'redis' | 'local-fallback' {
-    return this.redis.ready && this.lostAt === undefined ? 'redis' : 'local-fallback';
+    return this.degraded.ledgersShared && this.lostAt === undefined ? 'redis' : 'local-fallback';
   }
 
   async acquire(): Promise<void> {
-    if (this.redis.ready) {
-      await this.reconcile();
+    if (this.degraded.ledgersShared) {
+      if (this.lostAt !== undefined) await this.reconcile();
       if (this.lostAt === undefined && (await this.reserveShared())) return;
     }
     return this.reserveLocally();
@@ -153,7 +153,8 @@ export class RedisBudgetGuard implements BudgetGuard {
   async backOff(retryAfterMs: number): Promise<void> {
     const until = Date.now() + retryAfterMs;
     this.knownBackoff = Math.max(this.knownBackoff, until);
-    if (this.redis.ready && this.lostAt === undefined) {
+    this.ownBackoff = Math.max(this.ownBackoff, until);
+    if (this.mode === 'redis') {
       try {
         await BACK_OFF.run(this.redis.client, [this.backoffKey], [until + this.heartbeat.clockOffsetMs]);
         return;
@@ -161,7 +162,6 @@ export class RedisBudgetGuard implements BudgetGuard {
         this.lose(error);
       }
     }
-    this.ownBackoff = Math.max(this.ownBackoff, until);
   }
 
   async snapshot(): Promise<BudgetSnapshot> {
@@ -184,10 +184,11 @@ export class RedisBudgetGuard implements BudgetGuard {
       this.lose(error);
       return false;
     }
-    const [ok, delayMs] = reply;
+    const [ok, delayMs, redisNow] = reply;
     const now = Date.now();
     if (ok !== 1) throw this.exhausted(delayMs);
     this.known.push(now + delayMs);
+    this.remember({ at: now + delayMs, score: redisNow + delayMs, member: `${redisNow + delayMs}:${id}` });
     if (delayMs > 0) await sleep(delayMs);
     return true;
   }
@@ -200,9 +201,19 @@ export class RedisBudgetGuard implements BudgetGuard {
     const decision = decide(this.fallbackLedger(now), limits, now, this.maxWaitMs);
     if (!decision.ok) throw this.heldBack(Math.min(decision.retryAt - now, FALLBACK_RETRY_CAP_MS));
     this.own.push(decision.at);
+    const score = decision.at + this.heartbeat.clockOffsetMs;
+    this.remember({ at: decision.at, score, member: `${score}:alone:${randomBytes(6).toString('base64url')}` });
     if (decision.at > now) await sleep(decision.at - now);
   }
 
+  private remember(call: SentCall): void {
+    const keep = this.limits.perDay > 0 ? dayOf(this.limits) : minuteOf(this.limits);
+    const from = Date.now() - keep;
+    let i = 0;
+    while (i < this.sent.length && (this.sent[i] as SentCall).at <= from) i += 1;
+    this.sent = i === 0 ? this.sent : this.sent.slice(i);
+    this.sent.push(call);
+  }
   /** The strict local view used while Redis is away (see the header comment). */
   private fallbackLedger(now: number): LedgerState {
     const lostAt = this.lostAt ?? now;
@@ -244,35 +255,40 @@ export class RedisBudgetGuard implements BudgetGuard {
     this.lostAt ??= Date.now();
   }
 
-  /** Writes what was decided locally into the shared ledger, then reads it back. Never throws. */
+  /**
+   * After Redis was lost or replaced: writes back every call this replica sent in the open windows and its
+   * back-off; then, once the policy trusts the shared ledger again, reads it back. Never throws.
+   */
   private reconcile(): Promise<void> {
-    this.merging ??= this.mergeAndSync().finally(() => {
+    this.merging ??= this.writeBackAndSync().finally(() => {
       this.merging = undefined;
     });
     return this.merging;
   }
 
-  private async mergeAndSync(): Promise<void> {
+  private async writeBackAndSync(): Promise<void> {
     if (!this.redis.ready) return;
-    const offset = this.heartbeat.clockOffsetMs;
-    const own = this.own;
-    const ownBackoff = this.ownBackoff;
-    try {
-      if (own.length > 0) await MERGE.run(this.redis.client, [this.callsKey], [dayOf(this.limits), ...own.map((at) => at + offset)]);
-      if (ownBackoff > Date.now()) await BACK_OFF.run(this.redis.client, [this.backoffKey], [ownBackoff + offset]);
-    } catch (error) {
-      this.redis.noteFailure(error);
-      return;
+    if (this.lostAt !== undefined || this.degraded.settling) {
+      const offset = this.heartbeat.clockOffsetMs;
+      const own = this.own.length;
+      try {
+        const args = [dayOf(this.limits), ...this.sent.flatMap((call) => [call.score, call.member])];
+        await WRITE_BACK.run(this.redis.client, [this.callsKey], args);
+        if (this.ownBackoff > Date.now()) await BACK_OFF.run(this.redis.client, [this.backoffKey], [this.ownBackoff + offset]);
+      } catch (error) {
+        this.redis.noteFailure(error);
+        return;
+      }
+      this.own = this.own.slice(own);
     }
-    this.own = this.own.slice(own.length);
-    if (this.ownBackoff === ownBackoff) this.ownBackoff = 0;
-    if (await this.sync()) this.lostAt = undefined;
+    if (this.degraded.ledgersShared && (await this.sync())) this.lostAt = undefined;
   }
 
   /** Reads the shared ledger; false when Redis did not answer. */
   private async sync(): Promise<boolean> {
     try {
-      const [redisNow, backoff, flat] = await READ.run<[number, number, string[]]>(this.redis.client, this.readKeys, [dayOf(this.limits)]);
+      const keys = [this.callsKey, this.backoffKey];
+      const [redisNow, backoff, flat] = await READ.run<[number, number, string[]]>(this.redis.client, keys, [dayOf(this.limits)]);
       const offset = redisNow - Date.now();
       const calls: number[] = [];
       for (let i = 1; i < flat.length; i += 2) calls.push(Number(flat[i]) - offset);

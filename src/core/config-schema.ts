@@ -111,7 +111,16 @@ export const EnvSchema = Type.Object({
   TASTYTRADE_URL: text('https://api.tastyworks.com', 'Tastytrade Open API.'),
   TASTYTRADE_CLIENT_SECRET: secret('Tastytrade OAuth client secret.'),
   TASTYTRADE_REFRESH_TOKEN: secret('Tastytrade OAuth refresh token.'),
-  REDIS_URL: secret('Shared cache, budgets, locks and limits across replicas.'),
+  REDIS_URL: secret(
+    'Shared cache, budgets, locks and limits across replicas: one Redis or Valkey node (redis:// or rediss://, with a password).',
+  ),
+  REDIS_CLUSTER_NODES: optional('Seed nodes host:port,... of a Redis or Valkey Cluster (instead of REDIS_URL).'),
+  REDIS_SENTINELS: optional('Sentinel addresses host:port,... (instead of REDIS_URL), with REDIS_SENTINEL_NAME.'),
+  REDIS_SENTINEL_NAME: optional('The name under which the Sentinels monitor the primary.'),
+  REDIS_SENTINEL_PASSWORD: secret('The password of the Sentinels themselves, if they require one.'),
+  REDIS_USERNAME: optional('ACL user on the Cluster or Sentinel-managed nodes (REDIS_URL carries its own).'),
+  REDIS_PASSWORD: secret('Password on the Cluster or Sentinel-managed nodes (REDIS_URL carries its own).'),
+  REDIS_TLS: oneOf(BOOLEAN_WORDS, 'TLS to the Cluster or Sentinel-managed nodes (REDIS_URL says rediss://).', 'false'),
   REDIS_KEY_PREFIX: text('mdp:', 'Prefix of every Redis key.'),
   METRICS_PORT: Type.Union([Type.Literal('off'), Type.Integer({ minimum: 0, maximum: 65_535 })], {
     default: 9464,

@@ -66,7 +66,8 @@ export interface Config {
      */
     access: { allowFrom: string[]; token: string | undefined; corsOrigins: string[] };
   };
-  redis: { url: string | undefined; keyPrefix: string };
+  /** Where replicas share state; undefined: the embedded store. */
+  redis: { target: RedisTarget | undefined; keyPrefix: string };
   /** Prometheus text: on its own listener (port undefined: none), and on the public port only with a token.
    * portExplicit: METRICS_PORT was set; only then is a taken port a start failure (else skipped: server.ts). */
   metrics: { port: number | undefined; host: string; token: string | undefined; portExplicit: boolean };
@@ -77,6 +78,23 @@ export interface Config {
   /** Server-Sent Events (/api/stream): heartbeat period and connection limits (0 = no per-address limit). */
   stream: { heartbeatSeconds: number; maxConnections: number; maxPerClient: number };
 }
+
+export interface RedisAddress {
+  host: string;
+  port: number;
+}
+
+/** The credentials and TLS of the data nodes a Cluster or Sentinel names (a URL carries its own). */
+export interface RedisNodeAuth {
+  username: string | undefined;
+  password: string | undefined;
+  tls: boolean;
+}
+
+export type RedisTarget =
+  | { kind: 'redis'; url: string }
+  | ({ kind: 'redis-cluster'; nodes: RedisAddress[] } & RedisNodeAuth)
+  | ({ kind: 'redis-sentinel'; sentinels: RedisAddress[]; name: string; sentinelPassword: string | undefined } & RedisNodeAuth);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -125,7 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
   const badSymbols = overviewSymbols.filter((s) => !SYMBOL_PATTERN.test(s));
   if (badSymbols.length > 0) problems.push(`OVERVIEW_SYMBOLS holds invalid symbols: ${badSymbols.join(', ')}`);
   if (v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
-  if (v.REDIS_URL !== undefined) url('REDIS_URL', ['redis:', 'rediss:']);
+  const redisTarget = redisTargetOf(v, problems, list, () => url('REDIS_URL', ['redis:', 'rediss:']));
   const allowFrom = list(v.BROKER_ALLOW_FROM);
   const brokerOrigins = v.BROKER_CORS_ORIGINS === undefined ? LOOPBACK_ORIGINS : list(v.BROKER_CORS_ORIGINS);
   checked(problems, 'BROKER_ALLOW_FROM', () => networkMatcher(allowFrom));
@@ -181,7 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
       tastytrade: { url: url('TASTYTRADE_URL'), clientSecret: v.TASTYTRADE_CLIENT_SECRET, refreshToken: v.TASTYTRADE_REFRESH_TOKEN },
       access: { allowFrom, token: v.BROKER_TOKEN, corsOrigins: brokerOrigins },
     },
-    redis: { url: v.REDIS_URL, keyPrefix: v.REDIS_KEY_PREFIX },
+    redis: { target: redisTarget, keyPrefix: v.REDIS_KEY_PREFIX },
     metrics: {
       port: v.METRICS_PORT === 'off' ? undefined : v.METRICS_PORT,
       host: v.METRICS_HOST,
@@ -257,6 +275,36 @@ function expected(schema: Record<string, unknown>): string {
     return maximum >= Number.MAX_SAFE_INTEGER ? `a whole number of at least ${minimum}` : `a whole number from ${minimum} to ${maximum}`;
   }
   return `a ${String(schema.type)}`;
+}
+
+/** One of REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS (with REDIS_SENTINEL_NAME), or none. */
+function redisTargetOf(v: Vars, problems: string[], list: (value: string) => string[], checkUrl: () => string): RedisTarget | undefined {
+  const chosen = (['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'] as const).filter((name) => v[name] !== undefined);
+  if (chosen.length > 1) problems.push(`set only one of ${chosen.join(', ')}: they are three ways to name the shared store`);
+  if (v.REDIS_SENTINELS !== undefined && v.REDIS_SENTINEL_NAME === undefined)
+    problems.push('REDIS_SENTINELS needs REDIS_SENTINEL_NAME, the name the Sentinels monitor the primary under');
+  const addresses = (name: 'REDIS_CLUSTER_NODES' | 'REDIS_SENTINELS'): RedisAddress[] => {
+    const items = list(String(v[name]));
+    const parsed = items.map(parseAddress);
+    if (items.length === 0 || parsed.some((a) => a === undefined)) problems.push(`${name} must be host:port,... (got "${v[name]}")`);
+    return parsed.filter((a) => a !== undefined);
+  };
+  const auth: RedisNodeAuth = { username: v.REDIS_USERNAME, password: v.REDIS_PASSWORD, tls: TRUTHY.has(v.REDIS_TLS) };
+  if (v.REDIS_URL !== undefined) return { kind: 'redis', url: checkUrl() };
+  if (v.REDIS_CLUSTER_NODES !== undefined) return { kind: 'redis-cluster', nodes: addresses('REDIS_CLUSTER_NODES'), ...auth };
+  if (v.REDIS_SENTINELS !== undefined) {
+    const sentinels = addresses('REDIS_SENTINELS');
+    return { kind: 'redis-sentinel', sentinels, name: v.REDIS_SENTINEL_NAME ?? '', sentinelPassword: v.REDIS_SENTINEL_PASSWORD, ...auth };
+  }
+  return undefined;
+}
+
+/** `host:port` or `[v6]:port`. */
+function parseAddress(text: string): RedisAddress | undefined {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]+)):(\d{1,5})$/.exec(text);
+  const port = Number(match?.[3]);
+  if (match === null || port < 1 || port > 65_535) return undefined;
+  return { host: (match[1] ?? match[2]) as string, port };
 }
 
 function isSecret(name: string): boolean {

@@ -1,14 +1,25 @@
-// One ioredis connection shared by the cache, budgets, locks and rate limits. Commands fail fast while
-// Redis is away (no offline queue, one retry), so a lost Redis costs a request microseconds, never a
-// hang; ioredis reconnects by itself with backoff, and `ready` tells the budget guards to resynchronise.
+// One ioredis client shared by the cache, budgets, locks, rate limits and stream relays: a single node
+// (REDIS_URL, rediss:// and passwords for managed services), a Cluster (REDIS_CLUSTER_NODES) or a primary
+// found through Sentinel (REDIS_SENTINELS), each with ioredis's own support. Commands fail fast while Redis
+// is away (no offline queue, one retry), so a lost Redis costs a request microseconds, never a hang;
+// ioredis reconnects by itself with backoff (through the Sentinels to whichever primary they name now).
+//
+// Replication is asynchronous: a primary that took over, or a node restarted empty, may lack the last
+// writes. Each primary's `run_id` (INFO server) says which one answers; a change is a failover, counted
+// and announced (`failover`) so that the degraded-mode policy (degraded-mode.ts) has every replica write
+// back what it remembers before the shared ledgers are trusted again.
+import { createHash } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
-import { Redis } from 'ioredis';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import type { RedisTarget } from '../core/config.js';
 
 export type RedisState = 'connecting' | 'ready' | 'down';
+export type RedisClient = Redis | Cluster;
+export type RedisKind = RedisTarget['kind'];
 
 export interface RedisConnectionOptions {
-  url: string;
+  target: RedisTarget;
   /** Every key this service writes starts with it, so replicas of one deployment share and others don't. */
   keyPrefix: string;
   logger: Logger;
@@ -16,28 +27,32 @@ export interface RedisConnectionOptions {
   commandTimeoutMs?: number;
 }
 
+/** Reconnect forever, backing off to 2 s: Redis coming back must need no restart. */
+const retry = (times: number) => Math.min(100 * times, 2_000);
+
 export class RedisConnection extends EventEmitter {
-  readonly client: Redis;
+  readonly client: RedisClient;
+  readonly kind: RedisKind;
   readonly prefix: string;
   private current: RedisState = 'connecting';
   private changedAt = new Date();
   private error: string | null = null;
   private readonly logger: Logger;
+  /** The primaries' run ids as last read (hashed), and which addresses they answer on. */
+  private identity: string | undefined;
+  private primaryAddresses: string | null = null;
+  private failoverCount = 0;
+  private lastFailover: Date | null = null;
+  private checking: Promise<void> | undefined;
 
   constructor(options: RedisConnectionOptions) {
     super();
     this.prefix = options.keyPrefix;
     this.logger = options.logger;
-    this.client = new Redis(options.url, {
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      connectTimeout: 2_000,
-      commandTimeout: options.commandTimeoutMs ?? 1_000,
-      // Reconnect forever, backing off to 2 s: Redis coming back must need no restart.
-      retryStrategy: (times) => Math.min(100 * times, 2_000),
-      reconnectOnError: () => false,
-    });
-    this.client.on('ready', () => this.enter('ready'));
+    this.kind = options.target.kind;
+    this.client = createClient(options.target, options.commandTimeoutMs ?? 1_000);
+    // `ready` is announced once the primary in use is known, so a failover is seen before anything is shared.
+    this.client.on('ready', () => void this.checkPrimary().then(() => this.enter('ready')));
     this.client.on('error', (error: Error) => {
       this.error = describe(error);
     });
@@ -45,6 +60,10 @@ export class RedisConnection extends EventEmitter {
     this.client.on('end', () => this.enter('down'));
   }
 
+  /**
+   * `name` under the prefix. A name starting with `{tag}` keeps the braces: every key of one concept
+   * instance (a ledger, a pacer, a lease) shares its tag, so a script over them runs on one Cluster slot.
+   */
   key(name: string): string {
     return this.prefix + name;
   }
@@ -65,6 +84,25 @@ export class RedisConnection extends EventEmitter {
     return this.error;
   }
 
+  /** The primary (or, on a Cluster, the primaries) commands go to, as host:port; null before the first. */
+  get primary(): string | null {
+    return this.primaryAddresses;
+  }
+
+  /** Primaries replaced since start: a failover, or a node that came back empty. */
+  get failovers(): number {
+    return this.failoverCount;
+  }
+
+  get lastFailoverAt(): Date | null {
+    return this.lastFailover;
+  }
+
+  /** Which primaries answer now (a hash of their run ids): a changed epoch means writes may have been lost. */
+  get epoch(): string {
+    return this.identity ?? '';
+  }
+
   /** Resolves once connected or after `timeoutMs`, whichever is first; never throws. */
   async waitReady(timeoutMs: number): Promise<boolean> {
     if (this.ready) return true;
@@ -82,6 +120,27 @@ export class RedisConnection extends EventEmitter {
     this.error = describe(error);
   }
 
+  /** A second client for pub/sub (a subscribed connection can run nothing else), queueing its (re)subscriptions. */
+  subscriber(): RedisClient {
+    const client =
+      this.client instanceof Cluster
+        ? this.client.duplicate(undefined, { enableOfflineQueue: true })
+        : this.client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    client.on('error', () => {});
+    return client;
+  }
+
+  /**
+   * Reads the run id of every primary in use; a change from the last reading is a failover. Called on
+   * every (re)connection and every heartbeat: a Cluster can promote a replica without dropping our link.
+   */
+  checkPrimary(): Promise<void> {
+    this.checking ??= this.readPrimary().finally(() => {
+      this.checking = undefined;
+    });
+    return this.checking;
+  }
+
   async close(): Promise<void> {
     this.client.removeAllListeners('error');
     this.client.on('error', () => {});
@@ -92,16 +151,91 @@ export class RedisConnection extends EventEmitter {
     }
   }
 
+  private async readPrimary(): Promise<void> {
+    let primaries: { address: string; runId: string }[];
+    try {
+      const nodes = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
+      primaries = await Promise.all(
+        nodes.map(async (node) => ({ address: addressOf(node), runId: /run_id:(\w+)/.exec(await node.info('server'))?.[1] ?? '' })),
+      );
+    } catch (error) {
+      this.noteFailure(error);
+      return;
+    }
+    primaries.sort((a, b) => a.address.localeCompare(b.address));
+    const identity = createHash('sha256')
+      .update(primaries.map((p) => p.runId).join(','))
+      .digest('hex')
+      .slice(0, 16);
+    this.primaryAddresses = primaries.map((p) => p.address).join(',');
+    const was = this.identity;
+    this.identity = identity;
+    if (was === undefined || was === identity) return;
+    this.failoverCount += 1;
+    this.lastFailover = new Date();
+    this.logger.warn(
+      { primary: this.primaryAddresses, failovers: this.failoverCount },
+      'redis primary changed; writing back before sharing',
+    );
+    this.emit('failover');
+  }
+
   private enter(state: RedisState): void {
     if (state === this.current) return;
     const was = this.current;
     this.current = state;
     this.changedAt = new Date();
-    if (state === 'ready') this.logger.info({ was }, 'redis connected');
+    if (state === 'ready') this.logger.info({ was, primary: this.primaryAddresses }, 'redis connected');
     else this.logger.warn({ error: this.error }, 'redis connection lost; using local state until it returns');
     this.emit(`state:${state}`);
     this.emit('state', state);
   }
+}
+
+function createClient(target: RedisTarget, commandTimeout: number): RedisClient {
+  const common: RedisOptions = {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    connectTimeout: 2_000,
+    commandTimeout,
+    retryStrategy: retry,
+    reconnectOnError: () => false,
+  };
+  if (target.kind === 'redis') return new Redis(target.url, common);
+  const auth: RedisOptions = {
+    username: target.username,
+    password: target.password,
+    ...(target.tls ? { tls: {} } : {}),
+  };
+  if (target.kind === 'redis-sentinel') {
+    return new Redis({
+      ...common,
+      ...auth,
+      sentinels: target.sentinels,
+      name: target.name,
+      sentinelPassword: target.sentinelPassword,
+      sentinelRetryStrategy: retry,
+      // Told of a switch at once (+switch-master), rather than when the old primary stops answering.
+      failoverDetector: true,
+    });
+  }
+  const options: ClusterOptions = {
+    enableOfflineQueue: false,
+    clusterRetryStrategy: retry,
+    scaleReads: 'master',
+    slotsRefreshTimeout: 2_000,
+    redisOptions: { ...common, ...auth },
+    // Managed Clusters over TLS announce names their certificates carry: connect by name, not by a resolved address.
+    ...(target.tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
+  };
+  return new Cluster(target.nodes, options);
+}
+
+/** Where the node's socket goes (through Sentinel, the options name no node at all). */
+function addressOf(node: Redis): string {
+  const socket = node.stream as { remoteAddress?: string; remotePort?: number } | undefined;
+  if (socket?.remoteAddress !== undefined) return `${socket.remoteAddress}:${socket.remotePort}`;
+  return `${node.options.host}:${node.options.port}`;
 }
 
 /** An error as a short code or message, without addresses or credentials. */

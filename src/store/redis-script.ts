@@ -1,7 +1,7 @@
 // A Lua script sent once and then run by its SHA (EVALSHA), resent when Redis has forgotten it (a
 // restart or SCRIPT FLUSH). Each script runs atomically: that is what keeps N replicas inside one budget.
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 
 export class RedisScript {
   private readonly sha: string;
@@ -10,7 +10,7 @@ export class RedisScript {
     this.sha = createHash('sha1').update(lua).digest('hex');
   }
 
-  async run<T>(client: Redis, keys: string[], args: (string | number)[]): Promise<T> {
+  async run<T>(client: RedisClient, keys: string[], args: (string | number)[]): Promise<T> {
     try {
       return (await client.evalsha(this.sha, keys.length, ...keys, ...args)) as T;
     } catch (error) {

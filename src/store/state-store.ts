@@ -1,12 +1,14 @@
 // Where cache entries, budget ledgers, single-flight locks and rate-limit counters live: the embedded
 // SQLite file (one host) or Redis (shared by replicas). `status()` feeds /api/system/status.
 import type { Logger } from 'pino';
+import type { RedisTarget } from '../core/config.js';
+import { DegradedMode, type SharedStore } from './degraded-mode.js';
 import { ReplicaHeartbeat } from './replica-heartbeat.js';
-import { RedisConnection, type RedisState } from './redis-connection.js';
+import { RedisConnection, type RedisKind, type RedisState } from './redis-connection.js';
 import { openStateDatabase, type StateDatabase } from './state-database.js';
 
 export interface StoreStatusReport {
-  kind: 'embedded' | 'redis';
+  kind: 'embedded' | RedisKind;
   /** null without Redis. */
   redis: RedisState | null;
   redisReachable: boolean | null;
@@ -17,12 +19,18 @@ export interface StoreStatusReport {
   since: string;
   /** Live replicas seen through the Redis heartbeat. */
   replicas: number | null;
+  /** The primary in use (host:port; on a Cluster, every primary), null without Redis or before the first. */
+  primary: string | null;
+  /** Primaries replaced since start (a failover, or a node back empty); null without Redis. */
+  failovers: number | null;
+  /** After a failover, budgets and pacing stay local until every replica has written back. */
+  settling: boolean;
   message: string | null;
 }
 
 export interface StateStoreOptions {
   stateDir: string;
-  redisUrl: string | undefined;
+  redis: RedisTarget | undefined;
   redisKeyPrefix: string;
   logger: Logger;
   heartbeatMs?: number;
@@ -31,22 +39,31 @@ export interface StateStoreOptions {
 }
 
 export class StateStore {
-  readonly kind: 'embedded' | 'redis';
+  readonly kind: 'embedded' | RedisKind;
   readonly db: StateDatabase | undefined;
   readonly redis: RedisConnection | undefined;
   readonly heartbeat: ReplicaHeartbeat | undefined;
+  /** What shared state does while Redis is lost and when it returns (degraded-mode.ts). */
+  readonly degraded: DegradedMode | undefined;
   private readonly openedAt = new Date();
 
   private constructor(options: StateStoreOptions) {
-    if (options.redisUrl === undefined) {
+    if (options.redis === undefined) {
       this.kind = 'embedded';
       this.db = openStateDatabase(options.stateDir);
     } else {
-      this.kind = 'redis';
-      this.redis = new RedisConnection({ url: options.redisUrl, keyPrefix: options.redisKeyPrefix, logger: options.logger });
+      this.kind = options.redis.kind;
+      this.redis = new RedisConnection({ target: options.redis, keyPrefix: options.redisKeyPrefix, logger: options.logger });
       this.heartbeat = new ReplicaHeartbeat(this.redis, options.heartbeatMs);
+      this.degraded = new DegradedMode(this.redis, this.heartbeat);
       this.redis.on('state:ready', () => void this.heartbeat?.beat());
     }
+  }
+
+  /** The connection, heartbeat and degraded-mode policy that shared concepts take; undefined without Redis. */
+  get shared(): SharedStore | undefined {
+    const { redis, heartbeat, degraded } = this;
+    return redis === undefined || heartbeat === undefined || degraded === undefined ? undefined : { redis, heartbeat, degraded };
   }
 
   static async open(options: StateStoreOptions): Promise<StateStore> {
@@ -71,21 +88,30 @@ export class StateStore {
         lastError: null,
         since: this.openedAt.toISOString(),
         replicas: null,
+        primary: null,
+        failovers: null,
+        settling: false,
         message: null,
       };
     }
     const fallback = !redis.ready;
+    const settling = this.degraded?.settling ?? false;
     return {
-      kind: 'redis',
+      kind: this.kind,
       redis: redis.state,
       redisReachable: redis.ready,
       fallback,
       lastError: redis.lastError,
       since: redis.since.toISOString(),
       replicas: this.heartbeat?.replicas ?? null,
+      primary: redis.primary,
+      failovers: redis.failovers,
+      settling,
       message: fallback
         ? `redis ${redis.state} since ${redis.since.toISOString()}${redis.lastError ? ` (${redis.lastError})` : ''}; serving from local state, provider budgets split across replicas`
-        : null,
+        : settling
+          ? `a new redis primary since ${redis.lastFailoverAt?.toISOString()}: provider budgets stay split across replicas until every replica has written back its calls`
+          : null,
     };
   }
 

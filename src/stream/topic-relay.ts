@@ -3,10 +3,9 @@
 // LEASE_MS + RENEW_MS. The holder publishes every event on the topic's channel; every replica relays the
 // channel to its own viewers. Without Redis for the moment, a replica polls for its own viewers.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RedisFlightLock } from '../cache/flight-lock.js';
-import type { RedisConnection } from '../store/redis-connection.js';
+import type { RedisClient, RedisConnection } from '../store/redis-connection.js';
 import { RedisScript } from '../store/redis-script.js';
 import type { LiveTopics } from './live-topics.js';
 import type { FeedFactory, TopicFeed } from './stream-hub.js';
@@ -49,15 +48,14 @@ export interface RelayChannel {
 export class TopicRelay {
   /** Who this replica is in lease values and messages (the pid shows an operator which process polls). */
   readonly holderId = `${process.pid}:${randomBytes(8).toString('base64url')}`;
-  private readonly subscriber: Redis;
+  private readonly subscriber: RedisClient;
   private readonly channels = new Map<string, (payload: unknown) => void>();
   private readonly leases = new Set<TopicLease>();
   private readonly lock: RedisFlightLock;
 
   constructor(readonly options: TopicRelayOptions) {
-    // A subscribed connection can run nothing else (ioredis): a second one, queueing its (re)subscriptions.
-    this.subscriber = options.redis.client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-    this.subscriber.on('error', () => {});
+    // Classic pub/sub: on a Cluster a message published on any node reaches subscribers on every node.
+    this.subscriber = options.redis.subscriber();
     this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
     this.lock = new RedisFlightLock(options.redis);
   }

@@ -7,19 +7,14 @@ import { test, type TestContext } from 'node:test';
 import type { RequestPacerOptions } from '../../src/broker/request-pacer.js';
 import { SharedRequestPacer } from '../../src/broker/shared-request-pacer.js';
 import { ApiError } from '../../src/core/errors.js';
-import { ReplicaHeartbeat } from '../../src/store/replica-heartbeat.js';
-import { connectRedis, redisPrefix } from '../store/redis-helper.js';
+import { redisPrefix, sharedStore } from '../store/redis-helper.js';
 import { startProxy } from '../store/tcp-proxy.js';
 
 const BASE: RequestPacerOptions = { name: 'the gateway', perWindow: 3, windowMs: 60_000, maxWaitMs: 0 };
 
 async function replica(t: TestContext, prefix: string, options: Partial<RequestPacerOptions> = {}, url?: string) {
-  const redis = await connectRedis(t, prefix, url);
-  const heartbeat = new ReplicaHeartbeat(redis, 100);
-  heartbeat.start();
-  t.after(() => heartbeat.stop());
-  await heartbeat.beat();
-  return { redis, heartbeat, pacer: new SharedRequestPacer({ ...BASE, ...options }, redis, heartbeat, 'ibkr:test') };
+  const shared = await sharedStore(t, prefix, url);
+  return { ...shared, pacer: new SharedRequestPacer({ ...BASE, ...options }, shared, 'ibkr:test') };
 }
 
 async function outcome(pacer: SharedRequestPacer, key?: string): Promise<true | ApiError> {
@@ -62,7 +57,7 @@ test("one replica's 429 backs off every replica", async (t) => {
   const prefix = redisPrefix(t);
   const [a, b] = await Promise.all([replica(t, prefix, { perWindow: 100 }), replica(t, prefix, { perWindow: 100 })]);
   assert.equal(a!.pacer.refused(7), 7_000);
-  const key = a!.redis.key('pacing:ibkr:test:backoff');
+  const key = a!.redis.key('{pacing:ibkr:test}:backoff');
   while ((await a!.redis.client.pttl(key)) <= 0) await new Promise((resolve) => setImmediate(resolve));
   const refusal = await outcome(b!.pacer);
   assert.ok(refusal !== true && /slow down/.test(refusal.message) && refusal.retryAfterSeconds! >= 6);
@@ -91,7 +86,7 @@ test('Redis lost: a replica paces alone at its share after one whole window, and
   await once(a.redis, 'state:ready');
   await outcome(a.pacer);
   assert.equal(a.pacer.mode, 'redis');
-  const members = await a.redis.client.zrange(a.redis.key('pacing:ibkr:test:slots'), '0', '-1');
+  const members = await a.redis.client.zrange(a.redis.key('{pacing:ibkr:test}:slots'), '0', '-1');
   assert.equal(members.filter((m) => m.includes(':alone:')).length, 2, 'the slots taken alone are in the shared set');
 });
 
@@ -102,7 +97,7 @@ test("a keyed call's spacing counts from the slot it got, whichever replica asks
   assert.equal(await outcome(a!.pacer), true);
   // Its slot is a second away: the next keyed call's turn is 2.5 s away, beyond the longest wait.
   const first = outcome(a!.pacer, '/portfolio/accounts');
-  const keyed = a!.redis.key('pacing:ibkr:test:keyed');
+  const keyed = a!.redis.key('{pacing:ibkr:test}:keyed');
   while ((await a!.redis.client.hget(keyed, '/portfolio/accounts')) === null) await new Promise((resolve) => setImmediate(resolve));
   const second = await outcome(b!.pacer, '/portfolio/accounts');
   assert.ok(second !== true && /once per 1.5 s/.test(second.message), String(second));
@@ -117,6 +112,6 @@ test("a replica held up past its shared slot takes another rather than leave wit
   const busyUntil = Date.now() + 300;
   while (Date.now() < busyUntil);
   await acquired;
-  const slots = await redis.client.zrange(redis.key('pacing:ibkr:test:slots'), '0', '-1');
+  const slots = await redis.client.zrange(redis.key('{pacing:ibkr:test}:slots'), '0', '-1');
   assert.equal(slots.length, 3, 'the passed slot stays spent, a new one was taken');
 });

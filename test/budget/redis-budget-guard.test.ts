@@ -4,18 +4,13 @@ import { test, type TestContext } from 'node:test';
 import type { BudgetLimits } from '../../src/budget/budget-guard.js';
 import { RedisBudgetGuard } from '../../src/budget/redis-budget-guard.js';
 import { BudgetExhaustedError } from '../../src/core/errors.js';
-import { ReplicaHeartbeat } from '../../src/store/replica-heartbeat.js';
-import { connectRedis, redisPrefix } from '../store/redis-helper.js';
+import { redisPrefix, sharedStore } from '../store/redis-helper.js';
 import { startProxy } from '../store/tcp-proxy.js';
 
 /** maxWaitMs short, so that tests with scaled windows see refusals rather than long pacing waits. */
 async function replica(t: TestContext, prefix: string, limits: BudgetLimits, url?: string, maxWaitMs = 100) {
-  const redis = await connectRedis(t, prefix, url);
-  const heartbeat = new ReplicaHeartbeat(redis, 100);
-  heartbeat.start();
-  t.after(() => heartbeat.stop());
-  await heartbeat.beat();
-  return { redis, heartbeat, guard: new RedisBudgetGuard('alphaVantage', limits, redis, heartbeat, maxWaitMs) };
+  const shared = await sharedStore(t, prefix, url);
+  return { ...shared, guard: new RedisBudgetGuard('alphaVantage', limits, shared, maxWaitMs) };
 }
 
 async function trySpend(guard: RedisBudgetGuard): Promise<boolean> {

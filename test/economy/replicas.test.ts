@@ -46,7 +46,7 @@ test('three replicas on one Redis: one cold key costs one call, and together the
   // The spacing the replicas keep together is the shared ledger's: every send slot 300 ms after the last.
   const redis = new Redis(REDIS_URL);
   t.after(() => redis.quit());
-  const [ledger] = await redis.keys(`${prefix}budget:*alphaVantage*:calls`);
+  const [ledger] = await redis.keys(`${prefix}{budget:*alphaVantage*}:calls`);
   const slots = (await redis.zrange(ledger as string, '0', '-1', 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
   const slotGaps = slots.slice(1).map((at, i) => at - (slots[i] as number));
   assert.equal(slots.length, upstream.calls.length, 'one ledger slot per call sent');

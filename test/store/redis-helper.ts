@@ -1,11 +1,15 @@
-// Tests use the shared Redis at 127.0.0.1:6379 under a random key prefix, and delete their keys after.
+// Tests use the Redis at TEST_REDIS_URL (default redis://127.0.0.1:6379) under a random key prefix, and
+// delete their keys after.
 import { randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import { Redis } from 'ioredis';
 import pino from 'pino';
+import type { RedisTarget } from '../../src/core/config.js';
+import { DegradedMode, type SharedStore } from '../../src/store/degraded-mode.js';
 import { RedisConnection } from '../../src/store/redis-connection.js';
+import { ReplicaHeartbeat } from '../../src/store/replica-heartbeat.js';
 
-export const REDIS_URL = 'redis://127.0.0.1:6379';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export function redisPrefix(t: TestContext): string {
   const prefix = `mdp-test:${randomBytes(6).toString('hex')}:`;
@@ -28,9 +32,26 @@ export async function deleteKeys(prefix: string): Promise<void> {
 }
 
 /** A connection under `prefix`, closed when the test ends. */
-export async function connectRedis(t: TestContext, prefix: string, url = REDIS_URL): Promise<RedisConnection> {
-  const connection = new RedisConnection({ url, keyPrefix: prefix, logger: pino({ level: 'silent' }) });
+export async function connectRedis(t: TestContext, prefix: string, url: string | RedisTarget = REDIS_URL): Promise<RedisConnection> {
+  const target: RedisTarget = typeof url === 'string' ? { kind: 'redis', url } : url;
+  const connection = new RedisConnection({ target, keyPrefix: prefix, logger: pino({ level: 'silent' }) });
   t.after(() => connection.close());
   await connection.waitReady(2_000);
   return connection;
+}
+
+/** A replica's view of the shared store: connection, heartbeat (every `beatMs`, started) and degraded-mode policy. */
+export async function sharedStore(
+  t: TestContext,
+  prefix: string,
+  url: string | RedisTarget = REDIS_URL,
+  beatMs = 100,
+): Promise<SharedStore> {
+  const redis = await connectRedis(t, prefix, url);
+  const heartbeat = new ReplicaHeartbeat(redis, beatMs);
+  const degraded = new DegradedMode(redis, heartbeat);
+  heartbeat.start();
+  t.after(() => heartbeat.stop());
+  await heartbeat.beat();
+  return { redis, heartbeat, degraded };
 }

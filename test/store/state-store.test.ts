@@ -11,7 +11,7 @@ const logger = pino({ level: 'silent' });
 
 test('without Redis the store is embedded SQLite (WAL) under STATE_DIR', async (t) => {
   const dir = tempDir(t);
-  const store = await StateStore.open({ stateDir: dir, redisUrl: undefined, redisKeyPrefix: 'x:', logger });
+  const store = await StateStore.open({ stateDir: dir, redis: undefined, redisKeyPrefix: 'x:', logger });
   t.after(() => store.close());
   assert.equal(store.status().kind, 'embedded');
   assert.equal(store.status().redisReachable, null);
@@ -23,13 +23,18 @@ test('an unusable STATE_DIR stops the start with a clear message', async (t) => 
   const file = join(tempDir(t), 'not-a-directory');
   writeFileSync(file, '');
   await assert.rejects(
-    StateStore.open({ stateDir: file, redisUrl: undefined, redisKeyPrefix: 'x:', logger }),
+    StateStore.open({ stateDir: file, redis: undefined, redisKeyPrefix: 'x:', logger }),
     /cannot open the embedded store .*STATE_DIR/,
   );
 });
 
 test('with Redis the status says ready, and says down (without the address) when it cannot connect', async (t) => {
-  const ok = await StateStore.open({ stateDir: tempDir(t), redisUrl: REDIS_URL, redisKeyPrefix: redisPrefix(t), logger });
+  const ok = await StateStore.open({
+    stateDir: tempDir(t),
+    redis: { kind: 'redis', url: REDIS_URL },
+    redisKeyPrefix: redisPrefix(t),
+    logger,
+  });
   t.after(() => ok.close());
   assert.equal(ok.status().kind, 'redis');
   assert.equal(ok.status().redis, 'ready');
@@ -38,7 +43,7 @@ test('with Redis the status says ready, and says down (without the address) when
 
   const lost = await StateStore.open({
     stateDir: tempDir(t),
-    redisUrl: 'redis://127.0.0.1:1',
+    redis: { kind: 'redis', url: 'redis://127.0.0.1:1' },
     redisKeyPrefix: redisPrefix(t),
     logger,
     connectWaitMs: 300,

@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { createServer, type Server, type Socket, connect } from 'node:net';
 import type { TestContext } from 'node:test';
+import { REDIS_URL } from './redis-helper.js';
 
 export class TcpProxy {
   private server: Server | undefined;
@@ -47,7 +48,7 @@ export class TcpProxy {
   }
 }
 
-export async function startProxy(t: TestContext, targetPort = 6379): Promise<TcpProxy> {
+export async function startProxy(t: TestContext, targetPort = Number(new URL(REDIS_URL).port || 6379)): Promise<TcpProxy> {
   const proxy = new TcpProxy(targetPort);
   await proxy.open();
   t.after(() => proxy.cut());

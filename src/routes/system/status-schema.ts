@@ -134,12 +134,24 @@ export const UpstreamStatus = Type.Object(
 
 export const StoreStatus = Type.Object(
   {
-    kind: Type.Union([Type.Literal('embedded'), Type.Literal('redis'), Type.Literal('memory')], {
-      description: 'Where cache, budgets and last good values are kept.',
-    }),
+    kind: Type.Union(
+      [
+        Type.Literal('embedded'),
+        Type.Literal('redis'),
+        Type.Literal('redis-cluster'),
+        Type.Literal('redis-sentinel'),
+        Type.Literal('memory'),
+      ],
+      { description: 'Where cache, budgets and last good values are kept: one Redis node, a Cluster, a primary found through Sentinel.' },
+    ),
     redisConfigured: Type.Boolean(),
     redisReachable: Nullable(Type.Boolean()),
     fallback: Type.Boolean({ description: 'Redis is configured but lost: local state is used, by design.' }),
+    primary: Nullable(Type.String({ description: 'The Redis primary in use, host:port (a Cluster: every primary, comma-separated).' })),
+    failovers: Nullable(Type.Integer({ description: 'Redis primaries replaced since start: a failover, or a node restarted empty.' })),
+    settling: Type.Boolean({
+      description: "After a failover: provider budgets stay at this replica's share until every replica has written back its calls.",
+    }),
     message: Nullable(Type.String()),
   },
   { additionalProperties: false },

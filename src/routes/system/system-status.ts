@@ -179,6 +179,9 @@ interface ReportedStoreStatus {
   connected?: unknown;
   fallback?: unknown;
   fallenBack?: unknown;
+  primary?: unknown;
+  failovers?: unknown;
+  settling?: unknown;
   message?: unknown;
   redis?: { reachable?: unknown; connected?: unknown; fallback?: unknown };
 }
@@ -188,11 +191,11 @@ interface StatusReporter {
 }
 
 export async function readStoreStatus(deps: AppDeps): Promise<StoreStatus> {
-  const redisConfigured = deps.config.redis.url !== undefined;
+  const redisConfigured = deps.config.redis.target !== undefined;
   const reporter = (deps as { store?: Partial<StatusReporter> }).store;
-  const fallbackKind = redisConfigured ? 'redis' : 'memory';
+  const fallbackKind = deps.config.redis.target?.kind ?? 'memory';
   if (reporter === undefined || typeof reporter.status !== 'function') {
-    return { kind: fallbackKind, redisConfigured, redisReachable: null, fallback: false, message: null };
+    return { kind: fallbackKind, redisConfigured, redisReachable: null, fallback: false, ...NO_PRIMARY, message: null };
   }
   const read = within(
     Promise.resolve().then(() => reporter.status?.() as ReportedStoreStatus),
@@ -205,10 +208,11 @@ export async function readStoreStatus(deps: AppDeps): Promise<StoreStatus> {
       redisConfigured,
       redisReachable: redisConfigured ? false : null,
       fallback: redisConfigured,
+      ...NO_PRIMARY,
       message: 'the store did not report its state in time',
     };
   }
-  const kind = reported.kind === 'embedded' || reported.kind === 'redis' || reported.kind === 'memory' ? reported.kind : fallbackKind;
+  const kind = STORE_KINDS.find((k) => k === reported.kind) ?? fallbackKind;
   const reachable = firstBoolean(
     reported.redisReachable,
     reported.redis?.reachable,
@@ -222,9 +226,15 @@ export async function readStoreStatus(deps: AppDeps): Promise<StoreStatus> {
     redisConfigured,
     redisReachable: redisConfigured ? reachable : null,
     fallback,
+    primary: typeof reported.primary === 'string' ? reported.primary : null,
+    failovers: typeof reported.failovers === 'number' ? reported.failovers : null,
+    settling: reported.settling === true,
     message: typeof reported.message === 'string' ? reported.message.slice(0, 200) : null,
   };
 }
+
+const STORE_KINDS = ['embedded', 'redis', 'redis-cluster', 'redis-sentinel', 'memory'] as const;
+const NO_PRIMARY = { primary: null, failovers: null, settling: false } as const;
 
 function firstBoolean(...values: unknown[]): boolean | null {
   for (const value of values) if (typeof value === 'boolean') return value;

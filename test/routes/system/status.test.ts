@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
+import { REDIS_URL } from '../../store/redis-helper.js';
 import { createDeps } from '../../../src/deps.js';
 import { ApiError } from '../../../src/core/errors.js';
 import { SANDBOX_CREDENTIALS } from '../../../src/sandbox/index.js';
@@ -147,7 +148,7 @@ test('a store that does not answer in time is reported as fallen back, not waite
 });
 
 test('a store report is read loosely: kind, reachability and fallback', async (t) => {
-  const deps = await createDeps(testConfig(t, { REDIS_URL: 'redis://127.0.0.1:6379' }), pino({ level: 'silent' }));
+  const deps = await createDeps(testConfig(t, { REDIS_URL }), pino({ level: 'silent' }));
   t.after(() => deps.close());
   const reporting = (report: unknown) => Object.assign(deps, { store: { status: async () => report } });
   assert.deepEqual(await readStoreStatus(reporting({ kind: 'redis', redis: { reachable: true } })), {
@@ -164,7 +165,7 @@ test('a store report is read loosely: kind, reachability and fallback', async (t
 });
 
 test('ready is 503 when Redis is configured, unreachable and nothing took over', async (t) => {
-  const config = testConfig(t, { REDIS_URL: 'redis://127.0.0.1:6379' });
+  const config = testConfig(t, { REDIS_URL });
   const logger = pino({ level: 'silent' });
   const deps = Object.assign(await createDeps(config, logger), {
     store: { status: async () => ({ kind: 'redis', redisReachable: false, fallback: false, message: 'Redis is unreachable' }) },

@@ -1,0 +1,87 @@
+// The one degraded-mode policy for everything replicas share through Redis: what each concept does while
+// Redis is lost, and what happens when it returns.
+//
+//   lost (no answer, or a command failed):
+//     cache             a miss and a skipped write; the in-process tier and stale answers keep serving
+//     flight lock       'unavailable': load locally (at most one duplicate upstream call per replica)
+//     budgets, pacing   decide locally at this replica's safe share (the live replicas last seen split what
+//                       was left; nothing before the window they cannot see has passed) and remember every
+//                       call sent
+//     rate limit        in-process windows
+//     leases, relays    keep the role held; a replica without the feed polls or snapshots for its own viewers
+//     stream tickets    issued and redeemed on this replica only
+//   returned (the same primary):
+//     every concept that remembered calls writes them back (onReturn), then shares again
+//   returned to another primary (a failover, or a node restarted empty: its run id changed):
+//     asynchronous replication may have lost the last increments and locks, so budgets and pacing stay
+//     local until every live replica has written back what it sent in the open windows (each ledger is
+//     then the union of every replica's record, never less than any one of them) and announced it on its
+//     heartbeat; the cache, locks, limits, leases and tickets use the new primary at once (a lost lock or
+//     lease costs at most one duplicate call, which the budgets still count).
+import { EventEmitter } from 'node:events';
+import type { RedisConnection } from './redis-connection.js';
+import type { ReplicaHeartbeat } from './replica-heartbeat.js';
+
+/** What a concept shared by replicas needs: the connection, the heartbeat and this policy. */
+export interface SharedStore {
+  redis: RedisConnection;
+  heartbeat: ReplicaHeartbeat;
+  degraded: DegradedMode;
+}
+
+export class DegradedMode extends EventEmitter {
+  private readonly restorers = new Set<() => Promise<void>>();
+  /** Local time the current failover was seen; undefined when shared ledgers may be trusted. */
+  private settlingSince: number | undefined;
+  private writtenBack = '';
+
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly heartbeat: ReplicaHeartbeat,
+  ) {
+    super();
+    heartbeat.writtenBack = () => (this.settlingSince === undefined ? redis.epoch : this.writtenBack);
+    redis.on('failover', () => void this.failover());
+    redis.on('state:ready', () => void this.restore());
+    heartbeat.on('beat', () => this.settle());
+  }
+
+  /** Budgets and pacing may decide in the shared ledgers: Redis answers, and no failover is being settled. */
+  get ledgersShared(): boolean {
+    return this.redis.ready && this.settlingSince === undefined;
+  }
+
+  /** After a failover: local decisions until every live replica has written back (see the header). */
+  get settling(): boolean {
+    return this.settlingSince !== undefined;
+  }
+
+  /** Registers how a concept writes back what it decided alone; run on every return, before sharing again. */
+  onReturn(restore: () => Promise<void>): () => void {
+    this.restorers.add(restore);
+    return () => this.restorers.delete(restore);
+  }
+
+  private async restore(): Promise<void> {
+    await Promise.all([...this.restorers].map((restore) => restore().catch((error: unknown) => this.redis.noteFailure(error))));
+  }
+
+  private async failover(): Promise<void> {
+    const settlingSince = Date.now();
+    this.settlingSince = settlingSince;
+    this.emit('settling');
+    await this.restore();
+    if (this.settlingSince !== settlingSince) return;
+    this.writtenBack = this.redis.epoch;
+    void this.heartbeat.beat();
+  }
+
+  /** Shared again once a beat, a whole interval after the failover, hears every live replica has written back. */
+  private settle(): void {
+    const since = this.settlingSince;
+    if (since === undefined || this.writtenBack !== this.redis.epoch) return;
+    if (this.heartbeat.pending > 0 || Date.now() - since < this.heartbeat.intervalMs) return;
+    this.settlingSince = undefined;
+    this.emit('shared');
+  }
+}

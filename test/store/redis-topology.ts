@@ -1,0 +1,169 @@
+// Real Redis topologies started from `redis-server` for tests and benchmarks: a Cluster of three primaries,
+// and a primary with a replica behind three Sentinels. Random free ports, a temporary directory, every
+// process killed at the end. Readiness is each process's own answer (a ping, CLUSTER INFO, a Sentinel's
+// view of its primary), asked again until it holds or a deadline passes.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+
+const run = promisify(execFile);
+
+export interface RedisNode {
+  port: number;
+  process: ChildProcess;
+  args: string[];
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Asks `check` again every 50 ms until it answers true; throws after `timeoutMs`. */
+export async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      // Not yet.
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await delay(50);
+  }
+}
+
+async function cli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args]);
+  return stdout;
+}
+
+class Topology {
+  readonly dir = mkdtempSync(join(tmpdir(), 'mdp-redis-'));
+  readonly nodes: RedisNode[] = [];
+
+  async start(args: string[], binary = 'redis-server'): Promise<RedisNode> {
+    const port = await freePort();
+    const full = [...args, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir];
+    const node: RedisNode = { port, args: full, process: spawn(binary, full, { stdio: 'ignore' }) };
+    this.nodes.push(node);
+    await until(`redis on ${port}`, async () => (await cli(port, 'ping')).trim() === 'PONG');
+    return node;
+  }
+
+  /** Kills a node at once (SIGKILL): what a lost machine looks like to its clients. */
+  async kill(node: RedisNode): Promise<void> {
+    if (node.process.exitCode !== null || node.process.signalCode !== null) return;
+    const exited = once(node.process, 'exit');
+    node.process.kill('SIGKILL');
+    await exited;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.nodes.map((node) => this.kill(node)));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export class RedisCluster extends Topology {
+  get seeds(): string {
+    return this.nodes.map((n) => `127.0.0.1:${n.port}`).join(',');
+  }
+
+  static async start(primaries = 3): Promise<RedisCluster> {
+    const cluster = new RedisCluster();
+    try {
+      for (let i = 0; i < primaries; i += 1) {
+        await cluster.start(['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${i}.conf`, '--cluster-node-timeout', '1000']);
+      }
+      const addresses = cluster.nodes.map((n) => `127.0.0.1:${n.port}`);
+      await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-yes']);
+      for (const node of cluster.nodes)
+        await until('cluster state ok', async () => (await cli(node.port, 'cluster', 'info')).includes('cluster_state:ok'));
+    } catch (error) {
+      await cluster.stop();
+      throw error;
+    }
+    return cluster;
+  }
+
+  /** Which node holds `key`'s slot. */
+  async nodeOf(key: string): Promise<RedisNode> {
+    const first = this.nodes[0] as RedisNode;
+    const slot = Number((await cli(first.port, 'cluster', 'keyslot', key)).trim());
+    const client = new Redis(first.port, '127.0.0.1');
+    try {
+      const slots = (await client.cluster('SLOTS')) as unknown as [number, number, [string, number]][];
+      const owner = slots.find(([from, to]) => slot >= from && slot <= to);
+      return this.nodes.find((n) => n.port === owner?.[2][1]) as RedisNode;
+    } finally {
+      client.disconnect();
+    }
+  }
+}
+
+export class RedisSentinelGroup extends Topology {
+  static readonly NAME = 'mdp-primary';
+  primary!: RedisNode;
+  replica!: RedisNode;
+  readonly sentinels: RedisNode[] = [];
+
+  get sentinelAddresses(): string {
+    return this.sentinels.map((n) => `127.0.0.1:${n.port}`).join(',');
+  }
+
+  /** A primary, one replica and three Sentinels (quorum 2) that fail over within about a second. */
+  static async start(options: { password?: string; sentinelPassword?: string } = {}): Promise<RedisSentinelGroup> {
+    const group = new RedisSentinelGroup();
+    const auth = options.password === undefined ? [] : ['--requirepass', options.password, '--masterauth', options.password];
+    try {
+      group.primary = await group.start(auth);
+      group.replica = await group.start([...auth, '--replicaof', '127.0.0.1', String(group.primary.port)]);
+      for (let i = 0; i < 3; i += 1) {
+        const conf = join(group.dir, `sentinel-${i}.conf`);
+        const lines = [
+          `sentinel monitor ${RedisSentinelGroup.NAME} 127.0.0.1 ${group.primary.port} 2`,
+          `sentinel down-after-milliseconds ${RedisSentinelGroup.NAME} 1000`,
+          `sentinel failover-timeout ${RedisSentinelGroup.NAME} 5000`,
+          ...(options.password === undefined ? [] : [`sentinel auth-pass ${RedisSentinelGroup.NAME} ${options.password}`]),
+          ...(options.sentinelPassword === undefined ? [] : [`requirepass ${options.sentinelPassword}`]),
+        ];
+        await import('node:fs/promises').then((fs) => fs.writeFile(conf, `${lines.join('\n')}\n`));
+        const port = await freePort();
+        const args = [conf, '--sentinel', '--port', String(port), '--bind', '127.0.0.1', '--dir', group.dir];
+        const node: RedisNode = { port, args, process: spawn('redis-server', args, { stdio: 'ignore' }) };
+        group.nodes.push(node);
+        group.sentinels.push(node);
+      }
+      const sentinelAuth = options.sentinelPassword === undefined ? [] : ['-a', options.sentinelPassword, '--no-auth-warning'];
+      for (const sentinel of group.sentinels)
+        await until('sentinels to see each other and the replica', async () => {
+          const out = await cli(sentinel.port, ...sentinelAuth, 'sentinel', 'master', RedisSentinelGroup.NAME);
+          const fields = out.trim().split('\n');
+          const field = (name: string) => fields[fields.indexOf(name) + 1];
+          return field('num-other-sentinels') === '2' && field('num-slaves') === '1';
+        });
+    } catch (error) {
+      await group.stop();
+      throw error;
+    }
+    return group;
+  }
+
+  /** The primary the Sentinels name now. */
+  async currentPrimaryPort(): Promise<number> {
+    const sentinel = this.sentinels[0] as RedisNode;
+    const out = await cli(sentinel.port, 'sentinel', 'get-master-addr-by-name', RedisSentinelGroup.NAME);
+    return Number(out.trim().split('\n')[1]);
+  }
+}
