@@ -147,6 +147,9 @@ export class RedisConnection extends EventEmitter {
     try {
       await this.client.quit();
     } catch {
+      // Already gone: the disconnect below is all there is to do.
+    } finally {
+      // Also closes what quit leaves open: the Sentinel failover detector's subscriptions.
       this.client.disconnect();
     }
   }

@@ -48,6 +48,11 @@ async function cli(port: number, ...args: string[]): Promise<string> {
   return stdout;
 }
 
+/** The node answers (a password-protected one answers NOAUTH). */
+async function answers(port: number): Promise<boolean> {
+  return /PONG|NOAUTH/.test(await cli(port, 'ping'));
+}
+
 class Topology {
   readonly dir = mkdtempSync(join(tmpdir(), 'mdp-redis-'));
   readonly nodes: RedisNode[] = [];
@@ -57,8 +62,15 @@ class Topology {
     const full = [...args, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir];
     const node: RedisNode = { port, args: full, process: spawn(binary, full, { stdio: 'ignore' }) };
     this.nodes.push(node);
-    await until(`redis on ${port}`, async () => (await cli(port, 'ping')).trim() === 'PONG');
+    await until(`redis on ${port}`, () => answers(port));
     return node;
+  }
+
+  /** The same node started again on its port, empty (no persistence): a new run id. */
+  async restart(node: RedisNode): Promise<void> {
+    await this.kill(node);
+    node.process = spawn('redis-server', node.args, { stdio: 'ignore' });
+    await until(`redis on ${node.port}`, () => answers(node.port));
   }
 
   /** Kills a node at once (SIGKILL): what a lost machine looks like to its clients. */
@@ -72,6 +84,21 @@ class Topology {
   async stop(): Promise<void> {
     await Promise.all(this.nodes.map((node) => this.kill(node)));
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** One node of its own, which a test may kill and restart. */
+export class RedisStandalone extends Topology {
+  node!: RedisNode;
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.node.port}`;
+  }
+
+  static async start(args: string[] = []): Promise<RedisStandalone> {
+    const standalone = new RedisStandalone();
+    standalone.node = await standalone.start(args);
+    return standalone;
   }
 }
 
