@@ -143,6 +143,8 @@ export function loadConfig(env: Env = process.env): Config {
   const badSymbols = overviewSymbols.filter((s) => !SYMBOL_PATTERN.test(s));
   if (badSymbols.length > 0) problems.push(`OVERVIEW_SYMBOLS holds invalid symbols: ${badSymbols.join(', ')}`);
   if (v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
+  if (/[{}]/.test(v.REDIS_KEY_PREFIX))
+    problems.push('REDIS_KEY_PREFIX cannot contain { or }: they would move keys out of their Cluster slot');
   const redisTarget = redisTargetOf(v, problems, list, () => url('REDIS_URL', ['redis:', 'rediss:']));
   const allowFrom = list(v.BROKER_ALLOW_FROM);
   const brokerOrigins = v.BROKER_CORS_ORIGINS === undefined ? LOOPBACK_ORIGINS : list(v.BROKER_CORS_ORIGINS);

@@ -1,7 +1,12 @@
 // Per-caller rate limiting so that one caller cannot spend everyone's upstream quota. Keyed by
 // `request.ip`, which honours X-Forwarded-For only behind the proxies TRUST_PROXY names. Counters are
-// shared by all replicas through Redis (one atomic script per request) and fall back to an in-process
-// window while Redis is away. Preflights, /api/system/* and everything outside /api are not limited.
+// shared by all replicas through Redis (one atomic script per request, one key: any Cluster slot) and fall
+// back to an in-process window while Redis is away (the degraded-mode policy, src/store/degraded-mode.ts).
+// Preflights, /api/system/* and everything outside /api are not limited.
+//
+// Not @fastify/rate-limit's own Redis store: on a Redis error it either lets every request through
+// (`skipOnError`) or fails the request, where this one keeps limiting each caller in process; and the
+// hot path (plugins/app/hot-path.ts) counts in this store directly, with no Fastify request to hand it.
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
