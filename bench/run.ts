@@ -17,6 +17,7 @@ for (const file of [
   'stream.ts',
   'broker-stream.ts',
   'ibkr-pacing.ts',
+  'redis-failover.ts',
 ]) {
   if (!existsSync(new URL(file, import.meta.url))) continue;
   const module = (await import(`./${file.replace(/\.ts$/, '.js')}`)) as { default?: () => Promise<void> };

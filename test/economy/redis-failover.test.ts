@@ -76,5 +76,8 @@ test('the Sentinel primary killed under load: no provider limit broken, only JSO
     failures.every((a) => a.status === 503 && a.code !== undefined),
     JSON.stringify(failures.find((a) => a.status !== 503 || a.code === undefined)),
   );
-  assert.ok(answers.slice(killedAt).some((a) => a.status === 200), 'answers served during and after the failover');
+  assert.ok(
+    answers.slice(killedAt).some((a) => a.status === 200),
+    'answers served during and after the failover',
+  );
 });

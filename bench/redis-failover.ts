@@ -1,0 +1,159 @@
+// The Redis primary killed under steady load (`npx tsx bench/redis-failover.ts`): three replicas of the real
+// entry point on a primary, a replica and three Sentinels started from redis-server (random ports, a temp
+// directory); the primary gets SIGKILL after the warm-up. Every upstream is a standalone simulator in this
+// process; the shared Alpha Vantage simulator enforces the same plan as the configured budget (5/min,
+// 500/day, 1/s), and every call it receives is timestamped: the budget is checked where it matters.
+// Reports requests answered, 5xx other than a JSON 503, provider calls against the plan (violations: target
+// 0) and the seconds until every replica is back on the shared store. Exit code 1 on any of those failing.
+//   FAILOVER_WARM_SECONDS=20  FAILOVER_AFTER_SECONDS=20  FAILOVER_RATE=60 (req/s per replica)
+import { setTimeout as sleep } from 'node:timers/promises';
+import autocannon from 'autocannon';
+import { request } from 'undici';
+import { startSandbox } from '../src/sandbox/index.js';
+import { RedisSentinelGroup } from '../test/store/redis-topology.js';
+import { mixedRequests, ROTATING, rotator, tempStateDir } from './load.js';
+import { type Child, liveAgainstSandbox, startService } from './processes.js';
+
+const WARM = Number(process.env.FAILOVER_WARM_SECONDS ?? 20);
+const AFTER = Number(process.env.FAILOVER_AFTER_SECONDS ?? 20);
+const RATE = Number(process.env.FAILOVER_RATE ?? 60);
+const PLAN = { callsPerMinute: 5, callsPerDay: 500, burstPerSecond: 1 };
+
+interface StoreState {
+  reachable: boolean;
+  settling: boolean;
+  failovers: number;
+  primary: string | null;
+  budgetStore: string | undefined;
+}
+
+async function storeState(replica: Child): Promise<StoreState> {
+  const res = await request(`${replica.url}/api/system/status`);
+  const body = (await res.body.json()) as {
+    store: { redisReachable?: boolean; settling?: boolean; failovers?: number; primary?: string | null };
+    upstreams: { id: string; budget: { store: string } | null }[];
+  };
+  return {
+    reachable: body.store.redisReachable === true,
+    settling: body.store.settling === true,
+    failovers: body.store.failovers ?? 0,
+    primary: body.store.primary ?? null,
+    budgetStore: body.upstreams.find((u) => u.id === 'provider-a')?.budget?.store,
+  };
+}
+
+/** The largest number of calls inside any window of `windowMs` (the provider's sliding count). */
+function maxInWindow(calls: number[], windowMs: number): number {
+  let best = 0;
+  let start = 0;
+  for (let end = 0; end < calls.length; end += 1) {
+    while ((calls[end] as number) - (calls[start] as number) >= windowMs) start += 1;
+    best = Math.max(best, end - start + 1);
+  }
+  return best;
+}
+
+export async function redisFailover(): Promise<boolean> {
+  const group = await RedisSentinelGroup.start();
+  const sandbox = await startSandbox({ alphaVantage: PLAN });
+  const calls: number[] = [];
+  sandbox.alphaVantage.on('request', (event: { path: string }) => {
+    if (event.path === '/query') calls.push(Date.now());
+  });
+  const dirs = [0, 1, 2].map(() => tempStateDir('redis-failover'));
+  const replicas: Child[] = [];
+  try {
+    for (const dir of dirs) {
+      replicas.push(
+        await startService({
+          ...liveAgainstSandbox(sandbox, dir.dir),
+          REDIS_SENTINELS: group.sentinelAddresses,
+          REDIS_SENTINEL_NAME: RedisSentinelGroup.NAME,
+          REDIS_KEY_PREFIX: 'mdp-bench:',
+          ALPHA_VANTAGE_CALLS_PER_MINUTE: String(PLAN.callsPerMinute),
+          ALPHA_VANTAGE_CALLS_PER_DAY: String(PLAN.callsPerDay),
+        }),
+      );
+    }
+    let answered = 0;
+    let otherFailures = 0;
+    let json503 = 0;
+    const byStatus: Record<string, number> = {};
+    const observe = (_kind: unknown, status: number, _headers: unknown, body: string) => {
+      answered += 1;
+      byStatus[status] = (byStatus[status] ?? 0) + 1;
+      if (status < 500) return;
+      if (status === 503 && /"code":"[A-Z_]+"/.test(body)) json503 += 1;
+      else otherFailures += 1;
+    };
+    let connectionErrors = 0;
+    const rotate = rotator(ROTATING);
+    const runs = replicas.map(
+      (replica) =>
+        new Promise<autocannon.Result>((resolve, reject) => {
+          const instance = autocannon(
+            {
+              url: replica.url,
+              connections: 6,
+              overallRate: RATE,
+              duration: WARM + AFTER,
+              timeout: 10,
+              requests: mixedRequests(rotate, observe),
+            },
+            (error, result) => (error ? reject(error as Error) : resolve(result)),
+          );
+          instance.on('reqError', () => {
+            connectionErrors += 1;
+          });
+        }),
+    );
+    console.log(
+      `\nRedis primary killed under load: 3 replicas x ${RATE} req/s (mixed) on a Sentinel group (primary, replica, 3 Sentinels), provider-A plan and budget ${PLAN.callsPerMinute}/min ${PLAN.callsPerDay}/day 1/s; primary SIGKILLed at ${WARM} s`,
+    );
+    await sleep(WARM * 1000);
+    const killedAt = Date.now();
+    await group.kill(group.primary);
+    const newPrimary = `127.0.0.1:${group.replica.port}`;
+    let backMs = -1;
+    while (Date.now() - killedAt < AFTER * 1000) {
+      const states = await Promise.all(replicas.map((r) => storeState(r).catch(() => undefined)));
+      const back = states.every(
+        (s) => s !== undefined && s.reachable && !s.settling && s.failovers >= 1 && s.primary === newPrimary && s.budgetStore === 'redis',
+      );
+      if (back) {
+        backMs = Date.now() - killedAt;
+        break;
+      }
+      await sleep(100);
+    }
+    await Promise.all(runs);
+    const perMinute = maxInWindow(calls, 60_000);
+    const perSecond = maxInWindow(calls, 1_000);
+    const violations = Math.max(0, perMinute - PLAN.callsPerMinute) + Math.max(0, perSecond - PLAN.burstPerSecond);
+    console.log(
+      `requests answered: ${answered} (by status ${JSON.stringify(byStatus)}); JSON 503s ${json503}; connection errors ${connectionErrors}`,
+    );
+    console.log(`5xx other than a JSON 503: ${otherFailures}`);
+    console.log(
+      `provider-A calls: ${calls.length}; most in any minute ${perMinute} (plan ${PLAN.callsPerMinute}), in any second ${perSecond} (plan ${PLAN.burstPerSecond}); violations: ${violations}`,
+    );
+    console.log(
+      `every replica back on the shared store (new primary, settled): ${backMs < 0 ? 'NOT within the run' : `${(backMs / 1000).toFixed(1)} s`} after the kill`,
+    );
+    const ok = otherFailures === 0 && connectionErrors === 0 && violations === 0 && backMs >= 0;
+    console.log(ok ? 'redis failover: OK' : 'redis failover: FAILED');
+    return ok;
+  } finally {
+    await Promise.all(replicas.map((r) => r.stop()));
+    await sandbox.close();
+    await group.stop();
+    for (const dir of dirs) dir.remove();
+  }
+}
+
+export default async function main(): Promise<void> {
+  const ok = await redisFailover();
+  if (!ok) process.exitCode = 1;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
