@@ -137,6 +137,7 @@ export async function redisFailover(): Promise<boolean> {
     console.log(
       `provider-A calls: ${calls.length}; most in any minute ${perMinute} (plan ${PLAN.callsPerMinute}), in any second ${perSecond} (plan ${PLAN.burstPerSecond}); violations: ${violations}`,
     );
+    console.log(`  provider-A call times from the kill (s): ${calls.map((at) => ((at - killedAt) / 1000).toFixed(2)).join(', ')}`);
     console.log(
       `every replica back on the shared store (new primary, settled): ${backMs < 0 ? 'NOT within the run' : `${(backMs / 1000).toFixed(1)} s`} after the kill`,
     );

@@ -156,8 +156,18 @@ test('a store report is read loosely: kind, reachability and fallback', async (t
     redisConfigured: true,
     redisReachable: true,
     fallback: false,
+    primary: null,
+    failovers: null,
+    settling: false,
     message: null,
   });
+  const failedOver = await readStoreStatus(
+    reporting({ kind: 'redis-sentinel', redisReachable: true, primary: '10.0.0.2:6379', failovers: 1, settling: true }),
+  );
+  assert.deepEqual(
+    [failedOver.kind, failedOver.primary, failedOver.failovers, failedOver.settling],
+    ['redis-sentinel', '10.0.0.2:6379', 1, true],
+  );
   const lost = await readStoreStatus(reporting({ kind: 'embedded', redisReachable: false, message: 'Redis lost; using local state' }));
   assert.equal(lost.redisReachable, false);
   assert.equal(lost.fallback, true);
