@@ -88,6 +88,16 @@ redis.call('PEXPIRE', KEYS[1], day + 60000)
 return 1
 `);
 
+/**
+ * The provider counts a call when it arrives. A caller that wakes later than its slot (a busy event loop, a
+ * slow reply from Redis) would send it closer to the next slot than the spacing allows, and eat into the
+ * spacing's margin (1.2 s paced for a 1/s plan): past this lateness it gives the slot up and queues again.
+ */
+const LATE_MS = 100;
+
+/** 'sent': the call may go now; 'late': the slot was given up; 'failed': Redis did not answer. */
+type Reservation = 'sent' | 'late' | 'failed';
+
 /** While Redis is away, Retry-After cannot promise more than "try again soon". */
 const FALLBACK_RETRY_CAP_MS = 60_000;
 
@@ -143,11 +153,16 @@ export class RedisBudgetGuard implements BudgetGuard {
   }
 
   async acquire(): Promise<void> {
-    if (this.degraded.ledgersShared) {
-      if (this.lostAt !== undefined) await this.reconcile();
-      if (this.lostAt === undefined && (await this.reserveShared())) return;
+    const deadline = Date.now() + this.maxWaitMs;
+    for (;;) {
+      let outcome: Reservation = 'failed';
+      if (this.degraded.ledgersShared) {
+        if (this.lostAt !== undefined) await this.reconcile();
+        if (this.lostAt === undefined) outcome = await this.reserveShared(deadline);
+      }
+      if (outcome === 'failed') outcome = await this.reserveLocally(deadline);
+      if (outcome === 'sent') return;
     }
-    return this.reserveLocally();
   }
 
   async backOff(retryAfterMs: number): Promise<void> {
@@ -172,38 +187,58 @@ export class RedisBudgetGuard implements BudgetGuard {
     return snapshotOf(this.fallbackLedger(now), this.limits, now, 'local-fallback', 'local-fallback');
   }
 
-  /** True once reserved (and waited for); false when Redis failed and the caller must decide locally. */
-  private async reserveShared(): Promise<boolean> {
+  /** Reserved and waited for; 'late' when the slot was given up; 'failed' when the caller must decide locally. */
+  private async reserveShared(deadline: number): Promise<Reservation> {
     const id = randomBytes(6).toString('base64url');
+    const askedAt = Date.now();
     let reply: [number, number, number];
     try {
       const { perMinute, perDay, minIntervalMs } = this.limits;
-      const args = [dayOf(this.limits), minuteOf(this.limits), perMinute, perDay, minIntervalMs, this.maxWaitMs, id];
+      const maxWait = Math.max(0, deadline - askedAt);
+      const args = [dayOf(this.limits), minuteOf(this.limits), perMinute, perDay, minIntervalMs, maxWait, id];
       reply = await RESERVE.run(this.redis.client, [this.callsKey, this.backoffKey], args);
     } catch (error) {
       this.lose(error);
-      return false;
+      return 'failed';
     }
     const [ok, delayMs, redisNow] = reply;
     const now = Date.now();
     if (ok !== 1) throw this.exhausted(delayMs);
-    this.known.push(now + delayMs);
-    this.remember({ at: now + delayMs, score: redisNow + delayMs, member: `${redisNow + delayMs}:${id}` });
+    const call = { at: now + delayMs, score: redisNow + delayMs, member: `${redisNow + delayMs}:${id}` };
+    this.known.push(call.at);
+    this.remember(call);
     if (delayMs > 0) await sleep(delayMs);
-    return true;
+    // The slot began no earlier than the request for it plus the delay Redis named.
+    if (Date.now() - (askedAt + delayMs) <= LATE_MS) return 'sent';
+    this.forget(call);
+    await this.redis.client.zrem(this.callsKey, call.member).catch((error: unknown) => this.lose(error));
+    return 'late';
   }
 
-  private async reserveLocally(): Promise<void> {
+  private async reserveLocally(deadline: number): Promise<Reservation> {
     const now = Date.now();
     this.lostAt ??= now;
     const replicas = Math.max(1, this.replicasAtSync);
     const limits = { ...this.limits, minIntervalMs: this.limits.minIntervalMs * replicas };
-    const decision = decide(this.fallbackLedger(now), limits, now, this.maxWaitMs);
+    const decision = decide(this.fallbackLedger(now), limits, now, Math.max(0, deadline - now));
     if (!decision.ok) throw this.heldBack(Math.min(decision.retryAt - now, FALLBACK_RETRY_CAP_MS));
     this.own.push(decision.at);
     const score = decision.at + this.heartbeat.clockOffsetMs;
-    this.remember({ at: decision.at, score, member: `${score}:alone:${randomBytes(6).toString('base64url')}` });
+    const call = { at: decision.at, score, member: `${score}:alone:${randomBytes(6).toString('base64url')}` };
+    this.remember(call);
     if (decision.at > now) await sleep(decision.at - now);
+    if (Date.now() - decision.at <= LATE_MS) return 'sent';
+    this.forget(call);
+    const own = this.own.indexOf(decision.at);
+    if (own >= 0) this.own.splice(own, 1);
+    return 'late';
+  }
+
+  /** A slot given up unsent: it spends nothing, here or in the ledger. */
+  private forget(call: SentCall): void {
+    this.sent = this.sent.filter((c) => c !== call);
+    const known = this.known.indexOf(call.at);
+    if (known >= 0) this.known.splice(known, 1);
   }
 
   private remember(call: SentCall): void {

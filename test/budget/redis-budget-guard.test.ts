@@ -8,8 +8,8 @@ import { redisPrefix, sharedStore } from '../store/redis-helper.js';
 import { startProxy } from '../store/tcp-proxy.js';
 
 /** maxWaitMs short, so that tests with scaled windows see refusals rather than long pacing waits. */
-async function replica(t: TestContext, prefix: string, limits: BudgetLimits, url?: string, maxWaitMs = 100) {
-  const shared = await sharedStore(t, prefix, url);
+async function replica(t: TestContext, prefix: string, limits: BudgetLimits, url?: string, maxWaitMs = 100, beatMs?: number) {
+  const shared = await sharedStore(t, prefix, url, beatMs);
   return { ...shared, guard: new RedisBudgetGuard('alphaVantage', limits, shared, maxWaitMs) };
 }
 
@@ -86,6 +86,30 @@ test('with Redis lost the guard spends only its share, then writes its calls bac
   assert.equal(shared.store, 'redis');
   assert.ok(shared.usedDay >= 2 + 3, `the fallback calls are in the shared ledger (usedDay ${shared.usedDay})`);
   assert.equal((await a.guard.snapshot()).store, 'redis');
+});
+
+test('a call that wakes late for its slot gives it up and queues again: calls reach the provider a full second apart', async (t) => {
+  const prefix = redisPrefix(t);
+  const proxy = await startProxy(t);
+  // A 1/s plan paced at 1.2 s. No heartbeat during the test: the held reply is the reservation's.
+  const limits = { perMinute: 0, perDay: 0, minIntervalMs: 1_200 };
+  const a = await replica(t, prefix, limits, proxy.url, 5_000, 60_000);
+  const b = await replica(t, prefix, limits, undefined, 5_000, 60_000);
+  const sentAt: Record<string, number> = {};
+  // A's slot is now, but its reply comes 400 ms late (a slow link, or a loop busy elsewhere).
+  const held = proxy.holdNextReply(400);
+  const first = a.guard.acquire().then(() => {
+    sentAt.a = Date.now();
+  });
+  await held;
+  // B reserves once A's slot is in the ledger: the next slot, 1.2 s after A's.
+  await b.guard.acquire();
+  sentAt.b = Date.now();
+  await first;
+  const gap = Math.abs((sentAt.a as number) - (sentAt.b as number));
+  assert.ok(gap >= 1_000, `two calls ${gap} ms apart on a 1/s plan`);
+  const ledger = await b.redis.client.zcard(b.redis.key('{budget:alphaVantage}:calls'));
+  assert.equal(ledger, 2, 'the slot given up is no longer counted');
 });
 
 test('a replica that never reached Redis sends nothing until it can', async (t) => {

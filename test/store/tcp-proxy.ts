@@ -8,6 +8,7 @@ import { REDIS_URL } from './redis-helper.js';
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private hold: { ms: number; arrived: () => void } | undefined;
   port = 0;
 
   constructor(
@@ -31,12 +32,34 @@ export class TcpProxy {
           upstream.destroy();
         });
       }
-      client.pipe(upstream).pipe(client);
+      client.pipe(upstream);
+      upstream.on('data', (chunk: Buffer) => {
+        const hold = this.hold;
+        if (hold === undefined) {
+          client.write(chunk);
+          return;
+        }
+        // Later chunks queue behind the held one, so replies keep their order.
+        this.hold = undefined;
+        upstream.pause();
+        hold.arrived();
+        setTimeout(() => {
+          client.write(chunk);
+          upstream.resume();
+        }, hold.ms);
+      });
     });
     server.listen(this.port, '127.0.0.1');
     await once(server, 'listening');
     this.port = (server.address() as { port: number }).port;
     this.server = server;
+  }
+
+  /** Delays the next chunk Redis sends back by `ms` (a slow link); resolves when that chunk has reached the proxy. */
+  holdNextReply(ms: number): Promise<void> {
+    return new Promise((arrived) => {
+      this.hold = { ms, arrived };
+    });
   }
 
   /** Drops every connection and stops accepting: Redis is gone as far as clients can tell. */
