@@ -1,7 +1,7 @@
 // Where cache entries, budget ledgers, single-flight locks and rate-limit counters live: the embedded
 // SQLite file (one host) or Redis (shared by replicas). `status()` feeds /api/system/status.
 import type { Logger } from 'pino';
-import type { RedisTarget } from '../core/config.js';
+import { ConfigError, type RedisTarget } from '../core/config.js';
 import { DegradedMode, type SharedStore } from './degraded-mode.js';
 import { ReplicaHeartbeat } from './replica-heartbeat.js';
 import { RedisConnection, type RedisKind, type RedisState } from './redis-connection.js';
@@ -68,8 +68,13 @@ export class StateStore {
 
   static async open(options: StateStoreOptions): Promise<StateStore> {
     const store = new StateStore(options);
-    if (store.redis !== undefined) {
+    if (store.redis !== undefined && options.redis !== undefined) {
       const ready = await store.redis.waitReady(options.connectWaitMs ?? 2_000);
+      const refused = ready ? undefined : refusal(store.redis.lastError, options.redis);
+      if (refused !== undefined) {
+        await store.close();
+        throw new ConfigError([refused]);
+      }
       if (!ready) options.logger.warn('redis is not reachable at start; serving from local state until it is');
       store.heartbeat?.start();
       if (ready) await store.heartbeat?.beat();
@@ -120,4 +125,20 @@ export class StateStore {
     await this.redis?.close();
     this.db?.close();
   }
+}
+
+/**
+ * A start that Redis refuses for the configuration itself (credentials, a certificate not trusted) is an
+ * error to fix, not an outage to ride out on local state: it would never heal by itself.
+ */
+function refusal(error: string | null, target: RedisTarget): string | undefined {
+  if (error === null) return undefined;
+  const where = target.kind === 'redis' ? 'REDIS_URL' : 'REDIS_USERNAME / REDIS_PASSWORD';
+  if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(error)) {
+    return `Redis refused the credentials (${error.split(' ')[0]}): check the user and password in ${where}`;
+  }
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/.test(error)) {
+    return `Redis's TLS certificate is not trusted (${error}): give Node.js its CA (NODE_EXTRA_CA_CERTS) or check the host name in ${where === 'REDIS_URL' ? where : 'REDIS_CLUSTER_NODES / REDIS_SENTINELS'}`;
+  }
+  return undefined;
 }

@@ -90,6 +90,8 @@ class Topology {
 /** One node of its own, which a test may kill and restart. */
 export class RedisStandalone extends Topology {
   node!: RedisNode;
+  /** With TLS: the port that speaks it and the CA that signed the node's certificate (a PEM file). */
+  tls: { port: number; caFile: string } | undefined;
 
   get url(): string {
     return `redis://127.0.0.1:${this.node.port}`;
@@ -98,6 +100,42 @@ export class RedisStandalone extends Topology {
   static async start(args: string[] = []): Promise<RedisStandalone> {
     const standalone = new RedisStandalone();
     standalone.node = await standalone.start(args);
+    return standalone;
+  }
+
+  /**
+   * A node that also speaks TLS, as managed services do: a CA and a certificate for localhost made with
+   * openssl in the node's directory, clients not asked for certificates of their own.
+   */
+  static async startTls(args: string[] = []): Promise<RedisStandalone> {
+    const standalone = new RedisStandalone();
+    const file = (name: string) => join(standalone.dir, name);
+    const openssl = (...a: string[]) => run('openssl', a);
+    const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+    await openssl('req', '-x509', ...ecKey, '-keyout', file('ca.key'), '-out', file('ca.crt'), '-subj', '/CN=mdp test CA', '-days', '1');
+    await openssl('req', ...ecKey, '-keyout', file('redis.key'), '-out', file('redis.csr'), '-subj', '/CN=localhost');
+    await import('node:fs/promises').then((fs) => fs.writeFile(file('san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n'));
+    await openssl(
+      'x509',
+      '-req',
+      '-in',
+      file('redis.csr'),
+      '-CA',
+      file('ca.crt'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      file('redis.crt'),
+      '-days',
+      '1',
+      '-extfile',
+      file('san.ext'),
+    );
+    const port = await freePort();
+    standalone.tls = { port, caFile: file('ca.crt') };
+    const tls = ['--tls-port', String(port), '--tls-cert-file', file('redis.crt'), '--tls-key-file', file('redis.key')];
+    standalone.node = await standalone.start([...args, ...tls, '--tls-ca-cert-file', file('ca.crt'), '--tls-auth-clients', 'no']);
     return standalone;
   }
 }
