@@ -49,7 +49,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   // The hot path answers beside Fastify, so what it shares with the pipeline is built first and given to both.
   const requestLog = new RequestLog(logger);
   const metrics = new ServiceMetrics(deps);
-  const limiter = callerLimiter(config.rateLimitPerMinute, deps.store.redis);
+  const limiter = callerLimiter(config.rateLimitPerMinute, deps.store.shared);
   const hotPath = new HotPath({
     enabled: HotPath.enabledFor(config),
     log: requestLog,

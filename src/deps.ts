@@ -216,10 +216,10 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     status: 'none',
   } as const;
   const relay =
-    store.redis === undefined
+    store.shared === undefined
       ? undefined
       : new TopicRelay({
-          redis: store.redis,
+          shared: store.shared,
           topics: liveTopics,
           logger,
           scopeOf: (topic: Topic) => scopes.of(upstreamOfTopic[topic.kind]),
@@ -262,7 +262,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     overview,
     broker,
     brokerAccess: new BrokerAccess(config.broker.access, config.trustProxy),
-    streamTickets: new StreamTickets(store.redis),
+    streamTickets: new StreamTickets(store.shared),
     liveTopics,
     relay,
     brokerQuotes,
@@ -312,8 +312,8 @@ function createCache(
   const memory = new MemoryCacheStore({ maxEntries: config.cache.maxEntries, maxBytes: config.cache.maxBytes });
   let l2: CacheStore | undefined;
   let closeL2 = (): void => {};
-  if (store.redis !== undefined) {
-    l2 = new RedisCacheStore(store.redis);
+  if (store.shared !== undefined) {
+    l2 = new RedisCacheStore(store.shared);
   } else if (store.db !== undefined) {
     const sqlite = new SqliteCacheStore(store.db, { maxEntries: config.cache.maxEntries, maxBytes: config.cache.maxBytes });
     l2 = sqlite;
@@ -326,7 +326,7 @@ function createCache(
     logger,
     health,
     l2,
-    lock: store.redis === undefined ? undefined : new RedisFlightLock(store.redis),
+    lock: store.shared === undefined ? undefined : new RedisFlightLock(store.shared),
     lockTtlMs,
     lockWaitMs: lockTtlMs,
   });

@@ -4,7 +4,7 @@
 // ticket is redeemed once, within TICKET_TTL_MS, on any replica: a URL copied from a log is worth nothing.
 // Only a hash of the ticket is stored.
 import { createHash, randomBytes } from 'node:crypto';
-import type { RedisConnection } from '../store/redis-connection.js';
+import type { SharedStore } from '../store/degraded-mode.js';
 
 export const TICKET_TTL_MS = 30_000;
 
@@ -18,7 +18,7 @@ export class StreamTickets {
   private readonly local = new Map<string, number>();
 
   constructor(
-    private readonly redis: RedisConnection | undefined,
+    private readonly shared: SharedStore | undefined,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -42,32 +42,34 @@ export class StreamTickets {
       this.local.delete(id);
       return expiresAt > this.now();
     }
-    const redis = this.redis;
-    if (redis === undefined || !redis.ready) return false;
-    try {
-      return (await redis.client.del(redis.key(`broker-ticket:${id}`))) === 1;
-    } catch (error) {
-      redis.noteFailure(error);
-      return false;
-    }
+    const shared = this.shared;
+    if (shared === undefined) return false;
+    return shared.degraded.attempt(
+      'stream-tickets',
+      async (client) => (await client.del(ticketKey(shared, id))) === 1,
+      () => false,
+    );
   }
 
+  /** True once stored where every replica can redeem it. */
   private async storeShared(id: string): Promise<boolean> {
-    const redis = this.redis;
-    if (redis === undefined || !redis.ready) return false;
-    try {
-      await redis.client.set(redis.key(`broker-ticket:${id}`), '1', 'PX', TICKET_TTL_MS);
-      return true;
-    } catch (error) {
-      redis.noteFailure(error);
-      return false;
-    }
+    const shared = this.shared;
+    if (shared === undefined) return false;
+    return shared.degraded.attempt(
+      'stream-tickets',
+      async (client) => (await client.set(ticketKey(shared, id), '1', 'PX', TICKET_TTL_MS)) === 'OK',
+      () => false,
+    );
   }
 
   private prune(): void {
     const now = this.now();
     for (const [id, expiresAt] of this.local) if (expiresAt <= now) this.local.delete(id);
   }
+}
+
+function ticketKey(shared: SharedStore, id: string): string {
+  return shared.redis.key(`broker-ticket:${id}`);
 }
 
 function hash(ticket: string): string {

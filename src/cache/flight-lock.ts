@@ -2,7 +2,7 @@
 // by compare-and-delete so a lock that outlived its holder is never freed by someone else's release.
 import { randomBytes } from 'node:crypto';
 import { ApiError, type ErrorCode } from '../core/errors.js';
-import type { RedisConnection } from '../store/redis-connection.js';
+import type { SharedStore } from '../store/degraded-mode.js';
 
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -32,69 +32,64 @@ interface StoredFailure {
 }
 
 export class RedisFlightLock implements FlightLock {
-  constructor(private readonly redis: RedisConnection) {}
+  constructor(private readonly shared: SharedStore) {}
 
   private key(key: string): string {
-    return this.redis.key(`lock:${key}`);
+    return this.shared.redis.key(`lock:${key}`);
   }
 
-  async tryAcquire(key: string, ttlMs: number): Promise<LockAttempt> {
-    if (!this.redis.ready) return { kind: 'unavailable' };
+  tryAcquire(key: string, ttlMs: number): Promise<LockAttempt> {
     const token = randomBytes(12).toString('base64url');
-    try {
-      const ok = await this.redis.client.set(this.key(key), token, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX');
-      return ok === 'OK' ? { kind: 'acquired', token } : { kind: 'held' };
-    } catch (error) {
-      this.redis.noteFailure(error);
-      return { kind: 'unavailable' };
-    }
+    return this.shared.degraded.attempt(
+      'flight-lock',
+      async (client): Promise<LockAttempt> =>
+        (await client.set(this.key(key), token, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX')) === 'OK'
+          ? { kind: 'acquired', token }
+          : { kind: 'held' },
+      () => ({ kind: 'unavailable' }),
+    );
   }
 
+  /** A release that fails only delays the next loader by the lock's TTL: it expires by itself. */
   async release(key: string, token: string): Promise<void> {
-    try {
-      await this.redis.client.eval(RELEASE, 1, this.key(key), token);
-    } catch (error) {
-      // The lock expires by itself; a failed release only delays the next loader by its TTL.
-      this.redis.noteFailure(error);
-    }
+    await this.shared.degraded.attempt(
+      'flight-lock',
+      (client) => client.eval(RELEASE, 1, this.key(key), token),
+      () => 0,
+    );
   }
 
   /** undefined when Redis cannot tell. */
-  async isHeld(key: string): Promise<boolean | undefined> {
-    if (!this.redis.ready) return undefined;
-    try {
-      return (await this.redis.client.exists(this.key(key))) === 1;
-    } catch (error) {
-      this.redis.noteFailure(error);
-      return undefined;
-    }
+  isHeld(key: string): Promise<boolean | undefined> {
+    return this.shared.degraded.attempt(
+      'flight-lock',
+      async (client) => (await client.exists(this.key(key))) === 1,
+      () => undefined,
+    );
   }
 
   async recordFailure(key: string, error: ApiError): Promise<void> {
-    if (!this.redis.ready) return;
     const stored: StoredFailure = { at: Date.now(), code: error.code, message: error.message, retryAfterSeconds: error.retryAfterSeconds };
-    try {
-      await this.redis.client.set(this.redis.key(`failed:${key}`), JSON.stringify(stored), 'PX', FAILURE_TTL_MS);
-    } catch (failure) {
-      this.redis.noteFailure(failure);
-    }
+    await this.shared.degraded.attempt(
+      'flight-lock',
+      (client) => client.set(this.shared.redis.key(`failed:${key}`), JSON.stringify(stored), 'PX', FAILURE_TTL_MS),
+      () => null,
+    );
   }
 
   async failureSince(key: string, since: number): Promise<ApiError | undefined> {
-    if (!this.redis.ready) return undefined;
-    try {
-      const text = await this.redis.client.get(this.redis.key(`failed:${key}`));
-      if (text === null) return undefined;
-      const stored = JSON.parse(text) as StoredFailure;
-      if (stored.at < since) return undefined;
-      return new ApiError(
-        stored.code,
-        stored.message,
-        stored.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: stored.retryAfterSeconds },
-      );
-    } catch (failure) {
-      this.redis.noteFailure(failure);
-      return undefined;
-    }
+    const text = await this.shared.degraded.attempt(
+      'flight-lock',
+      (client) => client.get(this.shared.redis.key(`failed:${key}`)),
+      () => null,
+    );
+    if (text === null) return undefined;
+    const stored = JSON.parse(text) as StoredFailure;
+    if (stored.at < since) return undefined;
+    return new ApiError(
+      stored.code,
+      stored.message,
+      stored.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: stored.retryAfterSeconds },
+    );
   }
 }

@@ -1,7 +1,8 @@
-// Second tier with Redis: entries shared by every replica, expiring with their stale window. A Redis
-// failure reads as a miss and a skipped write, never as an error: the in-process tier keeps serving.
+// Second tier with Redis: entries shared by every replica, expiring with their stale window. While the
+// degraded-mode policy says Redis is away (or a command fails) a read is a miss and a write is skipped,
+// never an error: the in-process tier keeps serving.
 import type { CacheEntry, CacheStore } from './cache-store.js';
-import type { RedisConnection } from '../store/redis-connection.js';
+import type { SharedStore } from '../store/degraded-mode.js';
 
 interface Stored {
   v: unknown;
@@ -11,34 +12,33 @@ interface Stored {
 }
 
 export class RedisCacheStore implements CacheStore {
-  constructor(private readonly redis: RedisConnection) {}
+  constructor(private readonly shared: SharedStore) {}
 
   private key(key: string): string {
-    return this.redis.key(`cache:${key}`);
+    return this.shared.redis.key(`cache:${key}`);
   }
 
   async get<T>(key: string): Promise<CacheEntry<T> | undefined> {
-    if (!this.redis.ready) return undefined;
-    try {
-      const text = await this.redis.client.get(this.key(key));
-      if (text === null) return undefined;
-      const stored = JSON.parse(text) as Stored;
-      const entry: CacheEntry<T> = { value: stored.v as T, storedAt: stored.s, freshUntil: stored.f, staleUntil: stored.u };
-      return entry.staleUntil > Date.now() ? entry : undefined;
-    } catch (error) {
-      this.redis.noteFailure(error);
-      return undefined;
-    }
+    const stored = await this.shared.degraded.attempt(
+      'cache',
+      async (client) => {
+        const text = await client.get(this.key(key));
+        return text === null ? undefined : (JSON.parse(text) as Stored);
+      },
+      () => undefined,
+    );
+    if (stored === undefined || stored.u <= Date.now()) return undefined;
+    return { value: stored.v as T, storedAt: stored.s, freshUntil: stored.f, staleUntil: stored.u };
   }
 
   async set<T>(key: string, entry: CacheEntry<T>): Promise<void> {
     const ttl = entry.staleUntil - Date.now();
-    if (ttl <= 0 || !this.redis.ready) return;
+    if (ttl <= 0) return;
     const stored: Stored = { v: entry.value, s: entry.storedAt, f: entry.freshUntil, u: entry.staleUntil };
-    try {
-      await this.redis.client.set(this.key(key), JSON.stringify(stored), 'PX', Math.ceil(ttl));
-    } catch (error) {
-      this.redis.noteFailure(error);
-    }
+    await this.shared.degraded.attempt(
+      'cache',
+      (client) => client.set(this.key(key), JSON.stringify(stored), 'PX', Math.ceil(ttl)),
+      () => null,
+    );
   }
 }

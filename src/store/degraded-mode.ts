@@ -18,8 +18,10 @@
 //     then the union of every replica's record, never less than any one of them) and announced it on its
 //     heartbeat; the cache, locks, limits, leases and tickets use the new primary at once (a lost lock or
 //     lease costs at most one duplicate call, which the budgets still count).
+// Each concept asks `shares(concept)`, or runs its commands through `attempt` with its local answer; none
+// reads the connection's state itself, so what "lost" means is decided here alone.
 import { EventEmitter } from 'node:events';
-import type { RedisConnection } from './redis-connection.js';
+import type { RedisClient, RedisConnection } from './redis-connection.js';
 import type { ReplicaHeartbeat } from './replica-heartbeat.js';
 
 /** What a concept shared by replicas needs: the connection, the heartbeat and this policy. */
@@ -28,6 +30,12 @@ export interface SharedStore {
   heartbeat: ReplicaHeartbeat;
   degraded: DegradedMode;
 }
+
+/** Everything replicas share through Redis, each with its degraded behaviour in the table above. */
+export type SharedConcept = 'cache' | 'flight-lock' | 'budgets' | 'pacing' | 'rate-limit' | 'stream-leases' | 'stream-tickets';
+
+/** The concepts that count calls against a provider's limits: they wait out a failover's settling. */
+const LEDGERS: ReadonlySet<SharedConcept> = new Set(['budgets', 'pacing']);
 
 export class DegradedMode extends EventEmitter {
   private readonly restorers = new Set<() => Promise<void>>();
@@ -49,6 +57,25 @@ export class DegradedMode extends EventEmitter {
   /** Budgets and pacing may decide in the shared ledgers: Redis answers, and no failover is being settled. */
   get ledgersShared(): boolean {
     return this.redis.ready && this.settlingSince === undefined;
+  }
+
+  /** The one answer to "does `concept` use Redis now?" (see the header). */
+  shares(concept: SharedConcept): boolean {
+    return LEDGERS.has(concept) ? this.ledgersShared : this.redis.ready;
+  }
+
+  /**
+   * `command` on the shared store when `concept` shares now; else, or when the command fails (noted on the
+   * connection, whose state follows), the concept's local answer. Never throws for Redis.
+   */
+  async attempt<T>(concept: SharedConcept, command: (client: RedisClient) => Promise<T>, local: () => T): Promise<T> {
+    if (!this.shares(concept)) return local();
+    try {
+      return await command(this.redis.client);
+    } catch (error) {
+      this.redis.noteFailure(error);
+      return local();
+    }
   }
 
   /** After a failover: local decisions until every live replica has written back (see the header). */

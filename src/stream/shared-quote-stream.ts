@@ -250,34 +250,36 @@ export class SharedQuoteStream {
 
   private async shareDemand(): Promise<void> {
     const relay = this.options.relay;
-    if (relay === undefined || !relay.redis.ready) return;
+    if (relay === undefined) return;
     const now = Date.now();
     const needs = this.demand.wanted(now, this.renewMs * NEED_RENEWALS);
     if (needs.size === 0) return;
     const args: (string | number)[] = [];
     for (const [symbol, until] of needs) args.push(until, symbol);
     const key = this.demandKey(relay);
-    try {
-      // GT: a replica never shortens another's need for the same symbol. The set itself goes after the
-      // longest need any replica can have, once nobody renews it.
-      await relay.redis.client.zadd(key, 'GT', ...args);
-      await relay.redis.client.pexpire(key, this.retentionMs + this.renewMs * (NEED_RENEWALS + 1));
-    } catch (error) {
-      relay.redis.noteFailure(error);
-    }
+    // GT: a replica never shortens another's need for the same symbol. The set itself goes after the
+    // longest need any replica can have, once nobody renews it.
+    await relay.degraded.attempt(
+      'stream-leases',
+      async (client) => {
+        await client.zadd(key, 'GT', ...args);
+        return client.pexpire(key, this.retentionMs + this.renewMs * (NEED_RENEWALS + 1));
+      },
+      () => 0,
+    );
   }
 
   /** Every replica's needs that have not expired; undefined when Redis cannot say. */
-  private async sharedNeeds(relay: TopicRelay, now: number): Promise<string[] | undefined> {
-    if (!relay.redis.ready) return undefined;
-    try {
-      const key = this.demandKey(relay);
-      await relay.redis.client.zremrangebyscore(key, '-inf', now);
-      return await relay.redis.client.zrangebyscore(key, now, '+inf');
-    } catch (error) {
-      relay.redis.noteFailure(error);
-      return undefined;
-    }
+  private sharedNeeds(relay: TopicRelay, now: number): Promise<string[] | undefined> {
+    const key = this.demandKey(relay);
+    return relay.degraded.attempt(
+      'stream-leases',
+      async (client) => {
+        await client.zremrangebyscore(key, '-inf', now);
+        return client.zrangebyscore(key, now, '+inf');
+      },
+      () => undefined,
+    );
   }
 
   private demandKey(relay: TopicRelay): string {

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { RedisFlightLock } from '../cache/flight-lock.js';
+import type { DegradedMode, SharedStore } from '../store/degraded-mode.js';
 import type { RedisClient, RedisConnection } from '../store/redis-connection.js';
 import { RedisScript } from '../store/redis-script.js';
 import type { LiveTopics } from './live-topics.js';
@@ -22,7 +23,7 @@ return 0
 `);
 
 export interface TopicRelayOptions {
-  redis: RedisConnection;
+  shared: SharedStore;
   topics: LiveTopics;
   logger: Logger;
   /**
@@ -55,13 +56,18 @@ export class TopicRelay {
 
   constructor(readonly options: TopicRelayOptions) {
     // Classic pub/sub: on a Cluster a message published on any node reaches subscribers on every node.
-    this.subscriber = options.redis.subscriber();
+    this.subscriber = options.shared.redis.subscriber();
     this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
-    this.lock = new RedisFlightLock(options.redis);
+    this.lock = new RedisFlightLock(options.shared);
   }
 
   get redis(): RedisConnection {
-    return this.options.redis;
+    return this.options.shared.redis;
+  }
+
+  /** The degraded-mode policy the relay's leases, channels and shared demand follow. */
+  get degraded(): DegradedMode {
+    return this.options.shared.degraded;
   }
 
   /** The hub's feed factory: the status topic describes this replica, so it is always polled here. */
@@ -101,19 +107,13 @@ export class TopicRelay {
   }
 
   /** The lease: true when this replica holds it, false when another does, undefined when Redis cannot say. */
-  async hold(name: string): Promise<boolean | undefined> {
-    if (!this.redis.ready) return undefined;
-    try {
-      const held = await HOLD.run<number>(
-        this.redis.client,
-        [this.redis.key(`lock:${name}`)],
-        [this.holderId, this.options.leaseMs ?? 3_000],
-      );
-      return held === 1;
-    } catch (error) {
-      this.redis.noteFailure(error);
-      return undefined;
-    }
+  hold(name: string): Promise<boolean | undefined> {
+    const lease = this.redis.key(`lock:${name}`);
+    return this.degraded.attempt(
+      'stream-leases',
+      async (client) => (await HOLD.run<number>(client, [lease], [this.holderId, this.options.leaseMs ?? 3_000])) === 1,
+      () => undefined,
+    );
   }
 
   release(name: string): Promise<void> {

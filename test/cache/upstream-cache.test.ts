@@ -10,7 +10,7 @@ import { ApiError, BudgetExhaustedError } from '../../src/core/errors.js';
 import { openStateDatabase } from '../../src/store/state-database.js';
 import { UpstreamHealth } from '../../src/health/upstream-health.js';
 import { tempDir } from '../helpers/config.js';
-import { connectRedis, redisPrefix } from '../store/redis-helper.js';
+import { redisPrefix, sharedStore } from '../store/redis-helper.js';
 
 const logger = pino({ level: 'silent' });
 const WINDOW = { freshMs: 60_000, staleMs: 600_000 };
@@ -177,13 +177,13 @@ test('with Redis, concurrent misses in two replicas cost one load; the loser tak
   const prefix = redisPrefix(t);
   const replicas = await Promise.all(
     [0, 1].map(async () => {
-      const redis = await connectRedis(t, prefix);
+      const shared = await sharedStore(t, prefix);
       return new UpstreamCache({
         memory: memory(),
         logger,
         health: new UpstreamHealth(),
-        l2: new RedisCacheStore(redis),
-        lock: new RedisFlightLock(redis),
+        l2: new RedisCacheStore(shared),
+        lock: new RedisFlightLock(shared),
         lockTtlMs: 5_000,
       });
     }),
@@ -203,13 +203,13 @@ test('with Redis, a failed load fails the waiting replica too instead of a secon
   const prefix = redisPrefix(t);
   const [a, b] = await Promise.all(
     [0, 1].map(async () => {
-      const redis = await connectRedis(t, prefix);
+      const shared = await sharedStore(t, prefix);
       return new UpstreamCache({
         memory: memory(),
         logger,
         health: new UpstreamHealth(),
-        l2: new RedisCacheStore(redis),
-        lock: new RedisFlightLock(redis),
+        l2: new RedisCacheStore(shared),
+        lock: new RedisFlightLock(shared),
         lockTtlMs: 5_000,
       });
     }),
@@ -230,14 +230,14 @@ test('with Redis, a failed load fails the waiting replica too instead of a secon
 
 test('with Redis unreachable the cache still answers from its own tier and loads locally', async (t) => {
   const prefix = redisPrefix(t);
-  const redis = await connectRedis(t, prefix, 'redis://127.0.0.1:1');
-  assert.equal(redis.ready, false);
+  const shared = await sharedStore(t, prefix, 'redis://127.0.0.1:1');
+  assert.equal(shared.redis.ready, false);
   const cache = new UpstreamCache({
     memory: memory(),
     logger,
     health: new UpstreamHealth(),
-    l2: new RedisCacheStore(redis),
-    lock: new RedisFlightLock(redis),
+    l2: new RedisCacheStore(shared),
+    lock: new RedisFlightLock(shared),
   });
   let calls = 0;
   const load = async () => {

@@ -83,10 +83,10 @@ describe('a Cluster of three primaries', () => {
     assert.equal(paced.filter(Boolean).length, 3, 'one pacing window for all three');
     assert.equal(pacers[0]?.mode, 'redis');
 
-    const locks = replicas.map((r) => new RedisFlightLock(r.redis));
+    const locks = replicas.map((r) => new RedisFlightLock(r));
     const attempts = await Promise.all(locks.map((l) => l.tryAcquire('live:a@1:quote:IBM', 5_000)));
     assert.deepEqual(attempts.map((a) => a.kind).sort(), ['acquired', 'held', 'held']);
-    const cache = replicas.map((r) => new RedisCacheStore(r.redis));
+    const cache = replicas.map((r) => new RedisCacheStore(r));
     const entry = { value: { price: 1 }, storedAt: Date.now(), freshUntil: Date.now() + 60_000, staleUntil: Date.now() + 60_000 };
     await cache[0]?.set('live:a@1:quote:IBM', entry);
     assert.deepEqual((await cache[2]?.get('live:a@1:quote:IBM'))?.value, { price: 1 });
@@ -105,7 +105,7 @@ describe('a Cluster of three primaries', () => {
   test('a stream relay channel carries messages between replicas on different nodes', async (t) => {
     const [a, b] = await Promise.all([0, 1].map(() => sharedStore(t, 'mdp-test:', target)));
     const relay = (store: SharedStore) =>
-      new TopicRelay({ redis: store.redis, topics: {} as LiveTopics, logger, scopeOf: () => 'sandbox:yahoo' });
+      new TopicRelay({ shared: store, topics: {} as LiveTopics, logger, scopeOf: () => 'sandbox:yahoo' });
     const [ra, rb] = [relay(a as SharedStore), relay(b as SharedStore)];
     t.after(() => Promise.all([ra.close(), rb.close()]));
     const got: unknown[] = [];

@@ -12,7 +12,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 import type { CallerLimiter } from '../app/hot-path.js';
-import type { RedisConnection } from '../../store/redis-connection.js';
+import type { SharedStore } from '../../store/degraded-mode.js';
 import { RedisScript } from '../../store/redis-script.js';
 
 const WINDOW_MS = 60_000;
@@ -58,22 +58,26 @@ export class LocalWindows {
   }
 }
 
-export function callerLimitStore(redis: RedisConnection | undefined) {
+export function callerLimitStore(shared: SharedStore | undefined) {
   return class CallerLimitStore {
     private readonly local = new LocalWindows();
 
     incr(key: string, callback: Callback, timeWindow: number): void {
-      if (redis === undefined || !redis.ready) {
+      if (shared === undefined) {
         callback(null, this.local.hit(key, timeWindow));
         return;
       }
-      HIT.run<[number, number]>(redis.client, [redis.key(`ratelimit:${key}`)], [timeWindow]).then(
-        ([current, ttl]) => callback(null, { current, ttl }),
-        (error: unknown) => {
-          redis.noteFailure(error);
-          callback(null, this.local.hit(key, timeWindow));
-        },
-      );
+      const counter = shared.redis.key(`ratelimit:${key}`);
+      void shared.degraded
+        .attempt(
+          'rate-limit',
+          async (client) => {
+            const [current, ttl] = await HIT.run<[number, number]>(client, [counter], [timeWindow]);
+            return { current, ttl };
+          },
+          () => this.local.hit(key, timeWindow),
+        )
+        .then((hit) => callback(null, hit));
     }
 
     child(): CallerLimitStore {
@@ -92,9 +96,9 @@ export function isLimited(request: FastifyRequest): boolean {
  * The per-caller limit's store, built with the app (app.ts) so that the hot path and @fastify/rate-limit count
  * the same callers in the same windows; undefined when RATE_LIMIT_PER_MINUTE is 0.
  */
-export function callerLimiter(perMinute: number, redis: RedisConnection | undefined): CallerLimiter | undefined {
+export function callerLimiter(perMinute: number, shared: SharedStore | undefined): CallerLimiter | undefined {
   if (perMinute <= 0) return undefined;
-  const store = new (callerLimitStore(redis))();
+  const store = new (callerLimitStore(shared))();
   return { max: perMinute, windowMs: WINDOW_MS, incr: (key, callback, windowMs) => store.incr(key, callback, windowMs), store };
 }
 
