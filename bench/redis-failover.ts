@@ -1,23 +1,30 @@
 // The Redis primary killed under steady load (`npx tsx bench/redis-failover.ts`): three replicas of the real
 // entry point on a primary, a replica and three Sentinels started from redis-server (random ports, a temp
 // directory); the primary gets SIGKILL after the warm-up. Every upstream is a standalone simulator in this
-// process; the shared Alpha Vantage simulator enforces the same plan as the configured budget (5/min,
-// 500/day, 1/s), and every call it receives is timestamped: the budget is checked where it matters.
+// process but Alpha Vantage, in its own (bench/provider-a-process.ts: timestamps this process's load would
+// delay); the shared Alpha Vantage simulator enforces the same plan as the configured budget (20/min by
+// default, 500/day, 1/s), and every call it receives is timestamped: the budget is checked where it matters.
+// The plan leaves room after the warm-up, so calls go out right after the failover, in windows that also
+// hold the calls sent before the kill: the new primary, which may have lost the last of them, must not
+// let the replicas spend them again.
 // Reports requests answered, 5xx other than a JSON 503, provider calls against the plan (violations: target
 // 0) and the seconds until every replica is back on the shared store. Exit code 1 on any of those failing.
 //   FAILOVER_WARM_SECONDS=20  FAILOVER_AFTER_SECONDS=20  FAILOVER_RATE=60 (req/s per replica)
+//   FAILOVER_PER_MINUTE=20 (the plan's calls per minute; 5 is the free plan, spent within the warm-up)
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 import { startSandbox } from '../src/sandbox/index.js';
 import { RedisSentinelGroup } from '../test/store/redis-topology.js';
 import { mixedRequests, ROTATING, rotator, tempStateDir } from './load.js';
-import { type Child, liveAgainstSandbox, startService } from './processes.js';
+import { type Child, liveAgainstSandbox, startChild, startService } from './processes.js';
 
 const WARM = Number(process.env.FAILOVER_WARM_SECONDS ?? 20);
 const AFTER = Number(process.env.FAILOVER_AFTER_SECONDS ?? 20);
 const RATE = Number(process.env.FAILOVER_RATE ?? 60);
-const PLAN = { callsPerMinute: 5, callsPerDay: 500, burstPerSecond: 1 };
+const PLAN = { callsPerMinute: Number(process.env.FAILOVER_PER_MINUTE ?? 20), callsPerDay: 500, burstPerSecond: 1 };
 
 interface StoreState {
   reachable: boolean;
@@ -55,10 +62,12 @@ function maxInWindow(calls: number[], windowMs: number): number {
 
 export async function redisFailover(): Promise<boolean> {
   const group = await RedisSentinelGroup.start();
-  const sandbox = await startSandbox({ alphaVantage: PLAN });
+  const sandbox = await startSandbox();
+  const provider = await startChild('bench/provider-a-process.ts', { PROVIDER_A_PLAN: JSON.stringify(PLAN) }, /LISTENING (\d+)/);
   const calls: number[] = [];
-  sandbox.alphaVantage.on('request', (event: { path: string }) => {
-    if (event.path === '/query') calls.push(Date.now());
+  createInterface({ input: provider.process.stdout as Readable }).on('line', (line) => {
+    const match = /^CALL (\d+)$/.exec(line);
+    if (match) calls.push(Number(match[1]));
   });
   const dirs = [0, 1, 2].map(() => tempStateDir('redis-failover'));
   const replicas: Child[] = [];
@@ -67,6 +76,7 @@ export async function redisFailover(): Promise<boolean> {
       replicas.push(
         await startService({
           ...liveAgainstSandbox(sandbox, dir.dir),
+          ALPHA_VANTAGE_URL: `${provider.url}/query`,
           REDIS_SENTINELS: group.sentinelAddresses,
           REDIS_SENTINEL_NAME: RedisSentinelGroup.NAME,
           REDIS_KEY_PREFIX: 'mdp-bench:',
@@ -118,7 +128,7 @@ export async function redisFailover(): Promise<boolean> {
     while (Date.now() - killedAt < AFTER * 1000) {
       const states = await Promise.all(replicas.map((r) => storeState(r).catch(() => undefined)));
       const back = states.every(
-        (s) => s !== undefined && s.reachable && !s.settling && s.failovers >= 1 && s.primary === newPrimary && s.budgetStore === 'redis',
+        (s) => s?.reachable && !s.settling && s.failovers >= 1 && s.primary === newPrimary && s.budgetStore === 'redis',
       );
       if (back) {
         backMs = Date.now() - killedAt;
@@ -137,7 +147,12 @@ export async function redisFailover(): Promise<boolean> {
     console.log(
       `provider-A calls: ${calls.length}; most in any minute ${perMinute} (plan ${PLAN.callsPerMinute}), in any second ${perSecond} (plan ${PLAN.burstPerSecond}); violations: ${violations}`,
     );
-    console.log(`  provider-A call times from the kill (s): ${calls.map((at) => ((at - killedAt) / 1000).toFixed(2)).join(', ')}`);
+    const backAt = backMs < 0 ? Number.POSITIVE_INFINITY : killedAt + backMs;
+    const before = calls.filter((at) => at < killedAt).length;
+    const during = calls.filter((at) => at >= killedAt && at < backAt).length;
+    console.log(
+      `  before the kill ${before}, from the kill until every replica settled ${during}, after ${calls.length - before - during}; call times from the kill (s): ${calls.map((at) => ((at - killedAt) / 1000).toFixed(2)).join(', ')}`,
+    );
     console.log(
       `every replica back on the shared store (new primary, settled): ${backMs < 0 ? 'NOT within the run' : `${(backMs / 1000).toFixed(1)} s`} after the kill`,
     );
@@ -147,6 +162,7 @@ export async function redisFailover(): Promise<boolean> {
   } finally {
     await Promise.all(replicas.map((r) => r.stop()));
     await sandbox.close();
+    await provider.stop();
     await group.stop();
     for (const dir of dirs) dir.remove();
   }
