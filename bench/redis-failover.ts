@@ -17,6 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 import { startSandbox } from '../src/sandbox/index.js';
+import { maxInWindow } from '../test/economy/replicas.js';
 import { RedisSentinelGroup } from '../test/store/redis-topology.js';
 import { mixedRequests, ROTATING, rotator, tempStateDir } from './load.js';
 import { type Child, liveAgainstSandbox, startChild, startService } from './processes.js';
@@ -47,17 +48,6 @@ async function storeState(replica: Child): Promise<StoreState> {
     primary: body.store.primary ?? null,
     budgetStore: body.upstreams.find((u) => u.id === 'provider-a')?.budget?.store,
   };
-}
-
-/** The largest number of calls inside any window of `windowMs` (the provider's sliding count). */
-function maxInWindow(calls: number[], windowMs: number): number {
-  let best = 0;
-  let start = 0;
-  for (let end = 0; end < calls.length; end += 1) {
-    while ((calls[end] as number) - (calls[start] as number) >= windowMs) start += 1;
-    best = Math.max(best, end - start + 1);
-  }
-  return best;
 }
 
 export async function redisFailover(): Promise<boolean> {
