@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { type Figures, measure, median, row } from './autocannon-run.js';
 import { type Child, startChild, startService } from './processes.js';
+import { onEachStore } from './redis-stores.js';
 
 const PATH = '/api/provider-a/quote?symbol=IBM';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
@@ -28,25 +29,30 @@ export async function cacheHitBench(): Promise<void> {
     ['service (default: info logs)', { LOG_LEVEL: 'info' }, 0.85],
   ];
   try {
-    for (const [name, env, target] of variants) {
-      const service = await startService({ STATE_DIR: stateDir, RATE_LIMIT_PER_MINUTE: '0', CACHE_QUOTE_FRESH_SECONDS: '3600', ...env });
-      let bare: Child | undefined;
-      try {
-        const { body, headers } = await warmUp(service.url + PATH);
-        bare = await startChild('bench/bare-server.ts', { BARE_BODY: body, BARE_HEADERS: JSON.stringify(headers) }, /LISTENING (\d+)/);
-        // JIT warm-up for both, not reported.
-        await measure(bare.url + PATH, { duration: 2 });
-        await measure(service.url + PATH, { duration: 2 });
-        const pairs: [Round, Round][] = [];
-        for (let i = 0; i < ROUNDS; i += 1) pairs.push([await round(bare), await round(service)]);
-        report(name, Buffer.byteLength(body), pairs, target);
-      } finally {
-        await bare?.stop();
-        await service.stop();
-      }
-    }
+    await onEachStore(async (store) => {
+      for (const [variant, env, target] of variants)
+        await measureVariant(`${variant}${store.name}`, { ...env, ...store.env }, target, stateDir);
+    });
   } finally {
     rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+async function measureVariant(name: string, env: Record<string, string>, target: number, stateDir: string): Promise<void> {
+  const service = await startService({ STATE_DIR: stateDir, RATE_LIMIT_PER_MINUTE: '0', CACHE_QUOTE_FRESH_SECONDS: '3600', ...env });
+  let bare: Child | undefined;
+  try {
+    const { body, headers } = await warmUp(service.url + PATH);
+    bare = await startChild('bench/bare-server.ts', { BARE_BODY: body, BARE_HEADERS: JSON.stringify(headers) }, /LISTENING (\d+)/);
+    // JIT warm-up for both, not reported.
+    await measure(bare.url + PATH, { duration: 2 });
+    await measure(service.url + PATH, { duration: 2 });
+    const pairs: [Round, Round][] = [];
+    for (let i = 0; i < ROUNDS; i += 1) pairs.push([await round(bare), await round(service)]);
+    report(name, Buffer.byteLength(body), pairs, target);
+  } finally {
+    await bare?.stop();
+    await service.stop();
   }
 }
 

@@ -15,7 +15,8 @@
 // the caller's symbol), bad data (a 200 that is not), refused (429), other errors; the source
 // (X-Data-Source); provider-A budget violations judged at the simulator from each call's arrival time.
 //
-// Runnable alone: `npx tsx bench/quota-economy.ts` (BENCH_SIM_SECONDS changes the simulated length).
+// Runnable alone: `npx tsx bench/quota-economy.ts` (BENCH_SIM_SECONDS changes the simulated length;
+// BENCH_REDIS=cluster runs the service on one Redis node and on a Cluster, bench/redis-stores.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +34,7 @@ import type { SimulatedUpstream } from '../src/sandbox/simulated-upstream.js';
 import { UNIVERSE } from '../src/sandbox/universe.js';
 import { createYahooSimulator } from '../src/sandbox/yahoo/yahoo-simulator.js';
 import { QUOTE_FIELDS } from '../src/wire/alpha-vantage/bodies.js';
+import { onEachStore, type StoreVariant } from './redis-stores.js';
 
 const SCALE = 2;
 const SIM_SECONDS = Number(process.env.BENCH_SIM_SECONDS ?? 180);
@@ -85,18 +87,21 @@ export default async function quotaEconomyBench(): Promise<void> {
   console.log(
     `\nquota economy: ${SYMBOLS.length} symbols (Zipf s=${ZIPF_S}), ${RATE_PER_SECOND} req/s for ${SIM_SECONDS} s simulated (${durationMs / 1000} s real, time ×${SCALE}); provider A ${PER_MINUTE}/minute, ${PER_DAY}/day, 1/s; quote fresh 60 s`,
   );
-  const results = [await runService('yahoo', durationMs), await runService('none', durationMs)];
+  const results: Outcome[] = [];
+  await onEachStore(async (store) => {
+    for (const fallback of ['yahoo', 'none'] as const) results.push(await runService(fallback, durationMs, store));
+  });
   // The pass-through comparison: every request a provider call (BENCH_NAIVE=1 adds it).
   if (process.env.BENCH_NAIVE === '1') results.push(await runNaive(durationMs));
   console.log(
-    `${'variant'.padEnd(26)}${'requests'.padStart(9)}${'real'.padStart(8)}${'fresh'.padStart(8)}${'stale'.padStart(8)}${'refused'.padStart(9)}${'bad'.padStart(5)}${'errors'.padStart(8)}   sources (AV/Yahoo)   age p50/p95 s   calls AV/Yahoo   AV violations at arrival / in the ledger (minute/day/spacing)`,
+    `${'variant'.padEnd(58)}${'requests'.padStart(9)}${'real'.padStart(8)}${'fresh'.padStart(8)}${'stale'.padStart(8)}${'refused'.padStart(9)}${'bad'.padStart(5)}${'errors'.padStart(8)}   sources (AV/Yahoo)   age p50/p95 s   calls AV/Yahoo   AV violations at arrival / in the ledger (minute/day/spacing)`,
   );
   for (const { name, tally, primaryCalls, yahooCalls, violations, ledger } of results) {
     const pct = (n: number) => `${((100 * n) / Math.max(1, tally.requests)).toFixed(1)}%`;
     const sources = `${pct(tally.bySource['alpha-vantage'] ?? 0)}/${pct(tally.bySource.yahoo ?? 0)}`;
     const ages = `${percentile(tally.ages, 0.5)}/${percentile(tally.ages, 0.95)}`;
     console.log(
-      `${name.padEnd(26)}${String(tally.requests).padStart(9)}${pct(tally.real).padStart(8)}${pct(tally.fresh).padStart(8)}${pct(tally.stale).padStart(8)}${pct(tally.refused).padStart(9)}${String(tally.bad).padStart(5)}${String(tally.errors).padStart(8)}   ${sources.padEnd(18)}   ${ages.padEnd(13)}   ${`${primaryCalls}/${yahooCalls}`.padEnd(14)}   ${show(violations)} / ${ledger === undefined ? '-' : show(ledger)}`,
+      `${name.padEnd(58)}${String(tally.requests).padStart(9)}${pct(tally.real).padStart(8)}${pct(tally.fresh).padStart(8)}${pct(tally.stale).padStart(8)}${pct(tally.refused).padStart(9)}${String(tally.bad).padStart(5)}${String(tally.errors).padStart(8)}   ${sources.padEnd(18)}   ${ages.padEnd(13)}   ${`${primaryCalls}/${yahooCalls}`.padEnd(14)}   ${show(violations)} / ${ledger === undefined ? '-' : show(ledger)}`,
     );
   }
   console.log(
@@ -109,7 +114,7 @@ export default async function quotaEconomyBench(): Promise<void> {
 
 const show = (v: Violations) => `${v.minute}/${v.day}/${v.spacing}`;
 
-async function runService(fallback: 'yahoo' | 'none', durationMs: number): Promise<Outcome> {
+async function runService(fallback: 'yahoo' | 'none', durationMs: number, store: StoreVariant): Promise<Outcome> {
   const av = await countingSimulator(
     createAlphaVantageSimulator({ validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey], callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 }),
     '/query',
@@ -128,6 +133,7 @@ async function runService(fallback: 'yahoo' | 'none', durationMs: number): Promi
     RATE_LIMIT_PER_MINUTE: '0',
     CACHE_QUOTE_FRESH_SECONDS: String(QUOTE_FRESH_SECONDS),
     CACHE_QUOTE_STALE_SECONDS: '86400',
+    ...store.env,
   });
   const logger = pino({ level: 'silent' });
   // The scaled windows: the provider-A spacing is the configured default (1200 ms for the provider's 1 s), scaled too.
@@ -147,7 +153,7 @@ async function runService(fallback: 'yahoo' | 'none', durationMs: number): Promi
       .all(deps.scopes.of('alphaVantage'))
       .map((row) => Number(row.at));
     return {
-      name: `service, fallback ${fallback}`,
+      name: `service, fallback ${fallback}${store.name}`,
       tally,
       primaryCalls: av.calls.length,
       yahooCalls: yahoo.calls.length,
