@@ -38,15 +38,18 @@ test('over rediss:// with a password, replicas share the cache and the budget; a
   assert.equal(upstream.calls.length, 1, 'the second replica answered from the cache shared over TLS');
 
   const client = new Redis(urlWith(PASSWORD), { tls: { ca: readFileSync(tls.caFile) } });
-  t.after(() => client.disconnect());
-  const keys = await client.keys('mdp-tls:*');
-  assert.ok(
-    keys.some((k) => k.startsWith('mdp-tls:cache:')),
-    keys.join(' '),
-  );
-  const ledger = keys.find((k) => /^mdp-tls:\{budget:live:alphaVantage@\w+\}:calls$/.test(k));
-  assert.ok(ledger !== undefined, keys.join(' '));
-  assert.equal(await client.zcard(ledger), 1, 'the provider call is in the shared ledger');
+  try {
+    const keys = await client.keys('mdp-tls:*');
+    assert.ok(
+      keys.some((k) => k.startsWith('mdp-tls:cache:')),
+      keys.join(' '),
+    );
+    const ledger = keys.find((k) => /^mdp-tls:\{budget:live:alphaVantage@\w+\}:calls$/.test(k));
+    assert.ok(ledger !== undefined, keys.join(' '));
+    assert.equal(await client.zcard(ledger), 1, 'the provider call is in the shared ledger');
+  } finally {
+    client.disconnect();
+  }
 
   const wrong = 'not-the-password-77c2';
   const refused = await startFailure({ REDIS_URL: urlWith(wrong), NODE_EXTRA_CA_CERTS: tls.caFile, STATE_DIR: tempDir(t) });
