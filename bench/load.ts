@@ -53,6 +53,31 @@ export function mixedRequests(rotate: () => string, observe?: AnswerObserver): a
   });
 }
 
+/**
+ * The same steady mixed load on every replica (6 connections, `rate` req/s each, for `seconds`), the "miss"
+ * symbols rotating across all of them; `onError` hears every request that got no answer.
+ */
+export function steadyMixedLoad(
+  urls: string[],
+  rate: number,
+  seconds: number,
+  observe: AnswerObserver,
+  onError: () => void,
+): Promise<autocannon.Result[]> {
+  const rotate = rotator(ROTATING);
+  const runs = urls.map(
+    (url) =>
+      new Promise<autocannon.Result>((resolve, reject) => {
+        const instance = autocannon(
+          { url, connections: 6, overallRate: rate, duration: seconds, timeout: 10, requests: mixedRequests(rotate, observe) },
+          (error, result) => (error ? reject(error as Error) : resolve(result)),
+        );
+        instance.on('reqError', onError);
+      }),
+  );
+  return Promise.all(runs);
+}
+
 export function rotator(symbols: string[]): () => string {
   let i = 0;
   return () => symbols[i++ % symbols.length] as string;

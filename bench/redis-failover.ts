@@ -14,12 +14,11 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import autocannon from 'autocannon';
 import { request } from 'undici';
 import { startSandbox } from '../src/sandbox/index.js';
 import { maxInWindow } from '../test/economy/replicas.js';
 import { RedisSentinelGroup } from '../test/store/redis-topology.js';
-import { mixedRequests, ROTATING, rotator, tempStateDir } from './load.js';
+import { steadyMixedLoad, tempStateDir } from './load.js';
 import { type Child, liveAgainstSandbox, startChild, startService } from './processes.js';
 
 const WARM = Number(process.env.FAILOVER_WARM_SECONDS ?? 20);
@@ -87,25 +86,14 @@ export async function redisFailover(): Promise<boolean> {
       else otherFailures += 1;
     };
     let connectionErrors = 0;
-    const rotate = rotator(ROTATING);
-    const runs = replicas.map(
-      (replica) =>
-        new Promise<autocannon.Result>((resolve, reject) => {
-          const instance = autocannon(
-            {
-              url: replica.url,
-              connections: 6,
-              overallRate: RATE,
-              duration: WARM + AFTER,
-              timeout: 10,
-              requests: mixedRequests(rotate, observe),
-            },
-            (error, result) => (error ? reject(error as Error) : resolve(result)),
-          );
-          instance.on('reqError', () => {
-            connectionErrors += 1;
-          });
-        }),
+    const runs = steadyMixedLoad(
+      replicas.map((r) => r.url),
+      RATE,
+      WARM + AFTER,
+      observe,
+      () => {
+        connectionErrors += 1;
+      },
     );
     console.log(
       `\nRedis primary killed under load: 3 replicas x ${RATE} req/s (mixed) on a Sentinel group (primary, replica, 3 Sentinels), provider-A plan and budget ${PLAN.callsPerMinute}/min ${PLAN.callsPerDay}/day 1/s; primary SIGKILLed at ${WARM} s`,
@@ -126,7 +114,7 @@ export async function redisFailover(): Promise<boolean> {
       }
       await sleep(100);
     }
-    await Promise.all(runs);
+    await runs;
     const perMinute = maxInWindow(calls, 60_000);
     const perSecond = maxInWindow(calls, 1_000);
     const violations = Math.max(0, perMinute - PLAN.callsPerMinute) + Math.max(0, perSecond - PLAN.burstPerSecond);

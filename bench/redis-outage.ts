@@ -9,12 +9,11 @@
 //   REDIS_WARM_SECONDS=50  REDIS_OUTAGE_SECONDS=30  REDIS_AFTER_SECONDS=40  REDIS_RATE=60 (req/s per replica)
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import autocannon from 'autocannon';
 import { request } from 'undici';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { deleteKeys } from '../test/store/redis-helper.js';
 import { TcpProxy } from '../test/store/tcp-proxy.js';
-import { type MixedRequest, mixedRequests, ROTATING, rotator, tempStateDir } from './load.js';
+import { type MixedRequest, steadyMixedLoad, tempStateDir } from './load.js';
 import { type Child, liveAgainstSandbox, startService } from './processes.js';
 
 const WARM = Number(process.env.REDIS_WARM_SECONDS ?? 50);
@@ -119,25 +118,14 @@ export async function redisOutage(): Promise<boolean> {
       const k = byKind[kind];
       k[status] = (k[status] ?? 0) + 1;
     };
-    const rotate = rotator(ROTATING);
-    const runs = replicas.map(
-      (replica) =>
-        new Promise<autocannon.Result>((resolve, reject) => {
-          const instance = autocannon(
-            {
-              url: replica.url,
-              connections: 6,
-              overallRate: RATE,
-              duration: WARM + OUTAGE + AFTER,
-              timeout: 10,
-              requests: mixedRequests(rotate, observe),
-            },
-            (error, result) => (error ? reject(error as Error) : resolve(result)),
-          );
-          instance.on('reqError', () => {
-            counts[phase].errors += 1;
-          });
-        }),
+    const runs = steadyMixedLoad(
+      replicas.map((r) => r.url),
+      RATE,
+      WARM + OUTAGE + AFTER,
+      observe,
+      () => {
+        counts[phase].errors += 1;
+      },
     );
 
     console.log(
@@ -157,7 +145,7 @@ export async function redisOutage(): Promise<boolean> {
       (s) => s.redisReachable && !s.fallback && s.budgetStore !== 'local-fallback',
       AFTER * 1000,
     );
-    const results = await Promise.all(runs);
+    const results = await runs;
     const total = results.reduce((n, r) => n + r.requests.total, 0);
 
     console.log(
