@@ -1,5 +1,5 @@
 // The fault matrix, shared by one test file per upstream family. Each fault runs against a fresh service
-// wired to the real simulators (deadline 300 ms, short breaker cooldowns) and must show: the documented
+// wired to the real simulators (deadline 1 s, short breaker cooldowns) and must show: the documented
 // JSON error within the deadline, another endpoint unaffected meanwhile, nothing bad cached, recovery
 // without a restart once the upstream recovers, stale data while it is down, and a circuit breaker that
 // stops hammering a dead upstream and lets a probe through later.
@@ -11,10 +11,13 @@ import type { Faults, SimulatedUpstream } from '../../../src/sandbox/simulated-u
 import { type RunningApp, startApp, type TestResponse } from '../../helpers/app.js';
 import { TcpGate } from './tcp-gate.js';
 
-export const DEADLINE_MS = 300;
-/** Generous: the deadline plus room for a shared 2-core machine; a hang would blow far past it. */
-const ANSWER_BOUND_MS = 1_500;
-const OTHER_BOUND_MS = 1_000;
+// The deadline must sit well above a healthy answer's time on a loaded 2-core machine: at 300 ms the healthy
+// requests themselves timed out (504) while the suite ran beside other work, and the matrix then proved nothing
+// about the faults. The slow upstream stays far beyond it, so the deadline is still what answers.
+export const DEADLINE_MS = 1_000;
+/** The deadline plus room for a shared 2-core machine; a hang would blow far past it. */
+const ANSWER_BOUND_MS = 2_500;
+const OTHER_BOUND_MS = 2_000;
 const RECOVERY_BOUND_MS = 5_000;
 const BREAKER = { failureThreshold: 3, cooldownMs: 150, maxCooldownMs: 300, jitter: 0 };
 
@@ -65,7 +68,7 @@ export interface Family {
 }
 
 const FAULTS: Record<Exclude<FaultName, 'connection refused'>, Partial<Faults>> = {
-  'latency beyond the deadline': { latencyMs: 1_500 },
+  'latency beyond the deadline': { latencyMs: 4_000 },
   'connection dropped before an answer': { fault: 'drop' },
   'connection reset mid-body': { fault: 'reset-mid-body' },
   'body that never ends (slow drip)': { fault: 'slow-drip' },
