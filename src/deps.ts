@@ -40,6 +40,7 @@ import { cursorKeys } from './upstreams/massive/cursor-keys.js';
 import { CursorCodec } from './upstreams/massive/dividend-cursor.js';
 import { MassiveClient } from './upstreams/massive/massive-client.js';
 import { TastytradeBroker, type TastytradeBrokerOptions } from './upstreams/tastytrade/tastytrade-broker.js';
+import { TastytradeQuoteStream, type TastytradeQuoteStreamOptions } from './upstreams/tastytrade/tastytrade-quote-stream.js';
 import { UpstreamHealth } from './health/upstream-health.js';
 import { UpstreamCallMetrics } from './plugins/app/upstream-call-metrics.js';
 import { YahooChartSource } from './upstreams/yahoo/yahoo-chart-source.js';
@@ -99,6 +100,8 @@ export interface BrokerOptions {
   /** The shared stream's REST retention and renewal period. */
   streaming?: { retentionMs?: number; renewMs?: number };
   tastytrade?: Partial<Omit<TastytradeBrokerOptions, 'url' | 'clientSecret' | 'refreshToken' | 'logger'>>;
+  /** The DXLink feed's timings (keepalives, token renewal, back-off). */
+  tastytradeStream?: Partial<Omit<TastytradeQuoteStreamOptions, 'session' | 'logger'>>;
 }
 
 export interface CreateDepsOptions {
@@ -379,16 +382,14 @@ function createBroker(config: Config, logger: Logger, options: BrokerOptions, st
   }
 }
 
-/**
- * The broker's real-time feed, where BROKER_STREAMING allows it and the broker has one: IBKR's websocket.
- * Tastytrade's DXLink feed (issue 29's other half) plugs in here; until then its quotes stay snapshots.
- */
+/** The broker's real-time feed, where BROKER_STREAMING allows it: IBKR's websocket or Tastytrade's DXLink. */
 function quoteFeed(config: Config, logger: Logger, broker: Broker, options: BrokerOptions): (() => BrokerQuoteStream) | undefined {
   if (config.broker.streaming === 'off') return undefined;
   if (broker instanceof IbkrBroker) {
     const { url, tlsVerify } = config.broker.ibkr;
     return () => new IbkrQuoteStream({ ...options.ibkrStream, url, tlsVerify, session: broker, logger });
   }
+  if (broker instanceof TastytradeBroker) return () => new TastytradeQuoteStream({ ...options.tastytradeStream, session: broker, logger });
   return undefined;
 }
 

@@ -121,7 +121,7 @@ export class IbkrMarket {
  * A number in [0, 1) for a tick of a series: the tick's bits mixed (murmur3's finaliser), so that
  * consecutive ticks differ as much as distant ones (hashing "name:<tick>" strings would not).
  */
-function tickUnit(seed: string, tick: number): number {
+export function tickUnit(seed: string, tick: number): number {
   let x = (hash(seed) ^ Math.imul(tick | 0, 0x9e3779b9) ^ Math.floor(tick / 4_294_967_296)) >>> 0;
   x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
   x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);

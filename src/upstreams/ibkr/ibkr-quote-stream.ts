@@ -13,7 +13,7 @@
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import type { StreamedQuote, BrokerQuoteStream, QuoteStreamState, QuoteStreamStatus } from '../../broker/quote-stream.js';
-import { isComplete } from '../../broker/quote-completion.js';
+import { hasQuoteValues, isComplete, sameQuoteValues } from '../../broker/quote-completion.js';
 import { ApiError } from '../../core/errors.js';
 import { inExtendedSession } from '../../core/us-market-time.js';
 import { SessionRefusedError } from './ibkr-gateway.js';
@@ -376,7 +376,7 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
     const quote = streamedQuote(symbol, state.conid, state.fields, tickAt);
     const previous = this.latestBySymbol.get(symbol);
     // A first frame without any market field (as recorded) is no quote yet.
-    if (previous === undefined ? !hasValues(quote) : sameValues(previous.quote, quote)) return;
+    if (previous === undefined ? !hasQuoteValues(quote) : sameQuoteValues(previous.quote, quote)) return;
     const update: StreamedQuote = { symbol, quote, tickAt, complete: isComplete(quote) };
     this.latestBySymbol.set(symbol, update);
     for (const listener of this.listeners) {
@@ -473,21 +473,4 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
     if (code !== undefined && socket.readyState === WebSocket.OPEN) socket.close(code);
     else socket.terminate();
   }
-}
-
-function sameValues(a: StreamedQuote['quote'], b: StreamedQuote['quote']): boolean {
-  return (
-    a.last === b.last &&
-    a.bid === b.bid &&
-    a.ask === b.ask &&
-    a.bidSize === b.bidSize &&
-    a.askSize === b.askSize &&
-    a.change === b.change &&
-    a.changePercent === b.changePercent &&
-    a.volume === b.volume
-  );
-}
-
-function hasValues(q: StreamedQuote['quote']): boolean {
-  return [q.last, q.bid, q.ask, q.bidSize, q.askSize, q.change, q.changePercent, q.volume].some((v) => v !== null);
 }

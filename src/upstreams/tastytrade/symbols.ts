@@ -39,3 +39,15 @@ export function marketDataQuery(byType: MarketDataRequest['byType']): string {
     .map(([type, list]) => `${type}=${list.map(encodeURIComponent).join(',')}`)
     .join('&');
 }
+
+/**
+ * The dxFeed streamer symbol of one of our symbols, as Tastytrade's instruments give it in `streamer-symbol`:
+ * equities and indices as for market data ("BRK/B", "SPX"), crypto on Tastytrade's own exchange code
+ * ("BTC/USD:CXTALP", as the recorded DXLink frames name it).
+ */
+export function toStreamerSymbol(symbol: string): string {
+  const { byType } = toMarketDataRequest([symbol]);
+  const crypto = byType.cryptocurrency[0];
+  if (crypto !== undefined) return `${crypto}:CXTALP`;
+  return (byType.index[0] ?? byType.equity[0]) as string;
+}
