@@ -156,6 +156,7 @@ export class SecretScan {
     const tastytrade = sandbox.tastytrade;
     tastytrade.on('request', (event: SimRequestEvent) => {
       if (event.path === '/oauth/token' && tastytrade.lastToken !== undefined) this.secrets.add(tastytrade.lastToken);
+      if (event.path === '/api-quote-tokens') for (const token of tastytrade.stream.issuedTokens()) this.secrets.add(token);
     });
   }
 

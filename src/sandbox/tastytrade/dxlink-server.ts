@@ -113,6 +113,11 @@ export class DxlinkServer {
     return token;
   }
 
+  /** Every quote token issued (tests check none leaks). */
+  issuedTokens(): string[] {
+    return [...this.tokens.keys()];
+  }
+
   /** Every token issued so far has expired (sockets authorised with one hear so at the next tick loop). */
   expireTokens(): void {
     for (const token of this.tokens.keys()) this.tokens.set(token, -Infinity);
@@ -366,9 +371,9 @@ function eventValues(
       askPrice: index ? 'NaN' : q.ask,
       bidSize: index ? 'NaN' : q.bidSize,
       askSize: index ? 'NaN' : q.askSize,
-      // Often 0, as UPSTREAMS.md warns.
-      bidTime: 0,
-      askTime: 0,
+      // Often 0, as UPSTREAMS.md warns: always for indices, one quote in four otherwise.
+      bidTime: index || q.tick % 4 === 0 ? 0 : now,
+      askTime: index || q.tick % 4 === 0 ? 0 : now,
     };
   if (type === 'Trade')
     return {

@@ -59,11 +59,16 @@ export class TastytradeMarket {
     return instrument.kind === 'index' ? session === 'regular' : session !== 'closed';
   }
 
+  /** How often an instrument ticks in the regular session, ms: quiet names every few seconds, busy ones several times a second. */
+  tickIntervalMs(instrument: TastytradeInstrument): number {
+    return Math.round(150 + unit(`tick:${instrument.ours}`) ** 2 * 3_850);
+  }
+
   /** The instrument's quote as of its last tick at or before `now`. */
   quote(instrument: TastytradeInstrument, now: number): TastytradeQuote {
     const { ours } = instrument;
     const regular = instrument.kind === 'crypto' || this.sessionAt(now) === 'regular';
-    const interval = Math.round(150 + unit(`tick:${ours}`) ** 2 * 3_850) * (regular ? 1 : 8);
+    const interval = this.tickIntervalMs(instrument) * (regular ? 1 : 8);
     const tick = Math.floor(now / interval);
     const at = tick * interval;
     const last = round(priceAt(ours, at) * (1 + (tickUnit(`noise:${ours}`, tick) - 0.5) * 0.0008), 2);

@@ -125,12 +125,24 @@ export interface SymbolFields {
 
 /** The fields asked for, by event type: what the quote needs and no more. */
 export const EVENT_FIELDS = {
-  Quote: ['eventType', 'eventSymbol', 'bidPrice', 'askPrice', 'bidSize', 'askSize'],
-  Trade: ['eventType', 'eventSymbol', 'price', 'dayVolume', 'size'],
+  Quote: ['eventType', 'eventSymbol', 'bidPrice', 'askPrice', 'bidSize', 'askSize', 'bidTime', 'askTime'],
+  Trade: ['eventType', 'eventSymbol', 'price', 'dayVolume', 'size', 'time'],
   Summary: ['eventType', 'eventSymbol', 'prevDayClosePrice', 'dayOpenPrice'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type EventType = keyof typeof EVENT_FIELDS;
+
+/**
+ * When the event happened (ms since epoch): a trade's time, the later of a quote's bid and ask times; null
+ * when it says none (UPSTREAMS.md: bidTime and askTime are often 0), and the tick is then stamped on receipt.
+ */
+export function eventTime(event: FeedEvent): number | null {
+  const v = event.values;
+  const times =
+    event.eventType === 'Quote' ? [dxNumber(v.bidTime), dxNumber(v.askTime)] : event.eventType === 'Trade' ? [dxNumber(v.time)] : [];
+  const latest = Math.max(0, ...times.map((t) => t ?? 0));
+  return latest > 0 ? latest : null;
+}
 
 /** Folds one event into a symbol's fields; true when a value changed. */
 export function mergeEvent(known: SymbolFields, event: FeedEvent): boolean {

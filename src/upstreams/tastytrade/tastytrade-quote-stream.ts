@@ -24,6 +24,7 @@ import { ApiError } from '../../core/errors.js';
 import {
   EVENT_FIELDS,
   type EventType,
+  eventTime,
   type DxlinkMessage,
   feedEvents,
   mergeEvent,
@@ -364,8 +365,9 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
       if (state === undefined) continue;
       this.lastTickAt = now;
       if (!mergeEvent(state.fields, event)) continue;
-      // bidTime and askTime are often 0 (UPSTREAMS.md): a tick is stamped when it arrives.
-      state.tickAt = now;
+      // The event's own time, unless it has none or one ahead of our clock (a tick is never from the future).
+      const at = eventTime(event);
+      state.tickAt = at !== null && at <= now ? at : now;
       for (const symbol of state.symbols) this.emit(state, symbol);
     }
   }

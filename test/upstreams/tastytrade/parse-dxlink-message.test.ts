@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  EVENT_FIELDS,
   dxNumber,
+  eventTime,
   feedEvents,
   mergeEvent,
   parseDxlinkMessage,
@@ -32,7 +32,9 @@ test('recorded handshake frames: SETUP with its timeouts, the two AUTH_STATEs, C
 test('recorded COMPACT trades: two events, the exponent volume read, "NaN" unknown', () => {
   const message = frame('dxlink-feed-data-trade-compact-nan-documented');
   assert.equal(message.kind, 'feed-data');
-  const events = feedEvents((message as { data: unknown }).data, EVENT_FIELDS);
+  // Read with the fields the recorded FEED_SETUP asked for, as the client does while no FEED_CONFIG names them.
+  const setup = JSON.parse(String(recording('tastytrade', 'dxlink-feed-config-documented').request.requestBody));
+  const events = feedEvents((message as { data: unknown }).data, setup.acceptEventFields);
   assert.deepEqual(
     events.map((e) => [e.eventSymbol, dxNumber(e.values.price), dxNumber(e.values.dayVolume), dxNumber(e.values.size)]),
     [
@@ -63,6 +65,14 @@ test('events of one symbol merge into the snapshot meaning; a NaN volume keeps t
     volume: 13_743_299,
     updatedAt: '2026-01-02T00:00:00.000Z',
   });
+});
+
+test("the event time: a trade's time, the later of a quote's bid and ask times, none when they are 0", () => {
+  const event = (eventType: string, values: Record<string, unknown>) => ({ eventType, eventSymbol: 'SPY', values });
+  assert.equal(eventTime(event('Trade', { time: 1_700_000_000_123 })), 1_700_000_000_123);
+  assert.equal(eventTime(event('Quote', { bidTime: 1_700_000_000_000, askTime: 1_700_000_000_500 })), 1_700_000_000_500);
+  assert.equal(eventTime(event('Quote', { bidTime: 0, askTime: 0 })), null);
+  assert.equal(eventTime(event('Summary', { prevDayClosePrice: 1 })), null);
 });
 
 test('FULL events and several types in one COMPACT array are read too; partial trailing values are ignored', () => {
