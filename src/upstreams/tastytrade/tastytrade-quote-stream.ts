@@ -19,7 +19,8 @@
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import type { BrokerQuoteStream, QuoteStreamState, QuoteStreamStatus, StreamedQuote } from '../../broker/quote-stream.js';
-import { hasQuoteValues, isComplete, sameQuoteValues } from '../../broker/quote-completion.js';
+import { QuoteUpdates } from '../../broker/quote-updates.js';
+import { ReconnectSchedule } from '../../broker/reconnect-schedule.js';
 import { ApiError } from '../../core/errors.js';
 import {
   EVENT_FIELDS,
@@ -83,8 +84,8 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
   /** Our symbol -> its streamer symbol. */
   private readonly wanted = new Map<string, string>();
   private readonly byStreamer = new Map<string, SymbolState>();
-  private readonly latestBySymbol = new Map<string, StreamedQuote>();
-  private readonly listeners = new Set<(update: StreamedQuote) => void>();
+  private readonly updates: QuoteUpdates;
+  private readonly reconnect: ReconnectSchedule;
   /** The fields of each event type as the server sends them (its FEED_CONFIG, else what was asked). */
   private eventFields: Record<string, readonly string[]> = { ...EVENT_FIELDS };
   private token: { value: QuoteToken; renewAt: number } | undefined;
@@ -95,8 +96,6 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
   private state: QuoteStreamState = 'off';
   private started = false;
   private closed = false;
-  private reconnects = 0;
-  private attempt = 0;
   private lastError: string | null = null;
   private lastTickAt: number | undefined;
   private lastReceivedAt = 0;
@@ -106,7 +105,6 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
   private lastSentAt = 0;
   private idleSince: number | undefined;
   private connecting: Promise<void> | undefined;
-  private reconnectTimer: NodeJS.Timeout | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
   private authTimer: NodeJS.Timeout | undefined;
   /** AUTH messages sent and FEED_SUBSCRIPTION messages sent, for tests and status. */
@@ -127,6 +125,8 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
       idleMs: 30_000,
       ...options,
     };
+    this.updates = new QuoteUpdates(options.logger);
+    this.reconnect = new ReconnectSchedule(this.options.backOffMs);
   }
 
   start(): void {
@@ -156,7 +156,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
     }
     if (this.wanted.size > 0) this.idleSince = undefined;
     if (this.phase === 'ready') this.sendSubscriptions('add', added);
-    if (this.started && this.socket === undefined && this.reconnectTimer === undefined) this.connect();
+    if (this.started && this.socket === undefined && !this.reconnect.pending) this.connect();
   }
 
   unsubscribe(symbols: readonly string[]): void {
@@ -164,7 +164,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
     for (const symbol of symbols) {
       const streamer = this.wanted.get(symbol);
       this.wanted.delete(symbol);
-      this.latestBySymbol.delete(symbol);
+      this.updates.forget(symbol);
       const state = streamer === undefined ? undefined : this.byStreamer.get(streamer);
       if (state === undefined) continue;
       state.symbols.delete(symbol);
@@ -178,12 +178,11 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
   }
 
   onQuote(listener: (update: StreamedQuote) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.updates.on(listener);
   }
 
   latest(symbol: string): StreamedQuote | undefined {
-    return this.latestBySymbol.get(symbol);
+    return this.updates.latest(symbol);
   }
 
   status(): QuoteStreamStatus {
@@ -196,7 +195,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
       state: silent ? 'disconnected' : this.state,
       subscriptions: this.phase === 'ready' ? this.byStreamer.size : 0,
       lastTickAgeMs: this.lastTickAt === undefined ? null : now - this.lastTickAt,
-      reconnects: this.reconnects,
+      reconnects: this.reconnect.reconnects,
       lastError: silent ? `nothing from DXLink for ${Math.round(silentMs / 1000)} s` : this.lastError,
     };
   }
@@ -205,18 +204,16 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
     this.closed = true;
     this.state = 'off';
     clearInterval(this.watchTimer);
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
+    this.reconnect.cancel();
     this.drop(1000);
-    this.listeners.clear();
+    this.updates.clear();
     await this.connecting?.catch(() => {});
     await this.renewing?.catch(() => {});
   }
 
   private connect(): void {
     if (this.closed || this.connecting !== undefined || this.socket !== undefined) return;
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
+    this.reconnect.cancel();
     this.state = 'connecting';
     this.connecting = this.open().finally(() => {
       this.connecting = undefined;
@@ -352,7 +349,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
     });
     this.phase = 'ready';
     this.state = 'connected';
-    this.attempt = 0;
+    this.reconnect.succeeded();
     this.lastError = null;
     this.sendSubscriptions('add', [...this.byStreamer.keys()], true);
     this.options.logger.info({ upstream: 'tastytrade', symbols: this.byStreamer.size }, 'DXLink feed connected');
@@ -373,18 +370,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
   }
 
   private emit(state: SymbolState, symbol: string): void {
-    const quote = streamedQuote(symbol, state.fields, state.tickAt);
-    const previous = this.latestBySymbol.get(symbol);
-    if (previous === undefined ? !hasQuoteValues(quote) : sameQuoteValues(previous.quote, quote)) return;
-    const update: StreamedQuote = { symbol, quote, tickAt: state.tickAt, complete: isComplete(quote) };
-    this.latestBySymbol.set(symbol, update);
-    for (const listener of this.listeners) {
-      try {
-        listener(update);
-      } catch (error) {
-        this.options.logger.error({ err: error }, 'Tastytrade stream listener failed');
-      }
-    }
+    this.updates.publish(symbol, streamedQuote(symbol, state.fields, state.tickAt), state.tickAt);
   }
 
   /** FEED_SUBSCRIPTION for every event type of `streamers`, in messages no longer than the limit. */
@@ -465,17 +451,10 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
     this.lastError = reason;
     if (this.closed) return;
     this.state = unauthenticated ? 'unauthenticated' : 'disconnected';
-    this.options.logger.warn({ upstream: 'tastytrade', reason, attempt: this.attempt }, 'DXLink feed lost; reconnecting');
-    const { first, max } = this.options.backOffMs;
-    const delay = Math.min(max, first * 2 ** this.attempt) * (0.5 + Math.random() * 0.5);
-    this.attempt += 1;
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      this.reconnects += 1;
+    this.options.logger.warn({ upstream: 'tastytrade', reason, attempt: this.reconnect.attempts }, 'DXLink feed lost; reconnecting');
+    this.reconnect.after(() => {
       if (this.wanted.size > 0) this.connect();
-    }, delay);
-    this.reconnectTimer.unref();
+    });
   }
 
   private drop(code: number | undefined): void {
