@@ -3,7 +3,7 @@
 // The same run measures why the service does not use that client (tastytrade-quote-stream.ts): after its
 // socket is closed while unauthorised it forgets the token and never connects again.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import {
   DXLinkAuthState,
   DXLinkConnectionState,
@@ -14,6 +14,18 @@ import {
 } from '@dxfeed/dxlink-api';
 import { createTastytradeSimulator } from '../../../src/sandbox/tastytrade/tastytrade-simulator.js';
 import { eventually } from '../../stream/sse-client.js';
+
+/** The simulator, dxFeed's client (not connected yet), and a quote token the simulator issued. */
+async function setup(t: TestContext) {
+  const sim = createTastytradeSimulator({ clientSecret: 's', refreshToken: 'r', sessionAt: () => 'regular' });
+  await sim.listen();
+  const client = new DXLinkWebSocketClient({ logLevel: 0 as never });
+  t.after(async () => {
+    client.close();
+    await sim.close();
+  });
+  return { sim, client, ...(await quoteToken(sim.origin)) };
+}
 
 async function quoteToken(origin: string): Promise<{ token: string; url: string }> {
   const auth = await fetch(`${origin}/oauth/token`, {
@@ -28,14 +40,7 @@ async function quoteToken(origin: string): Promise<{ token: string; url: string 
 }
 
 test("dxFeed's client reads COMPACT Quote, Trade and Summary events from the simulator, NaN included", async (t) => {
-  const sim = createTastytradeSimulator({ clientSecret: 's', refreshToken: 'r', sessionAt: () => 'regular' });
-  await sim.listen();
-  const client = new DXLinkWebSocketClient({ logLevel: 0 as never });
-  t.after(async () => {
-    client.close();
-    await sim.close();
-  });
-  const { token, url } = await quoteToken(sim.origin);
+  const { sim, client, token, url } = await setup(t);
   client.connect(url);
   client.setAuthToken(token);
   const feed = new DXLinkFeed(client, FeedContract.AUTO);
@@ -65,14 +70,7 @@ test("dxFeed's client reads COMPACT Quote, Trade and Summary events from the sim
 });
 
 test("dxFeed's client, its token refused, closes and does not connect again (the measured reason for not using it)", async (t) => {
-  const sim = createTastytradeSimulator({ clientSecret: 's', refreshToken: 'r', sessionAt: () => 'regular' });
-  await sim.listen();
-  const client = new DXLinkWebSocketClient({ logLevel: 0 as never });
-  t.after(async () => {
-    client.close();
-    await sim.close();
-  });
-  const { token, url } = await quoteToken(sim.origin);
+  const { sim, client, token, url } = await setup(t);
   sim.stream.faults.refuseAuth = true;
   client.connect(url);
   client.setAuthToken(token);
@@ -89,14 +87,7 @@ test("dxFeed's client, its token refused, closes and does not connect again (the
 });
 
 test("dxFeed's client, its first upgrade refused (DXLink's intermittent 502), does not try again", async (t) => {
-  const sim = createTastytradeSimulator({ clientSecret: 's', refreshToken: 'r', sessionAt: () => 'regular' });
-  await sim.listen();
-  const client = new DXLinkWebSocketClient({ logLevel: 0 as never });
-  t.after(async () => {
-    client.close();
-    await sim.close();
-  });
-  const { token, url } = await quoteToken(sim.origin);
+  const { sim, client, token, url } = await setup(t);
   sim.stream.faults.refuseUpgrade = true;
   const states: DXLinkConnectionState[] = [];
   client.addConnectionStateChangeListener((state) => states.push(state));
