@@ -40,7 +40,7 @@ async function quoteToken(origin: string): Promise<{ token: string; url: string 
 }
 
 test("dxFeed's client reads COMPACT Quote, Trade and Summary events from the simulator, NaN included", async (t) => {
-  const { sim, client, token, url } = await setup(t);
+  const { client, token, url } = await setup(t);
   client.connect(url);
   client.setAuthToken(token);
   const feed = new DXLinkFeed(client, FeedContract.AUTO);
