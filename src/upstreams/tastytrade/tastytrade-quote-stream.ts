@@ -107,9 +107,8 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
   private connecting: Promise<void> | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
   private authTimer: NodeJS.Timeout | undefined;
-  /** AUTH messages sent and FEED_SUBSCRIPTION messages sent, for tests and status. */
+  /** AUTH messages sent (renewals included), for tests. */
   authsSent = 0;
-  subscriptionMessages = 0;
   private readonly options: Required<Omit<TastytradeQuoteStreamOptions, 'session' | 'logger'>> & TastytradeQuoteStreamOptions;
 
   constructor(options: TastytradeQuoteStreamOptions) {
@@ -380,7 +379,6 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
     let length = head.length;
     const flush = () => {
       if (chunk.length === 0 && !reset) return;
-      this.subscriptionMessages += 1;
       this.send({ type: 'FEED_SUBSCRIPTION', channel: FEED_CHANNEL, ...(reset ? { reset: true } : {}), [action]: chunk });
       reset = false;
       chunk = [];
