@@ -149,7 +149,7 @@ export class DxlinkServer {
 
   private open(ws: WebSocket): void {
     this.accepted += 1;
-    const now = this.now();
+    const now = Date.now();
     const c: Connection = {
       ws,
       token: undefined,
@@ -170,7 +170,7 @@ export class DxlinkServer {
   }
 
   private receive(c: Connection, text: string): void {
-    c.lastReceivedAt = this.now();
+    c.lastReceivedAt = Date.now();
     let message: Record<string, unknown>;
     try {
       message = JSON.parse(text) as Record<string, unknown>;
@@ -285,11 +285,13 @@ export class DxlinkServer {
 
   /** Ticks due, keepalives due, silent clients and expired tokens. */
   private loop(): void {
+    // Tokens and the market on the simulator's clock (tests move it), silences on the real one.
     const now = this.now();
+    const real = Date.now();
     for (const c of this.connections) {
-      if (now - c.lastReceivedAt > c.clientTimeoutMs) {
+      if (real - c.lastReceivedAt > c.clientTimeoutMs) {
         this.timeouts += 1;
-        this.send(c, { type: 'ERROR', channel: 0, error: 'TIMEOUT', message: `No keepalive received for ${now - c.lastReceivedAt}ms` });
+        this.send(c, { type: 'ERROR', channel: 0, error: 'TIMEOUT', message: `No keepalive received for ${real - c.lastReceivedAt}ms` });
         c.ws.close(1000);
         continue;
       }
@@ -300,7 +302,7 @@ export class DxlinkServer {
         continue;
       }
       if (c.authorized) for (const [channel, feed] of c.channels) this.tick(c, channel, feed.subs, now);
-      if (now - c.lastSentAt >= c.serverEveryMs) this.send(c, { type: 'KEEPALIVE', channel: 0 });
+      if (real - c.lastSentAt >= c.serverEveryMs) this.send(c, { type: 'KEEPALIVE', channel: 0 });
     }
   }
 
@@ -339,7 +341,7 @@ export class DxlinkServer {
 
   private send(c: Connection, message: Record<string, unknown>): void {
     if (this.faults.silent || c.silent || c.ws.readyState !== c.ws.OPEN) return;
-    c.lastSentAt = this.now();
+    c.lastSentAt = Date.now();
     c.ws.send(wire(message));
   }
 }

@@ -47,6 +47,7 @@ export interface TastytradeStreamSession {
 export interface TastytradeQuoteStreamOptions {
   session: TastytradeStreamSession;
   logger: Logger;
+  /** The clock a quote token's 24 hours are counted on (tests move it); silences are timed on the real one. */
   now?: () => number;
   /** Asked of the server in SETUP: how long it may wait for us (s); it answers with the timeout it applies. */
   keepaliveTimeoutSec?: number;
@@ -173,7 +174,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
       }
     }
     if (this.phase === 'ready') this.sendSubscriptions('remove', removed);
-    if (this.wanted.size === 0) this.idleSince ??= this.options.now();
+    if (this.wanted.size === 0) this.idleSince ??= Date.now();
   }
 
   onQuote(listener: (update: StreamedQuote) => void): () => void {
@@ -185,7 +186,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
   }
 
   status(): QuoteStreamStatus {
-    const now = this.options.now();
+    const now = Date.now();
     // A socket whose server went quiet is dead before the timeout replaces it: said so at once.
     const silentMs = now - this.lastReceivedAt;
     const silent = this.phase === 'ready' && silentMs > this.serverSilenceMs * 0.75;
@@ -255,7 +256,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
       this.lost(socket, `DXLink refused the websocket (HTTP ${status})`, false);
     });
     socket.on('open', () => {
-      const now = this.options.now();
+      const now = Date.now();
       this.lastReceivedAt = now;
       this.authTimer = setTimeout(() => this.lost(socket, 'DXLink did not open a feed channel in time', false), this.options.authTimeoutMs);
       this.send({
@@ -268,7 +269,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
     });
     socket.on('message', (data, isBinary) => {
       if (isBinary || this.socket !== socket) return;
-      this.lastReceivedAt = this.options.now();
+      this.lastReceivedAt = Date.now();
       this.handle(parseDxlinkMessage(data.toString()), token.token);
     });
     socket.on('close', (code) => {
@@ -355,7 +356,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
   }
 
   private feedData(data: unknown): void {
-    const now = this.options.now();
+    const now = Date.now();
     for (const event of feedEvents(data, this.eventFields)) {
       const state = this.byStreamer.get(event.eventSymbol);
       if (state === undefined) continue;
@@ -396,7 +397,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
 
   /** Server silence, our keepalive, the token's renewal, an idle socket. */
   private watch(): void {
-    const now = this.options.now();
+    const now = Date.now();
     if (this.socket !== undefined && this.wanted.size === 0 && this.idleSince !== undefined && now - this.idleSince > this.options.idleMs) {
       this.drop(1000);
       this.state = 'disconnected';
@@ -408,7 +409,8 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
       return;
     }
     if (now - this.lastSentAt >= this.keepaliveEveryMs) this.send({ type: 'KEEPALIVE', channel: 0 });
-    if (this.token !== undefined && now >= this.token.renewAt && this.renewing === undefined && now - this.renewTriedAt > 60_000) {
+    const wall = this.options.now();
+    if (this.token !== undefined && wall >= this.token.renewAt && this.renewing === undefined && now - this.renewTriedAt > 60_000) {
       this.renewTriedAt = now;
       this.renewing = this.renew().finally(() => {
         this.renewing = undefined;
@@ -434,7 +436,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
 
   private send(message: Record<string, unknown>): void {
     if (this.socket?.readyState !== WebSocket.OPEN) return;
-    this.lastSentAt = this.options.now();
+    this.lastSentAt = Date.now();
     this.socket.send(JSON.stringify(message));
   }
 

@@ -117,18 +117,43 @@ test("keepalives keep the socket open past the server's timeout", async (t) => {
   assert.equal(sim.stream.accepted, 1, 'the same socket throughout');
 });
 
-test('the quote token is renewed before its end on the open socket (a second AUTH), without a reconnect', async (t) => {
-  const { sim, stream } = await setup(t, { stream: { tokenRenewMarginMs: QUOTE_TOKEN_LIFETIME_MS - 300 } });
+test('the quote token is renewed before its 24 hours on the open socket (a second AUTH), the clock moved, no reconnect', async (t) => {
+  // One wall clock for the simulator's tokens and the stream's renewal, moved by the test.
+  let offset = 0;
+  const now = () => Date.now() + offset;
+  const { sim, stream } = await setup(t, { sim: { now }, stream: { now } });
   stream.start();
   stream.subscribe(['AAPL']);
   await connected(stream);
-  await eventually(() => stream.authsSent >= 2, 'a renewal AUTH', 5_000);
-  assert.equal(sim.count('/api-quote-tokens'), 2);
-  assert.equal(sim.stream.accepted, 1);
+  assert.equal(stream.authsSent, 1);
+  offset = 22 * 3_600_000;
+  const keepalives = sim.stream.keepalivesReceived;
+  await eventually(() => sim.stream.keepalivesReceived >= keepalives + 2, 'watch rounds at 22 h', 5_000);
+  assert.equal(stream.authsSent, 1, 'not renewed 2 h before the end');
+  offset = QUOTE_TOKEN_LIFETIME_MS - 30 * 60_000;
+  await eventually(() => stream.authsSent >= 2, 'a renewal AUTH half an hour before the end', 5_000);
+  // (The OAuth access token had expired on the moved clock too: refreshed on its 401, as for any call.)
+  assert.equal(sim.stream.issuedTokens().length, 2);
+  // Past the first token's end: the socket lives on the renewed one.
+  offset = QUOTE_TOKEN_LIFETIME_MS + 60_000;
+  const ticks = stream.latest('AAPL')?.tickAt ?? 0;
+  await eventually(() => (stream.latest('AAPL')?.tickAt ?? 0) > ticks, 'ticks past the first token', 5_000);
+  assert.equal(sim.stream.accepted, 1, 'the same socket throughout');
   assert.equal(sim.stream.authRefusals, 0);
-  const before = stream.latest('AAPL')?.tickAt ?? 0;
-  await eventually(() => (stream.latest('AAPL')?.tickAt ?? 0) > before, 'ticks after the renewal', 5_000);
   assert.equal(stream.status().state, 'connected');
+});
+
+test('a token left to expire under the socket: UNAUTHORIZED, and a new connection with a new token', async (t) => {
+  let offset = 0;
+  const now = () => Date.now() + offset;
+  const { sim, stream } = await setup(t, { sim: { now }, stream: { now, tokenRenewMarginMs: 0 } });
+  stream.start();
+  stream.subscribe(['AAPL']);
+  await connected(stream);
+  offset = QUOTE_TOKEN_LIFETIME_MS + 1_000;
+  await eventually(() => sim.stream.accepted === 2 && stream.status().state === 'connected', 'a new connection', 5_000);
+  assert.equal(sim.stream.issuedTokens().length, 2, 'with a new token');
+  assert.ok(stream.status().reconnects >= 1);
 });
 
 test('faults reconnect with back-off: drop, refused upgrade, refused AUTH (a new token), expired token, silent server', async (t) => {
