@@ -130,13 +130,17 @@ async function compareQuoteToken(r: Loaded): Promise<void> {
 /**
  * The simulated DXLink socket's frames of one session, driven by the recorded requests: SETUP, AUTH (with a
  * token the simulator issued) once UNAUTHORIZED, the channel, FEED_SETUP and the subscription, until both
- * recorded symbols have traded. `silentAfterSetup`: nothing more is sent, so the server's timeout comes.
+ * recorded symbols have traded. `silentAfterSetup`: nothing more is sent, the server asked to speak every
+ * half second: its KEEPALIVE comes, then its timeout.
  */
 async function dxlinkFrames(options: { silentAfterSetup?: boolean } = {}): Promise<{ frame: Record<string, unknown>; text: string }[]> {
   const requestOf = (name: string) => String(recordings('tastytrade').find((r) => r.name === name)?.request.requestBody);
   const { data } = (await get('/api-quote-tokens')).json as { data: { token: string; 'dxlink-url': string } };
   const setup = JSON.parse(requestOf('dxlink-setup-documented')) as Record<string, unknown>;
-  if (options.silentAfterSetup) setup.keepaliveTimeout = 1;
+  if (options.silentAfterSetup) {
+    setup.keepaliveTimeout = 1;
+    setup.acceptKeepaliveTimeout = 1;
+  }
   const ws = new WebSocket(data['dxlink-url']);
   const received: { frame: Record<string, unknown>; text: string }[] = [];
   const frames: Record<string, unknown>[] = [];
@@ -177,7 +181,7 @@ async function dxlinkFrames(options: { silentAfterSetup?: boolean } = {}): Promi
 /** A recorded frame against the simulator's frame of the same type (and state, and event type). */
 async function compareDxlinkFrame(r: Loaded): Promise<void> {
   const recorded = r.json as Record<string, unknown>;
-  const received = await dxlinkFrames({ silentAfterSetup: recorded.type === 'ERROR' });
+  const received = await dxlinkFrames({ silentAfterSetup: recorded.type === 'ERROR' || recorded.type === 'KEEPALIVE' });
   const eventType = (frame: Record<string, unknown>) => (Array.isArray(frame.data) ? frame.data[0] : undefined);
   const same = received.filter(
     ({ frame }) =>

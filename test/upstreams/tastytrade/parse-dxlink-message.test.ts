@@ -22,6 +22,7 @@ test('recorded handshake frames: SETUP with its timeouts, the two AUTH_STATEs, C
   assert.deepEqual(frame('dxlink-auth-state-authorized-documented'), { kind: 'auth-state', authorized: true });
   assert.deepEqual(frame('dxlink-channel-opened-documented'), { kind: 'channel-opened', channel: 3 });
   assert.deepEqual(frame('dxlink-feed-config-documented'), { kind: 'feed-config', channel: 3, eventFields: undefined });
+  assert.deepEqual(frame('dxlink-keepalive-library'), { kind: 'keepalive' });
   assert.deepEqual(frame('dxlink-error-timeout-library'), {
     kind: 'error',
     error: 'TIMEOUT',
