@@ -10,7 +10,7 @@ import { REDIS_URL, redisPrefix } from '../store/redis-helper.js';
 
 export interface ReplicaCluster {
   replicas: Replica[];
-  /** The pid of the replica holding the lease `name`, a glob (the lease value starts with it). */
+  /** The pid of the replica holding the lease `name` (the lease value starts with it; `replicaCluster`'s may be a glob). */
   holderPid(name: string): Promise<number>;
 }
 
@@ -40,6 +40,19 @@ export async function ibkrCluster(
   const ibkr = await createIbkrSimulator(options.sim);
   await ibkr.listen();
   t.after(() => ibkr.close());
-  const cluster = await replicaCluster(t, count, { BROKER: 'ibkr', IBKR_GATEWAY_URL: ibkr.baseUrl, BROKER_STREAMING: options.streaming });
-  return { ibkr, ...cluster };
+  const prefix = redisPrefix(t);
+  const env = {
+    REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+    STATE_DIR: tempDir(t),
+    BROKER: 'ibkr',
+    IBKR_GATEWAY_URL: ibkr.baseUrl,
+    OVERVIEW_SOURCE: 'none',
+    STREAM_MAX_PER_CLIENT: '0',
+    BROKER_STREAMING: options.streaming,
+  };
+  const replicas = await Promise.all(Array.from({ length: count }, () => startReplica(t, env)));
+  const redis = new Redis(REDIS_URL);
+  t.after(() => redis.disconnect());
+  return { ibkr, replicas, holderPid: async (name) => Number((await redis.get(`${prefix}lock:${name}`))?.split(':')[0]) };
 }
