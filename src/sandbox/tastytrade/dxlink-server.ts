@@ -369,11 +369,13 @@ function eventValues(
   if (type === 'Quote')
     return {
       ...common,
-      bidPrice: index ? 'NaN' : q.bid,
-      askPrice: index ? 'NaN' : q.ask,
+      // An index quotes prices without sizes, and its times are 0: SPX as an SDK printed a live Quote
+      // (tastyware/tastytrade#119: bidPrice 4835.73, bidSize NaN, bidTime 0).
+      bidPrice: q.bid,
+      askPrice: q.ask,
       bidSize: index ? 'NaN' : q.bidSize,
       askSize: index ? 'NaN' : q.askSize,
-      // Often 0, as UPSTREAMS.md warns: always for indices, one quote in four otherwise.
+      // Often 0 (tastyware/tastytrade#195: "always 0" for a stock): always for indices, one quote in four otherwise.
       bidTime: index || q.tick % 4 === 0 ? 0 : now,
       askTime: index || q.tick % 4 === 0 ? 0 : now,
     };
