@@ -13,16 +13,9 @@ import { closingAnswer } from './plugins/app/closing-answer.js';
 import { errorHandling } from './plugins/app/error-handler.js';
 import { HotPath, requestId } from './plugins/app/hot-path.js';
 import { metricsPlugin, ServiceMetrics } from './plugins/app/metrics.js';
-import {
-  clientErrorHandler,
-  edgeHeaders,
-  frameworkErrorHandler,
-  hardenServer,
-  preflightCheck,
-  requestHygiene,
-  securityHeaders,
-  timeoutOptions,
-} from './plugins/app/request-hygiene.js';
+import { edgeHeaders, securityHeaders } from './plugins/app/edge-headers.js';
+import { preflightCheck, requestHygiene } from './plugins/app/request-hygiene.js';
+import { clientErrorHandler, frameworkErrorHandler, hardenServer, timeoutOptions } from './plugins/app/server-limits.js';
 import { strictIntegers } from './plugins/app/strict-integers.js';
 import { corsPlugin } from './plugins/external/cors.js';
 import { openApi } from './plugins/external/openapi.js';
