@@ -7,17 +7,13 @@ import type {} from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 import type { AppDeps } from '../../deps.js';
+import type { OutcomeCounts } from '../../services/system-status.js';
 import { areaOfRoute } from '../../core/upstream-ids.js';
 import { FastHistogram, type HistogramSeries } from './fast-histogram.js';
 import { authorised, MetricsListener, notFound } from './metrics-access.js';
 import { registerStateMetrics } from './state-metrics.js';
 
-export type CacheOutcome = 'HIT' | 'MISS' | 'STALE';
-export interface OutcomeCounts {
-  HIT: number;
-  MISS: number;
-  STALE: number;
-}
+type CacheOutcome = keyof OutcomeCounts;
 
 interface RouteChildren {
   duration: HistogramSeries;

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
-import { createDeps } from '../../../src/deps.js';
-import { ApiError } from '../../../src/core/errors.js';
-import { SANDBOX_CREDENTIALS } from '../../../src/sandbox/index.js';
-import { buildSystemStatus, readStoreStatus } from '../../../src/routes/system/system-status.js';
-import { buildApp } from '../../../src/app.js';
-import { startApp } from '../../helpers/app.js';
-import { testConfig } from '../../helpers/config.js';
+import { createDeps } from '../../src/deps.js';
+import { ApiError } from '../../src/core/errors.js';
+import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index.js';
+import { buildSystemStatus, readStoreStatus } from '../../src/services/system-status.js';
+import { buildApp } from '../../src/app.js';
+import { startApp } from '../helpers/app.js';
+import { testConfig } from '../helpers/config.js';
 
 const KNOWN = ['provider-a', 'provider-b', 'overview', 'broker'];
 
