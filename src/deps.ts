@@ -29,6 +29,10 @@ import { SeriesQuotes } from './services/series-quotes.js';
 import { QuoteService } from './services/quote-service.js';
 import { TechnicalService } from './services/technical-service.js';
 import { MarketOverview } from './services/market-overview.js';
+import { SearchService } from './services/search-service.js';
+import { SeriesService } from './services/series-service.js';
+import { DividendService } from './services/dividend-service.js';
+import { BrokerService } from './services/broker-service.js';
 import { StateStore } from './store/state-store.js';
 import { StateScopes } from './store/upstream-identity.js';
 import { ALPHA_VANTAGE, IBKR, MASSIVE, UPSTREAMS, type UpstreamId, YAHOO } from './core/upstream-ids.js';
@@ -70,6 +74,12 @@ export interface AppDeps {
   quotes: QuoteService;
   /** Technical indicators from provider A or computed from the stored bars, as TECHNICAL_SOURCE says. */
   technical: TechnicalService;
+  /** Provider A's SYMBOL_SEARCH. */
+  search: SearchService;
+  /** Provider A's TIME_SERIES_* functions. */
+  series: SeriesService;
+  /** Provider B's dividends, a page at a time. */
+  dividends: DividendService;
   /** The stored Yahoo bar series quotes and computed indicators read; undefined when QUOTE_FALLBACK is `none`. */
   bars: BarStore | undefined;
   /** Provider B (Massive); throws PROVIDER_NOT_CONFIGURED without a key. */
@@ -79,6 +89,8 @@ export interface AppDeps {
   /** Undefined when OVERVIEW_SOURCE is `none`. */
   overview: MarketOverview | undefined;
   broker: Broker;
+  /** The broker's health, accounts, positions and quotes. */
+  brokerData: BrokerService;
   /** Who may read broker data (BROKER_ALLOW_FROM, BROKER_TOKEN, BROKER_CORS_ORIGINS). */
   brokerAccess: BrokerAccess;
   /** One-time tickets that admit a browser's EventSource to broker stream topics. */
@@ -192,6 +204,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     context: scopes.of(MASSIVE),
     ttlMs: windows.DIVIDENDS.freshMs + windows.DIVIDENDS.staleMs + CURSOR_FOLLOW_MS,
   });
+  const massive = configured(massiveClient, 'provider B is not configured: set MASSIVE_API_KEY');
 
   const overview =
     config.overview.source === 'yahoo' && yahoo !== undefined
@@ -257,10 +270,26 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     quotes,
     technical,
     bars,
-    massive: configured(massiveClient, 'provider B is not configured: set MASSIVE_API_KEY'),
+    search: new SearchService({ cache, window: windows.SEARCH, scope: scopes.of(ALPHA_VANTAGE), alphaVantage }),
+    series: new SeriesService({
+      cache,
+      windows: { daily: windows.SERIES_DAILY, intraday: windows.SERIES_INTRADAY },
+      scope: scopes.of(ALPHA_VANTAGE),
+      alphaVantage,
+    }),
+    dividends: new DividendService({ cache, window: windows.DIVIDENDS, scope: scopes.of(MASSIVE), massive, cursors }),
+    massive,
     cursors,
     overview,
     broker,
+    brokerData: new BrokerService({
+      cache,
+      broker,
+      scope: scopes.of(broker.kind),
+      windows: { accounts: windows.BROKER_ACCOUNTS, positions: windows.BROKER_POSITIONS, quotes: windows.BROKER_QUOTES },
+      feed: brokerQuotes,
+      health,
+    }),
     brokerAccess: new BrokerAccess(config.broker.access, config.trustProxy),
     streamTickets: new StreamTickets(store.redis),
     liveTopics,

@@ -1,7 +1,18 @@
 // Schemas shared by several routes: one source for validation, serialisation and the OpenAPI document.
-import { type SchemaOptions, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
+import { type SchemaOptions, type Static, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
+import type { FastifyTypeProvider } from 'fastify';
 import { ERROR_CODES } from '../core/errors.js';
 import { SYMBOL_PATTERN } from '../core/symbol-list.js';
+
+/**
+ * Types a route's request and reply from its TypeBox schemas (`app.withTypeProvider<TypeBoxTypeProvider>()`).
+ * @fastify/type-provider-typebox reads the schemas of typebox 1, whose types differ from this TypeBox's
+ * (an enum, Type.Unsafe, reads as unknown there): this is its one-line equivalent for the TypeBox in use.
+ */
+export interface TypeBoxTypeProvider extends FastifyTypeProvider {
+  validator: this['schema'] extends TSchema ? Static<this['schema']> : unknown;
+  serializer: this['schema'] extends TSchema ? Static<this['schema']> : unknown;
+}
 
 /**
  * Marks an enum the route matches in any letter case (it normalises the value before validation): generated
@@ -9,6 +20,14 @@ import { SYMBOL_PATTERN } from '../core/symbol-list.js';
  */
 export const CASE_INSENSITIVE = 'x-case-insensitive';
 export const ANY_CASE = 'Matched in any letter case (e.g. `rsi`, `Daily`); the values listed are the canonical spelling.';
+
+/** A preValidation step for CASE_INSENSITIVE parameters: each one given is put in its canonical case. */
+export function canonicalCase(query: Record<string, unknown>, cases: Record<string, 'upper' | 'lower'>): void {
+  for (const [name, letterCase] of Object.entries(cases)) {
+    const value = query[name];
+    if (typeof value === 'string') query[name] = letterCase === 'upper' ? value.toUpperCase() : value.toLowerCase();
+  }
+}
 
 /** A string enum as plain JSON Schema `enum`: clear validation errors and a clean OpenAPI document. */
 export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {

@@ -2,7 +2,7 @@
 // Each event's data is exactly the body the matching GET route answers; one poller per topic serves
 // every viewer (see src/stream/). Bad topics and limits answer the usual JSON error before the stream.
 import { type Static, Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from './schemas.js';
 import type { FastifyContextConfig, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { MAX_SYMBOLS } from '../core/symbol-list.js';
 import { routePlugin } from './route-plugin.js';

@@ -17,6 +17,7 @@ import { YAHOO } from '../core/upstream-ids.js';
 import { INTRADAY_SIZES, SERIES_SPANS, type SeriesSize } from '../upstreams/yahoo/chart-spans.js';
 import { type ChartSeries, mergeSeries, readChartSeries, trimSeries } from '../upstreams/yahoo/chart-series.js';
 import type { YahooChartSource } from '../upstreams/yahoo/yahoo-chart-source.js';
+import { yahooKeys } from './cache-keys.js';
 
 /** A series: its Yahoo symbol and bar size. */
 export interface SeriesRef {
@@ -47,7 +48,7 @@ export class BarStore {
   constructor(private readonly options: BarStoreOptions) {}
 
   key({ symbol, size }: SeriesRef): string {
-    return `${this.options.scope}:bars:${size}:${symbol}`;
+    return yahooKeys.bars(this.options.scope, symbol, size);
   }
 
   /**

@@ -19,12 +19,15 @@ import type { AlphaVantageGetter } from '../upstreams/alpha-vantage/alpha-vantag
 import type { GlobalQuoteBody } from '../wire/alpha-vantage/bodies.js';
 import { ALPHA_VANTAGE } from '../core/upstream-ids.js';
 import { BudgetPlanner } from './budget-planner.js';
+import { alphaVantageKeys } from './cache-keys.js';
 import { type DataSource, FALLBACK, PRIMARY, type SourceTally } from './data-source.js';
 import type { SeriesQuotes } from './series-quotes.js';
 
 export interface SourcedResult<T> {
   result: CacheResult<T>;
   source: DataSource;
+  /** Told each time the hot path answers this result by itself, in place of a call to the service. */
+  onHotAnswer?: (entry: CacheEntry) => void;
 }
 
 export interface QuoteServiceOptions {
@@ -68,8 +71,12 @@ export class QuoteService {
     this.planner = new BudgetPlanner(options.limits, options.window.freshMs);
   }
 
-  /** The quote for `symbol` (upper case), and where it came from. */
+  /** The quote for `symbol` (upper case), and where it came from; the hot path's answers count as demand for it. */
   async get(symbol: string, options: { revalidate?: boolean } = {}): Promise<SourcedResult<GlobalQuoteBody>> {
+    return { ...(await this.read(symbol, options)), onHotAnswer: (entry) => this.servedHot(symbol, entry) };
+  }
+
+  private async read(symbol: string, options: { revalidate?: boolean }): Promise<SourcedResult<GlobalQuoteBody>> {
     this.planner.note(symbol);
     const primary = this.primary(symbol);
     const cached = await primary.peek();
@@ -105,7 +112,7 @@ export class QuoteService {
   }
 
   /** Called when the hot path answers a fresh provider-A value by itself: demand, and the early refresh. */
-  servedHot(symbol: string, entry: CacheEntry): void {
+  private servedHot(symbol: string, entry: CacheEntry): void {
     this.planner.note(symbol);
     this.refreshed(symbol, entry as CacheEntry<GlobalQuoteBody>);
     this.options.tally.count('quote', PRIMARY);
@@ -154,7 +161,7 @@ export class QuoteService {
   }
 
   private primaryKey(symbol: string): string {
-    return `${this.options.scope}:quote:${symbol}`;
+    return alphaVantageKeys.quote(this.options.scope, symbol);
   }
 
   private primary(symbol: string): Source {

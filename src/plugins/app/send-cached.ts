@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
+import { PRIMARY } from '../../services/data-source.js';
 
 interface Rendered {
   body: string;
@@ -54,6 +55,20 @@ export function sendCached(
   if (status !== 'STALE' && options.hot !== false && visibility === 'public')
     request.server.hotPath.remember(request, reply, entry, body, etag, options.onHotAnswer);
   return reply.send(body);
+}
+
+/**
+ * Sends a result a service read from one of several sources, saying which (X-Data-Source). The hot path
+ * replays provider-A answers only: a fallback answer must give way to provider A's next one.
+ */
+export function sendSourced(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { result, source, onHotAnswer }: { result: CacheResult<unknown>; source: string; onHotAnswer?: (entry: CacheEntry) => void },
+  options: SendOptions = {},
+): FastifyReply {
+  reply.header('x-data-source', source);
+  return sendCached(request, reply, result, source === PRIMARY ? { onHotAnswer, ...options } : { ...options, hot: false });
 }
 
 /**

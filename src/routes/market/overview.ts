@@ -1,7 +1,7 @@
 // GET /api/market/overview -> { "^GSPC": { price, change, changePercent, name, category, currency, asOf }, ... }
 // Instruments that could not be served are left out and named in `X-Partial` (comma list).
 import { Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '../schemas.js';
 import type { FastifyInstance } from 'fastify';
 import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
 import { ApiError } from '../../core/errors.js';

@@ -1,10 +1,10 @@
 // The health check is live but cheap: one check per window (~1.5 s) whatever the traffic, concurrent
 // callers sharing the one in flight. Each check is recorded in UpstreamHealth for /api/system/status, an
 // answer the check could not read as drift too (the check never throws, so no track() sees it).
-import type { Broker, BrokerHealth } from '../../broker/broker.js';
-import { type CacheEntry, makeEntry } from '../../cache/cache-store.js';
-import { ApiError } from '../../core/errors.js';
-import type { UpstreamHealth } from '../../health/upstream-health.js';
+import type { Broker, BrokerHealth } from '../broker/broker.js';
+import { type CacheEntry, makeEntry } from '../cache/cache-store.js';
+import { ApiError } from '../core/errors.js';
+import type { UpstreamHealth } from '../health/upstream-health.js';
 
 export const HEALTH_WINDOW = { freshMs: 1_500, staleMs: 0 };
 
