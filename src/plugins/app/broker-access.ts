@@ -8,6 +8,7 @@ import fp from 'fastify-plugin';
 import type { BrokerAccess, CallerFacts } from '../../broker/broker-access.js';
 import type { StreamTickets } from '../../broker/stream-tickets.js';
 import { ApiError } from '../../core/errors.js';
+import { rawQueryParam } from './raw-query.js';
 
 /** A route's broker data: always, or only for some requests (the stream, when it asks for broker topics). */
 export type BrokerDataScope = true | ((request: FastifyRequest) => boolean);
@@ -32,7 +33,7 @@ function inScope(request: FastifyRequest): boolean {
 
 /** A one-time stream ticket in the query (EventSource cannot send a header). */
 function ticketOf(request: FastifyRequest): string | undefined {
-  const ticket = (request.query as Record<string, unknown> | undefined)?.ticket;
+  const ticket = rawQueryParam(request, 'ticket');
   return typeof ticket === 'string' ? ticket : undefined;
 }
 
