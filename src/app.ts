@@ -84,9 +84,9 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
 
   app.decorate('deps', deps);
   // The broker's keep-alive and its real-time quote stream run while the app does (deps.close stops them).
-  deps.broker.start();
+  if (deps.broker.configured) deps.broker.client.start();
   deps.brokerQuotes?.start();
-  logger.info({ broker: deps.broker.kind, mode: config.mode }, 'broker endpoints ready');
+  logger.info({ broker: config.broker.kind, mode: config.mode }, 'broker endpoints ready');
   app.decorate('hotPath', hotPath);
   // Filled by the route plugins: what each stream topic is read from.
   app.decorate('liveTopics', deps.liveTopics);

@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import type { Broker } from './broker/broker.js';
 import { BrokerAccess } from './broker/broker-access.js';
 import { StreamTickets } from './broker/stream-tickets.js';
-import { NotConfiguredBroker } from './broker/not-configured-broker.js';
 import { type Pacer, RequestPacer } from './broker/request-pacer.js';
 import { SharedRequestPacer } from './broker/shared-request-pacer.js';
 import { type BudgetLimits, MAX_PACING_WAIT_MS } from './budget/budget-guard.js';
@@ -21,7 +20,7 @@ import { RedisCacheStore } from './cache/redis-cache-store.js';
 import { SqliteCacheStore } from './cache/sqlite-cache-store.js';
 import { UpstreamCache } from './cache/upstream-cache.js';
 import type { Config } from './core/config.js';
-import { ApiError } from './core/errors.js';
+import { type Configured, configured, notConfigured, optional } from './core/configured.js';
 import { BarStore } from './services/bar-store.js';
 import { ComputedTechnical } from './services/computed-technical.js';
 import { SourceTally } from './services/data-source.js';
@@ -36,7 +35,7 @@ import { BrokerService } from './services/broker-service.js';
 import { StateStore } from './store/state-store.js';
 import { StateScopes } from './store/upstream-identity.js';
 import { ALPHA_VANTAGE, IBKR, MASSIVE, UPSTREAMS, type UpstreamId, YAHOO } from './core/upstream-ids.js';
-import { AlphaVantageClient, type AlphaVantageGetter } from './upstreams/alpha-vantage/alpha-vantage-client.js';
+import { AlphaVantageClient } from './upstreams/alpha-vantage/alpha-vantage-client.js';
 import { HttpClient } from './upstreams/http-client.js';
 import { IbkrBroker, type IbkrBrokerOptions } from './upstreams/ibkr/ibkr-broker.js';
 import { ibkrPacerOptions } from './upstreams/ibkr/ibkr-gateway.js';
@@ -68,8 +67,8 @@ export interface AppDeps {
   scopes: StateScopes;
   /** Answers per endpoint and data source (X-Data-Source), for status and metrics. */
   sources: SourceTally;
-  /** Provider A (Alpha Vantage); throws PROVIDER_NOT_CONFIGURED without a key. */
-  alphaVantage: AlphaVantageGetter;
+  /** Provider A (Alpha Vantage); not configured without a key (live mode). */
+  alphaVantage: Configured<AlphaVantageClient>;
   /** Quotes from provider A, with Yahoo's quote from the stored daily bars as the fallback (QUOTE_FALLBACK). */
   quotes: QuoteService;
   /** Technical indicators from provider A or computed from the stored bars, as TECHNICAL_SOURCE says. */
@@ -82,13 +81,14 @@ export interface AppDeps {
   dividends: DividendService;
   /** The stored Yahoo bar series quotes and computed indicators read; undefined when QUOTE_FALLBACK is `none`. */
   bars: BarStore | undefined;
-  /** Provider B (Massive); throws PROVIDER_NOT_CONFIGURED without a key. */
-  massive: () => MassiveClient;
+  /** Provider B (Massive); not configured without a key (live mode). */
+  massive: Configured<MassiveClient>;
   /** Signs and reads the dividends paging cursors. */
   cursors: CursorCodec;
-  /** Undefined when OVERVIEW_SOURCE is `none`. */
-  overview: MarketOverview | undefined;
-  broker: Broker;
+  /** Not configured when OVERVIEW_SOURCE is `none`. */
+  overview: Configured<MarketOverview>;
+  /** The broker BROKER names; not configured with BROKER=none or Tastytrade without credentials. */
+  broker: Configured<Broker>;
   /** The broker's health, accounts, positions and quotes. */
   brokerData: BrokerService;
   /** Who may read broker data (BROKER_ALLOW_FROM, BROKER_TOKEN, BROKER_CORS_ORIGINS). */
@@ -154,11 +154,12 @@ export async function createDeps(config: Config, logger: Logger, options: Create
 
   const av = config.alphaVantage;
   const avBudget = limits(ALPHA_VANTAGE, { perMinute: av.callsPerMinute, perDay: av.callsPerDay, minIntervalMs: av.minIntervalMs });
-  const avClient =
+  const alphaVantage = optional(
     av.apiKey === undefined
       ? undefined
-      : new AlphaVantageClient({ url: av.url, apiKey: av.apiKey, http: http(ALPHA_VANTAGE), budget: avBudget });
-  const alphaVantage = configured(avClient, 'provider A is not configured: set ALPHA_VANTAGE_API_KEY');
+      : new AlphaVantageClient({ url: av.url, apiKey: av.apiKey, http: http(ALPHA_VANTAGE), budget: avBudget }),
+    'provider A is not configured: set ALPHA_VANTAGE_API_KEY',
+  );
 
   // One Yahoo client and pool for the overview and both fallbacks, under one budget.
   const yahooUsed = config.overview.source === 'yahoo' || config.yahoo.quoteFallback === 'yahoo';
@@ -196,29 +197,32 @@ export async function createDeps(config: Config, logger: Logger, options: Create
 
   const mv = config.massive;
   const massiveBudget = limits(MASSIVE, { perMinute: mv.callsPerMinute, perDay: 0, minIntervalMs: 0 });
-  const massiveClient =
-    mv.apiKey === undefined ? undefined : new MassiveClient({ url: mv.url, apiKey: mv.apiKey, http: http(MASSIVE), budget: massiveBudget });
+  const massive = optional(
+    mv.apiKey === undefined ? undefined : new MassiveClient({ url: mv.url, apiKey: mv.apiKey, http: http(MASSIVE), budget: massiveBudget }),
+    'provider B is not configured: set MASSIVE_API_KEY',
+  );
   const cursors = new CursorCodec({
     keys: await cursorKeys(config.cursorSecret, store.redis, logger),
     // Bound to the mode and Massive identity (URL and key): a cursor of another one is foreign here.
     context: scopes.of(MASSIVE),
     ttlMs: windows.DIVIDENDS.freshMs + windows.DIVIDENDS.staleMs + CURSOR_FOLLOW_MS,
   });
-  const massive = configured(massiveClient, 'provider B is not configured: set MASSIVE_API_KEY');
 
-  const overview =
+  const overview: Configured<MarketOverview> =
     config.overview.source === 'yahoo' && yahoo !== undefined
-      ? new MarketOverview({
-          source: yahoo,
-          scope: scopes.of(YAHOO),
-          symbols: config.overview.symbols,
-          concurrency: config.overview.concurrency,
-          window: windows.OVERVIEW,
-          cache,
-          health,
-          logger,
-        })
-      : undefined;
+      ? configured(
+          new MarketOverview({
+            source: yahoo,
+            scope: scopes.of(YAHOO),
+            symbols: config.overview.symbols,
+            concurrency: config.overview.concurrency,
+            window: windows.OVERVIEW,
+            cache,
+            health,
+            logger,
+          }),
+        )
+      : notConfigured('the market overview is switched off (OVERVIEW_SOURCE=none)');
 
   const broker = createBroker(config, logger, options.broker ?? {}, store, scopes);
   const liveTopics = new LiveTopics();
@@ -242,10 +246,10 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     feed === undefined
       ? undefined
       : new SharedQuoteStream({
-          broker: broker.kind,
+          broker: config.broker.kind,
           create: feed,
           relay,
-          scope: scopes.of(broker.kind),
+          scope: scopes.of(config.broker.kind),
           logger,
           ...options.broker?.streaming,
         });
@@ -254,7 +258,9 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     await brokerQuotes?.close();
     await relay?.close();
   });
-  closers.push(() => broker.close());
+  closers.push(async () => {
+    if (broker.configured) await broker.client.close();
+  });
 
   return {
     config,
@@ -285,7 +291,8 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     brokerData: new BrokerService({
       cache,
       broker,
-      scope: scopes.of(broker.kind),
+      kind: config.broker.kind,
+      scope: scopes.of(config.broker.kind),
       windows: { accounts: windows.BROKER_ACCOUNTS, positions: windows.BROKER_POSITIONS, quotes: windows.BROKER_QUOTES },
       feed: brokerQuotes,
       health,
@@ -321,14 +328,6 @@ function seriesWindows(windows: Config['cache']['windows']): { daily: CacheWindo
       freshMs: TECHNICAL_INTRADAY.freshMs,
       staleMs: Math.max(span(TECHNICAL_INTRADAY), KEEP_INTRADAY_SERIES_MS) - TECHNICAL_INTRADAY.freshMs,
     },
-  };
-}
-
-/** A getter that answers PROVIDER_NOT_CONFIGURED while the client is absent, so routes stay registered. */
-function configured<T>(client: T | undefined, reason: string): () => T {
-  return () => {
-    if (client === undefined) throw new ApiError('PROVIDER_NOT_CONFIGURED', reason);
-    return client;
   };
 }
 
@@ -379,31 +378,32 @@ function budgetFactory(store: StateStore, scopes: StateScopes): BudgetFactory {
 }
 
 /** The broker BROKER names; its keep-alive starts with the app (app.ts) and stops with close(). */
-function createBroker(config: Config, logger: Logger, options: BrokerOptions, store: StateStore, scopes: StateScopes): Broker {
+function createBroker(config: Config, logger: Logger, options: BrokerOptions, store: StateStore, scopes: StateScopes): Configured<Broker> {
   const { broker, upstreamTimeoutMs } = config;
   switch (broker.kind) {
     case 'none':
-      return new NotConfiguredBroker('none', 'No broker is configured (BROKER=none): set BROKER to ibkr or tastytrade.');
+      return notConfigured('No broker is configured (BROKER=none): set BROKER to ibkr or tastytrade.');
     case 'ibkr': {
       const gateway = { pacer: ibkrPacer(config, store, scopes), ...options.ibkr?.gateway };
-      return new IbkrBroker({
-        timeoutMs: upstreamTimeoutMs,
-        ...options.ibkr,
-        gateway,
-        url: broker.ibkr.url,
-        tlsVerify: broker.ibkr.tlsVerify,
-        logger,
-      });
+      return configured<Broker>(
+        new IbkrBroker({
+          timeoutMs: upstreamTimeoutMs,
+          ...options.ibkr,
+          gateway,
+          url: broker.ibkr.url,
+          tlsVerify: broker.ibkr.tlsVerify,
+          logger,
+        }),
+      );
     }
     case 'tastytrade': {
       const { url, clientSecret, refreshToken } = broker.tastytrade;
       if (clientSecret === undefined || refreshToken === undefined) {
-        return new NotConfiguredBroker(
-          'tastytrade',
-          'Tastytrade is not configured: set TASTYTRADE_CLIENT_SECRET and TASTYTRADE_REFRESH_TOKEN.',
-        );
+        return notConfigured('Tastytrade is not configured: set TASTYTRADE_CLIENT_SECRET and TASTYTRADE_REFRESH_TOKEN.');
       }
-      return new TastytradeBroker({ timeoutMs: upstreamTimeoutMs, ...options.tastytrade, url, clientSecret, refreshToken, logger });
+      return configured<Broker>(
+        new TastytradeBroker({ timeoutMs: upstreamTimeoutMs, ...options.tastytrade, url, clientSecret, refreshToken, logger }),
+      );
     }
   }
 }
@@ -412,11 +412,17 @@ function createBroker(config: Config, logger: Logger, options: BrokerOptions, st
  * The broker's real-time feed, where BROKER_STREAMING allows it and the broker has one: IBKR's websocket.
  * Tastytrade's DXLink feed (issue 29's other half) plugs in here; until then its quotes stay snapshots.
  */
-function quoteFeed(config: Config, logger: Logger, broker: Broker, options: BrokerOptions): (() => BrokerQuoteStream) | undefined {
-  if (config.broker.streaming === 'off') return undefined;
-  if (broker instanceof IbkrBroker) {
+function quoteFeed(
+  config: Config,
+  logger: Logger,
+  broker: Configured<Broker>,
+  options: BrokerOptions,
+): (() => BrokerQuoteStream) | undefined {
+  if (config.broker.streaming === 'off' || !broker.configured) return undefined;
+  const session = broker.client;
+  if (session instanceof IbkrBroker) {
     const { url, tlsVerify } = config.broker.ibkr;
-    return () => new IbkrQuoteStream({ ...options.ibkrStream, url, tlsVerify, session: broker, logger });
+    return () => new IbkrQuoteStream({ ...options.ibkrStream, url, tlsVerify, session, logger });
   }
   return undefined;
 }

@@ -1,8 +1,11 @@
 // The health check is live but cheap: one check per window (~1.5 s) whatever the traffic, concurrent
 // callers sharing the one in flight. Each check is recorded in UpstreamHealth for /api/system/status, an
-// answer the check could not read as drift too (the check never throws, so no track() sees it).
+// answer the check could not read as drift too (the check never throws, so no track() sees it). Without a
+// broker the state is not_configured, with the reason, and nothing is recorded.
 import type { Broker, BrokerHealth } from '../broker/broker.js';
 import { type CacheEntry, makeEntry } from '../cache/cache-store.js';
+import type { BrokerKind } from '../core/config.js';
+import type { Configured } from '../core/configured.js';
 import { ApiError } from '../core/errors.js';
 import type { UpstreamHealth } from '../health/upstream-health.js';
 
@@ -13,7 +16,8 @@ export class HealthMemo {
   private pending: Promise<CacheEntry<BrokerHealth>> | undefined;
 
   constructor(
-    private readonly broker: Broker,
+    private readonly kind: BrokerKind,
+    private readonly broker: Configured<Broker>,
     private readonly upstreams: UpstreamHealth,
   ) {}
 
@@ -26,12 +30,28 @@ export class HealthMemo {
   }
 
   private async check(): Promise<CacheEntry<BrokerHealth>> {
-    const { unreadable, ...health } = await this.broker.health();
-    if (unreadable !== undefined) this.upstreams.recordDrift(this.broker.kind, unreadable.reason, unreadable.message);
-    if (health.status === 'connected') this.upstreams.recordSuccess(this.broker.kind);
-    else if (health.status !== 'not_configured')
-      this.upstreams.recordError(this.broker.kind, new ApiError('BROKER_UNAVAILABLE', health.message));
-    this.entry = makeEntry(health, HEALTH_WINDOW);
+    this.entry = makeEntry(await this.read(), HEALTH_WINDOW);
     return this.entry;
+  }
+
+  private async read(): Promise<BrokerHealth> {
+    const { kind, broker, upstreams } = this;
+    if (!broker.configured) {
+      const checkedAt = new Date().toISOString();
+      return {
+        broker: kind,
+        status: 'not_configured',
+        authenticated: false,
+        connected: false,
+        checkedAt,
+        latencyMs: 0,
+        message: broker.reason,
+      };
+    }
+    const { unreadable, ...health } = await broker.client.health();
+    if (unreadable !== undefined) upstreams.recordDrift(kind, unreadable.reason, unreadable.message);
+    if (health.status === 'connected') upstreams.recordSuccess(kind);
+    else upstreams.recordError(kind, new ApiError('BROKER_UNAVAILABLE', health.message));
+    return health;
   }
 }

@@ -4,7 +4,8 @@
 // (X-Data-Source: broker-snapshot); a snapshot completes the feed's quotes that lack fields. The health
 // check is live but memoised (broker-health-memo.ts).
 import type { Broker, BrokerAccount, BrokerHealth, BrokerPosition, BrokerQuotes } from '../broker/broker.js';
-import { ensureConfigured } from '../broker/not-configured-broker.js';
+import type { BrokerKind } from '../core/config.js';
+import { type Configured, use } from '../core/configured.js';
 import { type CacheEntry, type CacheResult, type CacheStatus, type CacheWindow, makeEntry } from '../cache/cache-store.js';
 import type { FetchOptions, UpstreamCache } from '../cache/upstream-cache.js';
 import type { UpstreamHealth } from '../health/upstream-health.js';
@@ -27,7 +28,8 @@ export interface BrokerQuoteFeed {
 
 export interface BrokerServiceOptions {
   cache: UpstreamCache;
-  broker: Broker;
+  broker: Configured<Broker>;
+  kind: BrokerKind;
   /** The broker's state scope. */
   scope: string;
   windows: { accounts: CacheWindow; positions: CacheWindow; quotes: CacheWindow };
@@ -40,7 +42,7 @@ export class BrokerService {
   private readonly memo: HealthMemo;
 
   constructor(private readonly options: BrokerServiceOptions) {
-    this.memo = new HealthMemo(options.broker, options.health);
+    this.memo = new HealthMemo(options.kind, options.broker, options.health);
   }
 
   health(): Promise<{ entry: CacheEntry<BrokerHealth>; status: CacheStatus }> {
@@ -48,18 +50,18 @@ export class BrokerService {
   }
 
   accounts(): Promise<CacheResult<{ accounts: BrokerAccount[] }>> {
-    const { broker, scope, windows } = this.options;
-    return this.load(brokerKeys.accounts(scope), windows.accounts, async () => ({ accounts: await broker.accounts() }));
+    const { scope, windows } = this.options;
+    return this.load(brokerKeys.accounts(scope), windows.accounts, async (broker) => ({ accounts: await broker.accounts() }));
   }
 
   positions(): Promise<CacheResult<{ positions: BrokerPosition[] }>> {
-    const { broker, scope, windows } = this.options;
-    return this.load(brokerKeys.positions(scope), windows.positions, async () => ({ positions: await broker.positions() }));
+    const { scope, windows } = this.options;
+    return this.load(brokerKeys.positions(scope), windows.positions, async (broker) => ({ positions: await broker.positions() }));
   }
 
   /** `symbols` sorted and distinct (parseSymbolList): from the feed when it answers them whole, else a snapshot. */
   async quotes(symbols: string[]): Promise<{ result: CacheResult<BrokerQuotes>; source: BrokerQuoteSource }> {
-    ensureConfigured(this.options.broker);
+    use(this.options.broker);
     const { feed } = this.options;
     feed?.touch(symbols);
     const answer = feed?.answer(symbols);
@@ -71,15 +73,21 @@ export class BrokerService {
 
   /** A snapshot of `symbols` (sorted and distinct), which completes the feed's quotes too; the stream topic reads it. */
   async snapshot(symbols: string[], options: Pick<FetchOptions, 'revalidate'> = {}): Promise<CacheResult<BrokerQuotes>> {
-    const { broker, scope, windows, feed } = this.options;
-    const result = await this.load(brokerKeys.quotes(scope, symbols), windows.quotes, () => broker.quotes(symbols), options);
+    const { scope, windows, feed } = this.options;
+    const result = await this.load(brokerKeys.quotes(scope, symbols), windows.quotes, (broker) => broker.quotes(symbols), options);
     feed?.learn(result.entry.value, result.entry.storedAt);
     return result;
   }
 
-  private load<T>(key: string, window: CacheWindow, load: () => Promise<T>, options: Partial<FetchOptions> = {}): Promise<CacheResult<T>> {
-    const { broker, cache } = this.options;
-    ensureConfigured(broker);
-    return cache.fetch(key, window, load, { upstream: broker.kind, ...options });
+  /** Raises PROVIDER_NOT_CONFIGURED before the cache, so an absent broker never shows up as a failing upstream. */
+  private load<T>(
+    key: string,
+    window: CacheWindow,
+    load: (broker: Broker) => Promise<T>,
+    options: Partial<FetchOptions> = {},
+  ): Promise<CacheResult<T>> {
+    const { cache, kind } = this.options;
+    const broker = use(this.options.broker);
+    return cache.fetch(key, window, () => load(broker), { upstream: kind, ...options });
   }
 }

@@ -2,6 +2,7 @@
 // service whose cursor is opaque and bound to the symbol and limit of the page it continues.
 import type { CacheResult, CacheWindow } from '../cache/cache-store.js';
 import type { UpstreamCache } from '../cache/upstream-cache.js';
+import { type Configured, use } from '../core/configured.js';
 import { ApiError } from '../core/errors.js';
 import { MASSIVE } from '../core/upstream-ids.js';
 import type { CursorCodec, CursorState } from '../upstreams/massive/dividend-cursor.js';
@@ -31,7 +32,7 @@ export interface DividendServiceOptions {
   window: CacheWindow;
   /** Provider B's state scope. */
   scope: string;
-  massive: () => MassiveClient;
+  massive: Configured<MassiveClient>;
   cursors: CursorCodec;
 }
 
@@ -43,7 +44,7 @@ export class DividendService {
     const { cache, window, scope, cursors } = this.options;
     // A bad cursor is the caller's mistake: refused before the provider is even looked at.
     const page = this.resolve(query);
-    const massive = this.options.massive();
+    const massive = use(this.options.massive);
     const load = async (): Promise<DividendsAnswer> => {
       const upstream = await massive.dividends({ ticker: page.symbol ?? undefined, limit: page.limit, cursor: page.cursor ?? undefined });
       const next =

@@ -15,7 +15,8 @@ import type { BudgetLimits } from '../budget/budget-guard.js';
 import { type CacheEntry, type CacheResult, type CacheStatus, type CacheWindow, isFresh, isServable } from '../cache/cache-store.js';
 import type { UpstreamCache } from '../cache/upstream-cache.js';
 import { ApiError, type ErrorCode } from '../core/errors.js';
-import type { AlphaVantageGetter } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import type { AlphaVantageClient } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import { type Configured, use } from '../core/configured.js';
 import type { GlobalQuoteBody } from '../wire/alpha-vantage/bodies.js';
 import { ALPHA_VANTAGE } from '../core/upstream-ids.js';
 import { BudgetPlanner } from './budget-planner.js';
@@ -35,7 +36,7 @@ export interface QuoteServiceOptions {
   window: CacheWindow;
   /** Key prefix of provider A's stored quotes (its state scope). */
   scope: string;
-  alphaVantage: AlphaVantageGetter;
+  alphaVantage: Configured<AlphaVantageClient>;
   /** Provider A's budget, which the planner sizes the hot set from. */
   limits: BudgetLimits;
   /** Undefined when QUOTE_FALLBACK is `none`. */
@@ -147,9 +148,9 @@ export class QuoteService {
   /** Starts a background provider-A refresh when the planner spends a call on this key now. */
   private refreshed<T extends CacheEntry<GlobalQuoteBody> | undefined>(symbol: string, cached: T): T {
     const due = cached === undefined ? this.planner.isHot(symbol) : this.planner.mayRefresh(symbol, cached);
-    if (due && configured(this.options.alphaVantage)) {
+    if (due && this.options.alphaVantage.configured) {
       const { cache, window, alphaVantage } = this.options;
-      cache.refreshLater(this.primaryKey(symbol), window, () => alphaVantage().globalQuote(symbol), { upstream: ALPHA_VANTAGE });
+      cache.refreshLater(this.primaryKey(symbol), window, () => use(alphaVantage).globalQuote(symbol), { upstream: ALPHA_VANTAGE });
     }
     return cached;
   }
@@ -170,7 +171,7 @@ export class QuoteService {
     return {
       source: PRIMARY,
       peek: () => cache.peek<GlobalQuoteBody>(key),
-      load: () => cache.load(key, window, () => alphaVantage().globalQuote(symbol), { upstream: ALPHA_VANTAGE }),
+      load: () => cache.load(key, window, () => use(alphaVantage).globalQuote(symbol), { upstream: ALPHA_VANTAGE }),
     };
   }
 
@@ -179,15 +180,5 @@ export class QuoteService {
     const quotes = this.options.fallback;
     if (quotes === undefined || !quotes.covers(symbol)) return undefined;
     return { source: FALLBACK, peek: () => quotes.peek(symbol), load: () => quotes.load(symbol) };
-  }
-}
-
-/** Live mode without a key: nothing to refresh from (a caller hears why when it asks provider A itself). */
-function configured(client: AlphaVantageGetter): boolean {
-  try {
-    client();
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -2,7 +2,8 @@
 import type { CacheResult, CacheWindow } from '../cache/cache-store.js';
 import type { UpstreamCache } from '../cache/upstream-cache.js';
 import { ALPHA_VANTAGE } from '../core/upstream-ids.js';
-import type { AlphaVantageGetter } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import type { AlphaVantageClient } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import { type Configured, use } from '../core/configured.js';
 import type { SymbolSearchBody } from '../wire/alpha-vantage/bodies.js';
 import { alphaVantageKeys } from './cache-keys.js';
 
@@ -11,7 +12,7 @@ export interface SearchServiceOptions {
   window: CacheWindow;
   /** Provider A's state scope. */
   scope: string;
-  alphaVantage: AlphaVantageGetter;
+  alphaVantage: Configured<AlphaVantageClient>;
 }
 
 export class SearchService {
@@ -20,6 +21,8 @@ export class SearchService {
   get(keywords: string): Promise<CacheResult<SymbolSearchBody>> {
     const { cache, window, scope, alphaVantage } = this.options;
     const text = keywords.trim();
-    return cache.fetch(alphaVantageKeys.search(scope, text), window, () => alphaVantage().symbolSearch(text), { upstream: ALPHA_VANTAGE });
+    return cache.fetch(alphaVantageKeys.search(scope, text), window, () => use(alphaVantage).symbolSearch(text), {
+      upstream: ALPHA_VANTAGE,
+    });
   }
 }

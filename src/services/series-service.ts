@@ -2,7 +2,8 @@
 import type { CacheResult, CacheWindow } from '../cache/cache-store.js';
 import type { UpstreamCache } from '../cache/upstream-cache.js';
 import { ALPHA_VANTAGE } from '../core/upstream-ids.js';
-import type { AlphaVantageGetter } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import type { AlphaVantageClient } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import { type Configured, use } from '../core/configured.js';
 import type { TimeSeriesBody } from '../upstreams/alpha-vantage/parse-time-series.js';
 import { type SeriesQuery, takesOutputSize } from '../wire/alpha-vantage/time-series.js';
 import { alphaVantageKeys } from './cache-keys.js';
@@ -12,7 +13,7 @@ export interface SeriesServiceOptions {
   windows: { daily: CacheWindow; intraday: CacheWindow };
   /** Provider A's state scope. */
   scope: string;
-  alphaVantage: AlphaVantageGetter;
+  alphaVantage: Configured<AlphaVantageClient>;
 }
 
 export class SeriesService {
@@ -23,7 +24,7 @@ export class SeriesService {
     const { cache, windows, scope, alphaVantage } = this.options;
     const call = canonical(query);
     const window = call.fn === 'TIME_SERIES_INTRADAY' ? windows.intraday : windows.daily;
-    return cache.fetch(alphaVantageKeys.series(scope, call), window, () => alphaVantage().timeSeries(call), { upstream: ALPHA_VANTAGE });
+    return cache.fetch(alphaVantageKeys.series(scope, call), window, () => use(alphaVantage).timeSeries(call), { upstream: ALPHA_VANTAGE });
   }
 }
 

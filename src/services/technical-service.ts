@@ -18,7 +18,8 @@ import type { UpstreamCache } from '../cache/upstream-cache.js';
 import type { TechnicalSource } from '../core/config.js';
 import { ApiError } from '../core/errors.js';
 import { ALPHA_VANTAGE } from '../core/upstream-ids.js';
-import type { AlphaVantageGetter, TechnicalQuery } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import type { AlphaVantageClient, TechnicalQuery } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import { type Configured, use } from '../core/configured.js';
 import { INTRADAY_INTERVALS, indicatorSpec } from '../wire/alpha-vantage/indicators.js';
 import { alphaVantageKeys } from './cache-keys.js';
 import type { ComputedTechnical } from './computed-technical.js';
@@ -30,7 +31,7 @@ export interface TechnicalServiceOptions {
   windows: { daily: CacheWindow; intraday: CacheWindow };
   /** Key prefixes of provider A's and Yahoo's values (their state scopes). */
   scopes: { primary: string; fallback: string };
-  alphaVantage: AlphaVantageGetter;
+  alphaVantage: Configured<AlphaVantageClient>;
   /** Undefined when QUOTE_FALLBACK is `none`: no Yahoo bars. */
   computed: ComputedTechnical | undefined;
   source: TechnicalSource;
@@ -80,7 +81,7 @@ export class TechnicalService {
   private async primary(call: TechnicalQuery): Promise<SourcedResult<unknown>> {
     const { cache, scopes, alphaVantage, windows } = this.options;
     const window = INTRADAY_INTERVALS.has(call.interval) ? windows.intraday : windows.daily;
-    const result = await cache.fetch(alphaVantageKeys.technical(scopes.primary, call), window, () => alphaVantage().technical(call), {
+    const result = await cache.fetch(alphaVantageKeys.technical(scopes.primary, call), window, () => use(alphaVantage).technical(call), {
       upstream: ALPHA_VANTAGE,
     });
     return this.answer(result, PRIMARY);

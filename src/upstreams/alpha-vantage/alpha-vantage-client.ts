@@ -35,9 +35,6 @@ export interface AlphaVantageClientOptions {
 /** The provider asks for one call a second; two leave a margin for jitter. */
 const SECOND_BACKOFF_MS = 2_000;
 
-/** Provider A's client; throws PROVIDER_NOT_CONFIGURED when there is no key (live mode). */
-export type AlphaVantageGetter = () => AlphaVantageClient;
-
 export class AlphaVantageClient {
   /**
    * Refusals in a row, each met by the first call after the previous back-off ended: the next back-off
