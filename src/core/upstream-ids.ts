@@ -66,6 +66,11 @@ export function isUpstreamId(name: string): name is UpstreamId {
   return (UPSTREAM_IDS as readonly string[]).includes(name);
 }
 
+/** How a message users read names an upstream (its label); a name that is no upstream (an area) stands for itself. */
+export function publicName(name: string): string {
+  return isUpstreamId(name) ? UPSTREAMS[name].label : name;
+}
+
 /** The area a health, budget or cache record belongs to; a name that is no upstream stands for itself. */
 export function areaOf(name: string): string {
   return isUpstreamId(name) ? UPSTREAMS[name].area : name;

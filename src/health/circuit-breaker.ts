@@ -5,6 +5,7 @@
 // jitter so replicas do not probe in step). Caller and data errors, our own budget refusals and upstream
 // rate-limit refusals (handled by budget back-off) say nothing about the upstream's health.
 import { ApiError, type ErrorCode, UpstreamTransportError } from '../core/errors.js';
+import { publicName } from '../core/upstream-ids.js';
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
 
@@ -50,7 +51,7 @@ export class CircuitOpenError extends ApiError {
     code: ErrorCode,
     retryAfterSeconds: number,
   ) {
-    super(code, `${upstream} is failing; calls are paused until it recovers`, { retryAfterSeconds });
+    super(code, `${publicName(upstream)} is failing; calls are paused until it recovers`, { retryAfterSeconds });
     this.name = 'CircuitOpenError';
   }
 }

@@ -67,7 +67,7 @@ export class BarStore {
    * every concurrent caller. A symbol Yahoo does not know is not asked again within the series' fresh window,
    * a minute at least (its readers ask provider A meanwhile).
    */
-  async refresh(ref: SeriesRef): Promise<CacheEntry<ChartSeries>> {
+  async load(ref: SeriesRef): Promise<CacheEntry<ChartSeries>> {
     const key = this.key(ref);
     const unknownUntil = this.unknown.get(key);
     if (unknownUntil !== undefined && Date.now() < unknownUntil)
@@ -83,9 +83,9 @@ export class BarStore {
     }
   }
 
-  /** As refresh, in the background (unless one runs, or the last failed moments ago). */
-  refreshLater(ref: SeriesRef): void {
-    this.options.cache.refreshLater(this.key(ref), this.window(ref), () => this.fetch(ref), { upstream: YAHOO });
+  /** As load, in the background (unless one runs, or the last failed moments ago). */
+  refresh(ref: SeriesRef): void {
+    this.options.cache.refresh(this.key(ref), this.window(ref), () => this.fetch(ref), { upstream: YAHOO });
   }
 
   private window(ref: SeriesRef): CacheWindow {

@@ -150,7 +150,7 @@ export class QuoteService {
     const due = cached === undefined ? this.planner.isHot(symbol) : this.planner.mayRefresh(symbol, cached);
     if (due && this.options.alphaVantage.configured) {
       const { cache, window, alphaVantage } = this.options;
-      cache.refreshLater(this.primaryKey(symbol), window, () => use(alphaVantage).globalQuote(symbol), { upstream: ALPHA_VANTAGE });
+      cache.refresh(this.primaryKey(symbol), window, () => use(alphaVantage).globalQuote(symbol), { upstream: ALPHA_VANTAGE });
     }
     return cached;
   }

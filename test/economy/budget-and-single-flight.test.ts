@@ -88,6 +88,8 @@ test('the day budget: the upstream never sees more than the day cap, and 429 say
   for (const answer of answers.filter((a) => a.status !== 200)) {
     assert.equal(answer.status, 429);
     assert.equal(answer.code, 'QUOTA_EXHAUSTED');
+    // Users read the upstream's public name, never its id in code.
+    assert.match(answer.message ?? '', /^Alpha Vantage call budget is spent; it returns in \d+ s$/);
     assert.ok(answer.retryAfter! > 86_000 && answer.retryAfter! <= 86_402, `Retry-After ${answer.retryAfter}`);
   }
 });

@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ApiError, UnreadableAnswerError, UpstreamTransportError } from '../../core/errors.js';
+import { IBKR, UPSTREAMS } from '../../core/upstream-ids.js';
 import { type Pacer, RequestPacer, type RequestPacerOptions } from '../../broker/request-pacer.js';
 import type { HttpClient, UpstreamResponse } from '../http-client.js';
 import { classifyGatewayAnswer, type GatewayAnswer } from './classify-response.js';
@@ -70,7 +71,7 @@ export const DEFAULT_IBKR_REQUESTS_PER_SECOND = 8;
  */
 export function ibkrPacerOptions(perSecond = DEFAULT_IBKR_REQUESTS_PER_SECOND): RequestPacerOptions {
   return {
-    name: 'the IBKR gateway',
+    name: `the ${UPSTREAMS[IBKR].label}`,
     perWindow: perSecond,
     windowMs: 1_000,
     minIntervalMs: Math.ceil(1_000 / perSecond),
