@@ -104,7 +104,7 @@ export interface AppDeps {
   close(): Promise<void>;
 }
 
-export interface BrokerOptions {
+interface BrokerOptions {
   ibkr?: Partial<Omit<IbkrBrokerOptions, 'url' | 'tlsVerify' | 'logger'>>;
   /** The IBKR websocket's timings (heartbeat watch, renewals, back-off). */
   ibkrStream?: Partial<Omit<IbkrQuoteStreamOptions, 'url' | 'tlsVerify' | 'session' | 'logger'>>;
@@ -410,7 +410,7 @@ function createBroker(config: Config, logger: Logger, options: BrokerOptions, st
 
 /**
  * The broker's real-time feed, where BROKER_STREAMING allows it and the broker has one: IBKR's websocket.
- * Tastytrade's DXLink feed (issue 29's other half) plugs in here; until then its quotes stay snapshots.
+ * A broker without a feed here (Tastytrade's DXLink) answers quotes from snapshots.
  */
 function quoteFeed(
   config: Config,

@@ -8,9 +8,9 @@ export const ALPHA_VANTAGE = 'alphaVantage';
 export const MASSIVE = 'massive';
 export const YAHOO = 'yahoo';
 export const IBKR = 'ibkr';
-export const TASTYTRADE = 'tastytrade';
+const TASTYTRADE = 'tastytrade';
 
-export const UPSTREAM_IDS = [ALPHA_VANTAGE, MASSIVE, YAHOO, IBKR, TASTYTRADE] as const;
+const UPSTREAM_IDS = [ALPHA_VANTAGE, MASSIVE, YAHOO, IBKR, TASTYTRADE] as const;
 export type UpstreamId = (typeof UPSTREAM_IDS)[number];
 
 /** The areas `/api/system/status` and `/metrics` report upstreams under (the public API's sections). */
@@ -62,7 +62,7 @@ export const AREAS: readonly Area[] = [
   },
 ];
 
-export function isUpstreamId(name: string): name is UpstreamId {
+function isUpstreamId(name: string): name is UpstreamId {
   return (UPSTREAM_IDS as readonly string[]).includes(name);
 }
 

@@ -16,7 +16,7 @@ import { TopicPoller } from '../stream/topic-poller.js';
 import { withStreamedBrokerQuotes } from '../stream/streamed-quotes-feed.js';
 
 /** How long a browser waits before reconnecting after the stream ends (the `retry:` hint). */
-export const RETRY_MS = 3_000;
+const RETRY_MS = 3_000;
 
 const Querystring = Type.Object(
   {

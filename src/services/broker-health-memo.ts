@@ -9,7 +9,7 @@ import type { Configured } from '../core/configured.js';
 import { ApiError } from '../core/errors.js';
 import type { UpstreamHealth } from '../health/upstream-health.js';
 
-export const HEALTH_WINDOW = { freshMs: 1_500, staleMs: 0 };
+const HEALTH_WINDOW = { freshMs: 1_500, staleMs: 0 };
 
 export class HealthMemo {
   private entry: CacheEntry<BrokerHealth> | undefined;

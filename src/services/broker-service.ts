@@ -12,12 +12,12 @@ import type { UpstreamHealth } from '../health/upstream-health.js';
 import { HealthMemo } from './broker-health-memo.js';
 import { brokerKeys } from './cache-keys.js';
 
-export const STREAM_SOURCE = 'broker-stream';
-export const SNAPSHOT_SOURCE = 'broker-snapshot';
+const STREAM_SOURCE = 'broker-stream';
+const SNAPSHOT_SOURCE = 'broker-snapshot';
 type BrokerQuoteSource = typeof STREAM_SOURCE | typeof SNAPSHOT_SOURCE;
 
 /** The broker's real-time feed as the quotes read it (stream/shared-quote-stream.ts). */
-export interface BrokerQuoteFeed {
+interface BrokerQuoteFeed {
   /** The symbols are wanted now: subscribe them, and keep them so for a while. */
   touch(symbols: readonly string[]): void;
   /** The whole answer from the feed, or undefined while it lacks a field of a symbol asked for. */

@@ -39,7 +39,7 @@ export interface MarketOverviewOptions {
 type Outcome = { ok: true; entry: OverviewEntry } | { ok: false; error: unknown };
 
 /** The aggregate is tracked under its area's name in health and status, beside the per-instrument calls. */
-export const OVERVIEW_UPSTREAM: AreaId = 'overview';
+const OVERVIEW_UPSTREAM: AreaId = 'overview';
 
 export class MarketOverview {
   private readonly key: string;

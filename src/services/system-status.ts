@@ -217,6 +217,7 @@ interface StatusReporter {
   status(): unknown;
 }
 
+/** @internal */
 export async function readStoreStatus(deps: AppDeps): Promise<StoreStatus> {
   const redisConfigured = deps.config.redis.url !== undefined;
   const reporter = (deps as { store?: Partial<StatusReporter> }).store;

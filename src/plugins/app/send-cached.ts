@@ -77,7 +77,7 @@ export function sendSourced(
  * is how long this service itself would still serve the entry, in the background of a refresh or when the
  * upstream fails.
  */
-export function cacheControl(entry: CacheEntry, visibility: 'public' | 'private' = 'public'): string {
+function cacheControl(entry: CacheEntry, visibility: 'public' | 'private' = 'public'): string {
   const maxAge = Math.max(0, Math.floor((entry.freshUntil - entry.storedAt) / 1000));
   const stale = Math.max(0, Math.floor((entry.staleUntil - entry.freshUntil) / 1000));
   return `${visibility}, max-age=${maxAge}, stale-while-revalidate=${stale}, stale-if-error=${stale}`;

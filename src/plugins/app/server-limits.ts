@@ -13,7 +13,7 @@ import { sendError } from './error-handler.js';
 /** Longest request target we read; no route needs more than ~2 KiB (50 broker symbols). */
 export const MAX_URL_LENGTH = 8_192;
 /** Request line plus headers; beyond it Node answers 431 before any handler runs. Node's own default. */
-export const MAX_HEADER_BYTES = 16_384;
+const MAX_HEADER_BYTES = 16_384;
 
 /** Fastify's server options for the timeouts (the rest is applied to the Node server by `hardenServer`). */
 export function timeoutOptions(config: Config): { requestTimeout: number; keepAliveTimeout: number; connectionTimeout: number } {

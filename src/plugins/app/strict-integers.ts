@@ -9,7 +9,7 @@ import { rawQueryParam } from './raw-query.js';
 
 const DIGITS = /^[0-9]+$/;
 
-/** Names of the querystring properties declared as integers. */
+/** Names of the querystring properties declared as integers. @internal */
 export function integerParameters(querystring: unknown): string[] {
   const properties = (querystring as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
   return Object.entries(properties)

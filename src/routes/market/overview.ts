@@ -29,7 +29,7 @@ const OverviewEntrySchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const OverviewResponse = Type.Record(Type.String(), OverviewEntrySchema, {
+const OverviewResponse = Type.Record(Type.String(), OverviewEntrySchema, {
   $id: 'OverviewResponse',
   description: 'Keyed by instrument symbol (indices, a volatility index, commodities, crypto; set by OVERVIEW_SYMBOLS).',
 });

@@ -15,7 +15,7 @@ const SERIES_KEYS = [
 const Rows = Type.Record(Type.String(), Type.Record(Type.String(), Type.String()));
 
 /** One optional property per series name, not an index signature that would clash with "Meta Data" (see TechnicalResponse). */
-export const TimeSeriesResponse = Type.Object(
+const TimeSeriesResponse = Type.Object(
   { 'Meta Data': Type.Record(Type.String(), Type.String()), ...Object.fromEntries(SERIES_KEYS.map((key) => [key, Type.Optional(Rows)])) },
   {
     $id: 'TimeSeriesResponse',

@@ -25,7 +25,7 @@ import type { AppDeps } from '../../deps.js';
 import { sendCached, sendSourced } from '../../plugins/app/send-cached.js';
 import { KeywordsParam } from './search.js';
 
-/** What /query answers; anything else is a 400 naming these, with no upstream call. */
+/** What /query answers; anything else is a 400 naming these, with no upstream call. @internal */
 export const ALPHA_VANTAGE_FUNCTIONS = ['GLOBAL_QUOTE', 'SYMBOL_SEARCH', ...SERIES_FUNCTIONS, ...INDICATORS] as const;
 
 /**
@@ -33,7 +33,7 @@ export const ALPHA_VANTAGE_FUNCTIONS = ['GLOBAL_QUOTE', 'SYMBOL_SEARCH', ...SERI
  * status) report an error: "Information" where Alpha Vantage itself would refuse for limits or plan,
  * "Error Message" for everything else.
  */
-export function alphaVantageErrorKey(error: ApiError): Record<string, string> {
+function alphaVantageErrorKey(error: ApiError): Record<string, string> {
   const key = error.status === 429 || error.status === 503 ? 'Information' : 'Error Message';
   return { [key]: error.message };
 }

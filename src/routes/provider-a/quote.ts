@@ -18,7 +18,7 @@ const GlobalQuote = Type.Object(
   { additionalProperties: false },
 );
 
-export const QuoteResponse = Type.Object({ 'Global Quote': GlobalQuote }, { additionalProperties: false, $id: 'QuoteResponse' });
+const QuoteResponse = Type.Object({ 'Global Quote': GlobalQuote }, { additionalProperties: false, $id: 'QuoteResponse' });
 
 const Querystring = Type.Object({ symbol: SymbolParam });
 

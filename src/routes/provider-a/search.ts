@@ -18,7 +18,7 @@ export const KeywordsParam = Type.String({
   examples: ['micro'],
 });
 
-export const SearchResponse = Type.Object(
+const SearchResponse = Type.Object(
   {
     bestMatches: Type.Array(Type.Object(Object.fromEntries(MATCH_FIELDS.map((f) => [f, Type.String()])), { additionalProperties: false })),
   },

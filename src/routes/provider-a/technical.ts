@@ -34,7 +34,7 @@ const Series = Type.Record(Type.String(), Type.Record(Type.String(), Type.String
  * real body) must be able to hold "Meta Data" beside the series, and an index signature would have to
  * describe both.
  */
-export const TechnicalResponse = Type.Object(
+const TechnicalResponse = Type.Object(
   {
     'Meta Data': Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()])),
     ...Object.fromEntries([...new Set(INDICATORS.map(sectionKey))].map((key) => [key, Type.Optional(Series)])),

@@ -37,7 +37,7 @@ const DividendRecord = Type.Object(
   { additionalProperties: false },
 );
 
-export const DividendsResponse = Type.Object(
+const DividendsResponse = Type.Object(
   {
     results: Type.Array(DividendRecord),
     count: Type.Integer({ description: 'Records on this page.' }),

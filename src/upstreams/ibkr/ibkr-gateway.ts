@@ -60,9 +60,8 @@ export class SessionRefusedError extends ApiError {
   }
 }
 
-/** The gateway's own limits: 10 requests in any second (a penalty box for violators), /portfolio/accounts once per 5 s. */
-export const IBKR_GATEWAY_PER_SECOND = 10;
-export const DEFAULT_IBKR_REQUESTS_PER_SECOND = 8;
+// The gateway's own limits: 10 requests in any second (a penalty box for violators), /portfolio/accounts once per 5 s.
+const DEFAULT_IBKR_REQUESTS_PER_SECOND = 8;
 
 /**
  * Our pacing, with a margin under the gateway's: `perSecond` (default 8) in any second, spread evenly
@@ -265,7 +264,7 @@ export class IbkrGateway {
 const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
 
 /** Connection refused answers at once: the caller learns "gateway down" without waiting for a timeout. */
-export function gatewayTransportError(error: unknown): ApiError {
+function gatewayTransportError(error: unknown): ApiError {
   if (!(error instanceof UpstreamTransportError))
     return error instanceof ApiError ? error : new ApiError('UPSTREAM_ERROR', 'the IBKR gateway call failed');
   const cause = error.cause as { code?: string; cause?: { code?: string } } | undefined;

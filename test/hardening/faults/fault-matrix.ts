@@ -11,7 +11,7 @@ import type { Faults, SimulatedUpstream } from '../../../src/sandbox/simulated-u
 import { type RunningApp, startApp, type TestResponse } from '../../helpers/app.js';
 import { TcpGate } from './tcp-gate.js';
 
-export const DEADLINE_MS = 300;
+const DEADLINE_MS = 300;
 /** Generous: the deadline plus room for a shared 2-core machine; a hang would blow far past it. */
 const ANSWER_BOUND_MS = 1_500;
 const OTHER_BOUND_MS = 1_000;

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Agent, request } from 'undici';
-import { DEFAULT_OVERVIEW_SYMBOLS } from '../../../src/core/config.js';
+import { DEFAULT_OVERVIEW_SYMBOLS } from '../../../src/core/config-schema.js';
 import { MarketOverview } from '../../../src/services/market-overview.js';
-import { chartPath } from '../../../src/sandbox/yahoo/yahoo-simulator.js';
+import { chartPath } from '../../helpers/yahoo-paths.js';
 import { HttpClient } from '../../../src/upstreams/http-client.js';
 import { BROWSER_USER_AGENT, YahooChartSource } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';
 import { startApp } from '../../helpers/app.js';
