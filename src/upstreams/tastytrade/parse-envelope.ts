@@ -9,7 +9,7 @@ function asObject(json: unknown): Record<string, unknown> | undefined {
   return json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
 }
 
-function parseData(json: unknown): Record<string, unknown> {
+export function parseData(json: unknown): Record<string, unknown> {
   const data = asObject(asObject(json)?.data);
   if (data === undefined) throw new UnreadableAnswerError('envelope', 'Tastytrade sent a body without a data object');
   return data;
