@@ -42,6 +42,17 @@ export const SymbolParam = Type.String({
   examples: ['IBM'],
 });
 
+/** Letters (any script), digits, spaces and the punctuation company names and tickers use. */
+const KEYWORDS_PATTERN = "^[\\p{L}\\p{N} .,&'^=/()-]{1,64}$";
+
+export const KeywordsParam = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: KEYWORDS_PATTERN,
+  description: 'Part of a symbol or company name (case-insensitive), at most 64 characters.',
+  examples: ['micro'],
+});
+
 export const ErrorResponse = Type.Object(
   {
     error: Type.Object({

@@ -2,12 +2,11 @@
 // Each event's data is exactly the body the matching GET route answers; one poller per topic serves
 // every viewer (see src/stream/). Bad topics and limits answer the usual JSON error before the stream.
 import { Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from './schemas.js';
 import type { FastifyContextConfig, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { MAX_SYMBOLS } from '../core/symbol-list.js';
 import { routePlugin } from './route-plugin.js';
 import { streamCors } from '../plugins/external/cors.js';
-import { errorResponses } from './schemas.js';
+import { errorResponses, type TypeBoxTypeProvider } from './schemas.js';
 import { rawQueryParam } from '../plugins/app/raw-query.js';
 import { StreamClient } from '../stream/stream-client.js';
 import { type FeedFactory, StreamHub } from '../stream/stream-hub.js';

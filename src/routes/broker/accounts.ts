@@ -1,7 +1,6 @@
 // GET /api/broker/accounts -> { accounts: [...] } in one shape for every broker.
-import type { TypeBoxTypeProvider } from '../schemas.js';
 import type { FastifyInstance } from 'fastify';
-import { errorResponses, NOT_MODIFIED } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
 import { brokerDataConfig, brokerPreflight, PRIVATE } from './broker-data.js';
 import { AccountsResponse } from './schemas.js';

@@ -1,8 +1,7 @@
 // GET /api/broker/health -> the connection state, checked live (at most once per ~1.5 s). Always 200
 // when the service can say anything: the state is in the body.
-import type { TypeBoxTypeProvider } from '../schemas.js';
 import type { FastifyInstance } from 'fastify';
-import { errorResponses, NOT_MODIFIED } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
 import { HealthResponse } from './schemas.js';
 import type { AppDeps } from '../../deps.js';

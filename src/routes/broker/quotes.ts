@@ -6,10 +6,9 @@
 // (X-Data-Source: broker-snapshot); its answer completes the stream's quotes that lack fields
 // (services/broker-service.ts).
 import { Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '../schemas.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../deps.js';
-import { errorResponses, NOT_MODIFIED } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendSourced } from '../../plugins/app/send-cached.js';
 import { brokerDataConfig, brokerPreflight, PRIVATE } from './broker-data.js';
 import { MAX_SYMBOLS, parseSymbolList } from '../../core/symbol-list.js';

@@ -1,11 +1,10 @@
 // GET /api/market/overview -> { "^GSPC": { price, change, changePercent, name, category, currency, asOf }, ... }
 // Instruments that could not be served are left out and named in `X-Partial` (comma list).
 import { Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '../schemas.js';
 import type { FastifyInstance } from 'fastify';
 import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
 import { type Configured, use } from '../../core/configured.js';
-import { errorResponses, NOT_MODIFIED, StringEnum } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED, StringEnum, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
 import type { MarketOverview, OverviewValue } from '../../services/market-overview.js';
 import type { OverviewEntry } from '../../services/overview-entry.js';

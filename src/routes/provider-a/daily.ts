@@ -1,11 +1,10 @@
 // GET /api/provider-a/daily?symbol=IBM[&outputsize=compact|full] -> Alpha Vantage's TIME_SERIES_DAILY body,
 // from the series service, which answers every TIME_SERIES_* function for /query too.
 import { Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '../schemas.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../deps.js';
 import { OUTPUT_SIZES, SERIES_FUNCTIONS, SERIES_INTERVALS, seriesKey } from '../../wire/alpha-vantage/time-series.js';
-import { canonicalCase, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
+import { canonicalCase, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
 
 const SERIES_KEYS = [

@@ -3,7 +3,6 @@
 // Vantage only changes its base URL. The caller's `apikey` is accepted and ignored: it is never forwarded
 // (the adapter builds upstream URLs from validated values only) and the request log redacts it.
 import { type Static, Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '../schemas.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 import { handleError } from '../../plugins/app/error-handler.js';
@@ -20,10 +19,18 @@ import {
   type SeriesQuery,
   takesOutputSize,
 } from '../../wire/alpha-vantage/time-series.js';
-import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
+import {
+  ANY_CASE,
+  CASE_INSENSITIVE,
+  errorResponses,
+  KeywordsParam,
+  NOT_MODIFIED,
+  StringEnum,
+  SymbolParam,
+  type TypeBoxTypeProvider,
+} from '../schemas.js';
 import type { AppDeps } from '../../deps.js';
 import { sendCached, sendSourced } from '../../plugins/app/send-cached.js';
-import { KeywordsParam } from './search.js';
 
 /** What /query answers; anything else is a 400 naming these, with no upstream call. @internal */
 export const ALPHA_VANTAGE_FUNCTIONS = ['GLOBAL_QUOTE', 'SYMBOL_SEARCH', ...SERIES_FUNCTIONS, ...INDICATORS] as const;

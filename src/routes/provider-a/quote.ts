@@ -1,10 +1,9 @@
 // GET /api/provider-a/quote?symbol=IBM -> { "Global Quote": { ten string fields } }
 import { Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '../schemas.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../deps.js';
 import { QUOTE_FIELDS } from '../../wire/alpha-vantage/bodies.js';
-import { errorResponses, NOT_MODIFIED, SymbolParam } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED, SymbolParam, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendSourced } from '../../plugins/app/send-cached.js';
 
 const FIELD_PATTERNS: Record<string, string> = {

@@ -1,22 +1,10 @@
 // GET /api/provider-a/search?keywords=micro -> { "bestMatches": [...] }, Alpha Vantage's SYMBOL_SEARCH.
 import { Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '../schemas.js';
 import type { FastifyInstance } from 'fastify';
 import { MATCH_FIELDS } from '../../wire/alpha-vantage/bodies.js';
-import { errorResponses, NOT_MODIFIED } from '../schemas.js';
+import { errorResponses, KeywordsParam, NOT_MODIFIED, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
 import type { AppDeps } from '../../deps.js';
-
-/** Letters (any script), digits, spaces and the punctuation company names and tickers use. */
-const KEYWORDS_PATTERN = "^[\\p{L}\\p{N} .,&'^=/()-]{1,64}$";
-
-export const KeywordsParam = Type.String({
-  minLength: 1,
-  maxLength: 64,
-  pattern: KEYWORDS_PATTERN,
-  description: 'Part of a symbol or company name (case-insensitive), at most 64 characters.',
-  examples: ['micro'],
-});
 
 const SearchResponse = Type.Object(
   {

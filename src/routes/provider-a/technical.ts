@@ -3,11 +3,19 @@
 // Provider A's answer, or the indicator computed from the stored Yahoo bars, as TECHNICAL_SOURCE says
 // (services/technical-service.ts).
 import { Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '../schemas.js';
 import type { FastifyInstance } from 'fastify';
 import { readIndicatorOptions } from '../../wire/alpha-vantage/indicator-options.js';
 import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS, sectionKey, SERIES_TYPES } from '../../wire/alpha-vantage/indicators.js';
-import { ANY_CASE, CASE_INSENSITIVE, canonicalCase, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
+import {
+  ANY_CASE,
+  CASE_INSENSITIVE,
+  canonicalCase,
+  errorResponses,
+  NOT_MODIFIED,
+  StringEnum,
+  SymbolParam,
+  type TypeBoxTypeProvider,
+} from '../schemas.js';
 import { sendSourced } from '../../plugins/app/send-cached.js';
 import type { AppDeps } from '../../deps.js';
 

@@ -3,10 +3,9 @@
 // `next` is a path on this service (relative, so it is right behind any proxy or host name); the pages
 // are read and linked by services/dividend-service.ts.
 import { Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '../schemas.js';
 import type { FastifyInstance } from 'fastify';
 import { CURSOR_PATTERN } from '../../upstreams/massive/dividend-cursor.js';
-import { errorResponses, NOT_MODIFIED, SymbolParam } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED, SymbolParam, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
 import type { AppDeps } from '../../deps.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../services/dividend-service.js';
