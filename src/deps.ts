@@ -67,8 +67,6 @@ export interface AppDeps {
   scopes: StateScopes;
   /** Answers per endpoint and data source (X-Data-Source), for status and metrics. */
   sources: SourceTally;
-  /** Provider A (Alpha Vantage); not configured without a key (live mode). */
-  alphaVantage: Configured<AlphaVantageClient>;
   /** Quotes from provider A, with Yahoo's quote from the stored daily bars as the fallback (QUOTE_FALLBACK). */
   quotes: QuoteService;
   /** Technical indicators from provider A or computed from the stored bars, as TECHNICAL_SOURCE says. */
@@ -81,10 +79,6 @@ export interface AppDeps {
   dividends: DividendService;
   /** The stored Yahoo bar series quotes and computed indicators read; undefined when QUOTE_FALLBACK is `none`. */
   bars: BarStore | undefined;
-  /** Provider B (Massive); not configured without a key (live mode). */
-  massive: Configured<MassiveClient>;
-  /** Signs and reads the dividends paging cursors. */
-  cursors: CursorCodec;
   /** Not configured when OVERVIEW_SOURCE is `none`. */
   overview: Configured<MarketOverview>;
   /** The broker BROKER names; not configured with BROKER=none or Tastytrade without credentials. */
@@ -272,7 +266,6 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     store,
     scopes,
     sources,
-    alphaVantage,
     quotes,
     technical,
     bars,
@@ -284,8 +277,6 @@ export async function createDeps(config: Config, logger: Logger, options: Create
       alphaVantage,
     }),
     dividends: new DividendService({ cache, window: windows.DIVIDENDS, scope: scopes.of(MASSIVE), massive, cursors }),
-    massive,
-    cursors,
     overview,
     broker,
     brokerData: new BrokerService({
