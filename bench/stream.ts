@@ -42,7 +42,7 @@ const VIEWERS_PER_CLIENT = Number(process.env.BENCH_VIEWERS_PER_CLIENT ?? 2_500)
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SNAPSHOT = '/v1/api/iserver/marketdata/snapshot';
 const PATH = `/api/stream?brokerQuotes=${SYMBOLS.join(',')}`;
-/** The issue's targets: every viewer gets the topic's 1 event a second, and the last of 10,000 within 250 ms. */
+/** The targets: every viewer gets the topic's 1 event a second, and the last of 10,000 within 250 ms. */
 const TARGET_EVENTS = 1;
 /** The cadence is the 1 s fresh window counted from the upstream answer, +5 ms: 0.99 on loopback. */
 const EVENTS_TOLERANCE = 0.02;

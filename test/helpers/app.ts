@@ -146,7 +146,7 @@ if (process.env.SECRET_SCAN_TALLY) {
  * The logger redacts by field path like the service's, but without its last-resort value filter, so a
  * key that reaches the logger at all is caught here rather than masked.
  */
-export class SecretScan {
+class SecretScan {
   readonly lines: string[] = [];
   readonly responses: string[] = [];
   private readonly secrets: Set<string>;

@@ -140,19 +140,19 @@ function toNumber(display: string): number {
 }
 
 /** A volume as the gateway writes it: "12.2M", "812.5K", or whole shares below a thousand. */
-export function gatewayVolume(volume: number): string {
+function gatewayVolume(volume: number): string {
   if (volume >= 1_000_000) return `${(volume / 1_000_000).toFixed(1)}M`;
   if (volume >= 1_000) return `${(volume / 1_000).toFixed(1)}K`;
   return String(volume);
 }
 
 /** A size with the gateway's thousands separators ("1,300"). */
-export function gatewaySize(n: number): string {
+function gatewaySize(n: number): string {
   return n.toLocaleString('en-US');
 }
 
 /** The last price with IBKR's prefix: "C" when it is the last session's, "H" while halted. */
-export function gatewayLast(quote: MarketQuote, halted: boolean): string {
+function gatewayLast(quote: MarketQuote, halted: boolean): string {
   return `${halted ? 'H' : quote.closed ? 'C' : ''}${quote.last.toFixed(2)}`;
 }
 

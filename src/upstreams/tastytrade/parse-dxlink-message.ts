@@ -106,7 +106,7 @@ function pushEvent(events: FeedEvent[], event: Record<string, unknown>): void {
   if (eventType !== null && eventSymbol !== null) events.push({ eventType, eventSymbol, values: event });
 }
 
-/** A DXLink number: a JSON number, or a string ("NaN", "Infinity", "1.3743299E7"); NaN and infinities are unknown. */
+/** A DXLink number: a JSON number, or a string ("NaN", "Infinity", "1.3743299E7"); NaN and infinities are unknown. @internal */
 export function dxNumber(raw: unknown): number | null {
   if (typeof raw === 'string' && !/^[+-]?(\d|\.\d)/.test(raw.trim())) return null;
   return toNumber(raw);

@@ -4,7 +4,7 @@
 const INDEX_ALIASES: Record<string, string> = { '^GSPC': 'SPX', '^DJI': 'DJX', '^NDX': 'NDX', '^RUT': 'RUT', '^VIX': 'VIX' };
 const CRYPTO = /^(BTC|ETH|LTC|BCH|SOL|DOGE|ADA|AVAX|DOT|LINK|XRP|UNI|MATIC|SHIB|AAVE|XLM)-USD$/;
 
-export type MarketDataType = 'equity' | 'index' | 'cryptocurrency';
+type MarketDataType = 'equity' | 'index' | 'cryptocurrency';
 
 export interface MarketDataRequest {
   /** Instrument type -> Tastytrade symbols. */

@@ -39,7 +39,7 @@ import { USER_AGENT } from './tastytrade-client.js';
 import { TokenRefusedError } from './token-manager.js';
 
 /** What the socket needs from Tastytrade's REST side. */
-export interface TastytradeStreamSession {
+interface TastytradeStreamSession {
   /** GET /api-quote-tokens with the OAuth access token. */
   quoteToken(): Promise<QuoteToken>;
 }
