@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { createTastytradeSimulator } from '../../src/sandbox/tastytrade/tastytrade-simulator.js';
 import { busiestStocks } from '../helpers/tastytrade-stream.js';
 import { replicaCluster } from './ibkr-cluster.js';
-import { eventually, SseClient } from './sse-client.js';
+import { eventually, SseClient, ticksOnEveryReplica } from './sse-client.js';
 
 test('three replicas, one DXLink socket: every replica relays the holder ticks; kill -9 the holder and another takes over', async (t) => {
   const sim = createTastytradeSimulator({ clientSecret: 's', refreshToken: 'r', sessionAt: () => 'regular' });
@@ -27,9 +27,7 @@ test('three replicas, one DXLink socket: every replica relays the holder ticks; 
   await Promise.all(byReplica.flat().map((c) => c.until((s) => count(s) >= 6, 'streamed events on every replica', 30_000)));
   assert.equal(sim.stream.openSockets, 1, 'one DXLink socket for the three replicas');
   assert.equal(sim.stream.accepted, 1);
-  const ticks = byReplica.map((viewers) => new Set(viewers[0]?.of('brokerQuotes').map((e) => e.id?.split('-')[0])));
-  const everywhere = [...(ticks[0] ?? [])].filter((tick) => ticks.every((set) => set.has(tick)));
-  assert.ok(everywhere.length >= 3, `ticks seen on all three replicas: ${everywhere.length}`);
+  await eventually(() => ticksOnEveryReplica(byReplica) >= 3, 'three ticks seen on all three replicas', 30_000);
 
   // Scoped by mode and account: stream:live:tastytrade@<account hash>:brokerQuotes.
   const lease = 'stream:*:tastytrade*:brokerQuotes';
