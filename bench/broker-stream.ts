@@ -1,7 +1,8 @@
-// Real-time broker quotes (BROKER_STREAMING=auto) against the simulated IBKR gateway, its market held open
-// so that its contracts tick at their session pace (the busiest several times a second). Per broker with a
-// feed (IBKR; Tastytrade's DXLink joins the list once it is wired):
-//  1. latency from the simulator's send (the frame's `_updated`, the SSE event id's first part) to the
+// Real-time broker quotes (BROKER_STREAMING=auto) against the simulated IBKR gateway and the simulated
+// Tastytrade API with its DXLink socket, each market held open so that its instruments tick at their
+// session pace (the busiest several times a second). Per broker:
+//  1. latency from the simulator's send (IBKR's frame `_updated`; DXLink's event time, a quote without one
+//     stamped on receipt; the SSE event id's first part) to the
 //     event's bytes at a viewer, at 1, 1,000 and 10,000 viewers of one topic of 10 symbols, in client
 //     processes (bench/stream.ts's); targets p99 <= 50 ms at 1,000 and <= 250 ms at 10,000;
 //  2. upstream snapshot calls per minute for 50 streamed symbols (a stream viewer and a REST poller every
@@ -13,7 +14,8 @@
 //     viewer saw meanwhile (snapshots fill it), and whether any other request failed.
 // BENCH_SECONDS (default 10) per latency level; BENCH_ECONOMY_SECONDS (default 60) per economy run;
 // BENCH_BROKER_STREAM_LEVELS changes the latency levels; BENCH_BROKER_STREAM_PARTS picks parts
-// (latency,economy,memory,replicas,faults; all by default).
+// (latency,economy,memory,replicas,faults; all by default); BENCH_BROKER_STREAM_BROKERS picks brokers
+// (ibkr,tastytrade; both by default).
 //   npm run bench (or: npm run build && tsx bench/broker-stream.ts)
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -31,25 +33,27 @@ import { request } from 'undici';
 import { RequestPacer } from '../src/broker/request-pacer.js';
 import { contractBySymbol } from '../src/sandbox/ibkr/ibkr-contracts.js';
 import { createIbkrSimulator, type IbkrSimulator } from '../src/sandbox/ibkr/ibkr-simulator.js';
-import type { SimRequestEvent } from '../src/sandbox/simulated-upstream.js';
+import type { SimRequestEvent, SimulatedUpstream } from '../src/sandbox/simulated-upstream.js';
+import { createTastytradeSimulator, type TastytradeSimulator } from '../src/sandbox/tastytrade/tastytrade-simulator.js';
 import { UNIVERSE } from '../src/sandbox/universe.js';
 import { SharedQuoteStream } from '../src/stream/shared-quote-stream.js';
 import { IbkrBroker } from '../src/upstreams/ibkr/ibkr-broker.js';
 import { IbkrQuoteStream } from '../src/upstreams/ibkr/ibkr-quote-stream.js';
+import { TastytradeBroker } from '../src/upstreams/tastytrade/tastytrade-broker.js';
+import { TastytradeQuoteStream } from '../src/upstreams/tastytrade/tastytrade-quote-stream.js';
 import { type Child, startService } from './processes.js';
-import { type Figures, measure, neededFiles, openFileLimits, serviceEnv } from './stream.js';
+import { benchServiceEnv, type Figures, measure, neededFiles, openFileLimits, serviceEnv } from './stream.js';
 
 const LEVELS = (process.env.BENCH_BROKER_STREAM_LEVELS ?? '1,1000,10000').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ECONOMY_SECONDS = Number(process.env.BENCH_ECONOMY_SECONDS ?? 60);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const SNAPSHOT = '/v1/api/iserver/marketdata/snapshot';
 /** bench/stream.ts's symbols: the same topic the polled bench measures. */
 const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'AMZN', 'GOOGL', 'META', 'TSLA', 'SPY', 'QQQ', 'IBM'];
 const TOPIC = `/api/stream?brokerQuotes=${SYMBOLS.join(',')}`;
-const FIFTY = UNIVERSE.map((i) => i.symbol)
-  .filter((s) => contractBySymbol(s) !== undefined)
-  .slice(0, 50);
+/** Stocks both simulators know (IBKR lists every universe stock with a contract). */
+const STOCKS = UNIVERSE.map((i) => i.symbol).filter((s) => contractBySymbol(s) !== undefined && !s.startsWith('^'));
+const FIFTY = STOCKS.slice(0, 50);
 const TARGETS: Record<number, number> = { 1000: 50, 10000: 250 };
 /**
  * A streamed topic sends an event per tick (about 18 a second here) rather than one a second: a client
@@ -59,6 +63,51 @@ const VIEWERS_PER_CLIENT = Number(process.env.BENCH_VIEWERS_PER_CLIENT ?? 1_250)
 const STREAMING = { BROKER_STREAMING: 'auto' };
 const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
 const PARTS = new Set((process.env.BENCH_BROKER_STREAM_PARTS ?? 'latency,economy,memory,replicas,faults').split(','));
+const BROKERS = new Set((process.env.BENCH_BROKER_STREAM_BROKERS ?? 'ibkr,tastytrade').split(','));
+const TASTYTRADE_CREDENTIALS = { clientSecret: 'bench-secret', refreshToken: 'bench-refresh-token' };
+
+/** What the parts need of a broker's simulator: its feed's counters and faults, and the service's settings for it. */
+interface BenchBroker {
+  kind: 'ibkr' | 'tastytrade';
+  title: string;
+  sim: SimulatedUpstream & { stream: { framesSent: number; accepted: number; openSockets: number; dropAll(): void } };
+  env(stateDir: string, extra: Record<string, string>): Record<string, string>;
+  /** The REST market data path a snapshot calls. */
+  snapshotPath: string;
+  tickIntervalMs(symbol: string): number;
+  faults: Fault[];
+}
+
+function ibkrBench(ibkr: IbkrSimulator): BenchBroker {
+  return {
+    kind: 'ibkr',
+    title: 'IBKR websocket',
+    sim: ibkr,
+    env: (stateDir, extra) => serviceEnv(ibkr, stateDir, extra),
+    snapshotPath: '/v1/api/iserver/marketdata/snapshot',
+    tickIntervalMs: (symbol) => ibkr.market.tickIntervalMs(contractBySymbol(symbol)!),
+    faults: ibkrFaults(ibkr),
+  };
+}
+
+function tastytradeBench(sim: TastytradeSimulator): BenchBroker {
+  return {
+    kind: 'tastytrade',
+    title: 'Tastytrade DXLink',
+    sim,
+    env: (stateDir, extra) =>
+      benchServiceEnv(stateDir, {
+        BROKER: 'tastytrade',
+        TASTYTRADE_URL: sim.origin,
+        TASTYTRADE_CLIENT_SECRET: TASTYTRADE_CREDENTIALS.clientSecret,
+        TASTYTRADE_REFRESH_TOKEN: TASTYTRADE_CREDENTIALS.refreshToken,
+        ...extra,
+      }),
+    snapshotPath: '/market-data/by-type',
+    tickIntervalMs: (symbol) => sim.market.tickIntervalMs({ ours: symbol, kind: 'equity' }),
+    faults: tastytradeFaults(sim),
+  };
+}
 
 // ---------------------------------------------------------------------------------------------------
 // A viewer of one stream in this process (the economy and fault runs need one or two, not thousands).
@@ -121,8 +170,8 @@ async function waitFor(what: string, ready: () => Promise<boolean>, timeoutMs = 
 // ---------------------------------------------------------------------------------------------------
 // 1. Latency at 1, 1,000 and 10,000 viewers.
 
-async function latency(ibkr: IbkrSimulator, market: { open: boolean }, stateDir: string): Promise<Figures[]> {
-  const service = await startService(serviceEnv(ibkr, join(stateDir, 'latency'), STREAMING));
+async function latency(b: BenchBroker, market: { open: boolean }, stateDir: string): Promise<Figures[]> {
+  const service = await startService(b.env(join(stateDir, `latency-${b.kind}`), STREAMING));
   try {
     const results: Figures[] = [];
     for (const level of LEVELS) {
@@ -130,18 +179,18 @@ async function latency(ibkr: IbkrSimulator, market: { open: boolean }, stateDir:
       let started = 0;
       // Viewers connect to a closed market (no ticks, so no fan-out competes with the connect storm); it opens once they are in.
       market.open = false;
-      const figures = await measure(ibkr, [service], level, {
+      const figures = await measure(b.sim, [service], level, {
         path: TOPIC,
         seconds: SECONDS,
         // At least four readers, so that no one of them is what the delay measures.
         perClient: Math.min(VIEWERS_PER_CLIENT, Math.max(1, Math.ceil(level / 4))),
         onOpened: () => {
           market.open = true;
-          framesBefore = ibkr.stream.framesSent;
+          framesBefore = b.sim.stream.framesSent;
           started = Date.now();
         },
       });
-      const ticksPerSecond = ((ibkr.stream.framesSent - framesBefore) / (Date.now() - started)) * 1000;
+      const ticksPerSecond = ((b.sim.stream.framesSent - framesBefore) / (Date.now() - started)) * 1000;
       results.push(figures);
       console.log(
         `${String(level).padStart(8)} | ${String(figures.p50).padStart(4)} / ${String(figures.p99).padStart(4)} / ${String(figures.max).padStart(5)} ms | ${figures.eventsPerViewerPerSecond.toFixed(1).padStart(6)} | ${String(figures.skipped).padStart(7)} | ${ticksPerSecond.toFixed(1).padStart(7)} | ${figures.cpuPercent.toFixed(0).padStart(3)} % | ${(figures.rss / 1_048_576).toFixed(0).padStart(3)} MiB | ${String(figures.getP99).padStart(4)} ms | ${figures.clientElu.toFixed(2).padStart(10)} | ${figures.load.toFixed(2)}`,
@@ -156,8 +205,8 @@ async function latency(ibkr: IbkrSimulator, market: { open: boolean }, stateDir:
 // ---------------------------------------------------------------------------------------------------
 // 2. Snapshot calls per minute for 50 streamed symbols: streaming against off.
 
-async function economy(ibkr: IbkrSimulator, stateDir: string, mode: 'auto' | 'off'): Promise<number> {
-  const service = await startService(serviceEnv(ibkr, join(stateDir, `economy-${mode}`), { BROKER_STREAMING: mode }));
+async function economy(b: BenchBroker, stateDir: string, mode: 'auto' | 'off'): Promise<number> {
+  const service = await startService(b.env(join(stateDir, `economy-${b.kind}-${mode}`), { BROKER_STREAMING: mode }));
   const viewer = await Viewer.open(`${service.url}/api/stream?brokerQuotes=${FIFTY.join(',')}`);
   let polling = true;
   const poller = (async () => {
@@ -171,10 +220,10 @@ async function economy(ibkr: IbkrSimulator, stateDir: string, mode: 'auto' | 'of
     // Subscribed: conids looked up (at the gateway's pacing) and the first frames in.
     await sleep(15_000);
     const calls: number[] = [];
-    const onCall = (event: SimRequestEvent) => event.path === SNAPSHOT && calls.push(Date.now());
-    ibkr.on('request', onCall);
+    const onCall = (event: SimRequestEvent) => event.path === b.snapshotPath && calls.push(Date.now());
+    b.sim.on('request', onCall);
     await sleep(ECONOMY_SECONDS * 1000);
-    ibkr.off('request', onCall);
+    b.sim.off('request', onCall);
     return (calls.length / ECONOMY_SECONDS) * 60;
   } finally {
     polling = false;
@@ -187,28 +236,34 @@ async function economy(ibkr: IbkrSimulator, stateDir: string, mode: 'auto' | 'of
 // ---------------------------------------------------------------------------------------------------
 // 3. Memory per subscribed symbol, in a process of its own (this one holds the simulator).
 
-async function memoryChild(baseUrl: string, count: number): Promise<void> {
+async function memoryChild(kind: BenchBroker['kind'], baseUrl: string, count: number): Promise<void> {
   const logger = pino({ level: 'silent' });
   const gc = (globalThis as { gc?: () => void }).gc!;
-  const broker = new IbkrBroker({
-    url: baseUrl,
-    tlsVerify: false,
-    timeoutMs: 8_000,
-    logger,
-    tickleIntervalMs: 0,
-    // The simulator's pacing is off for this run: lookups are not what is measured.
-    gateway: { pacer: new RequestPacer({ name: 'bench', perWindow: 1_000, windowMs: 1_000, minIntervalMs: 0, maxWaitMs: 10_000 }) },
-  });
+  const broker =
+    kind === 'ibkr'
+      ? new IbkrBroker({
+          url: baseUrl,
+          tlsVerify: false,
+          timeoutMs: 8_000,
+          logger,
+          tickleIntervalMs: 0,
+          // The simulator's pacing is off for this run: lookups are not what is measured.
+          gateway: { pacer: new RequestPacer({ name: 'bench', perWindow: 1_000, windowMs: 1_000, minIntervalMs: 0, maxWaitMs: 10_000 }) },
+        })
+      : new TastytradeBroker({ url: baseUrl, ...TASTYTRADE_CREDENTIALS, timeoutMs: 8_000, logger });
   const shared = new SharedQuoteStream({
-    broker: 'ibkr',
-    create: () => new IbkrQuoteStream({ url: baseUrl, tlsVerify: false, session: broker, logger }),
+    broker: kind,
+    create: () =>
+      broker instanceof IbkrBroker
+        ? new IbkrQuoteStream({ url: baseUrl, tlsVerify: false, session: broker, logger })
+        : new TastytradeQuoteStream({ session: broker, logger }),
     scope: 'bench',
     logger,
   });
   const seen = new Set<string>();
   shared.onQuote((u) => seen.add(u.symbol));
   shared.start();
-  const symbols = UNIVERSE.map((i) => i.symbol).filter((s) => contractBySymbol(s) !== undefined);
+  const symbols = STOCKS;
   const heap = async () => {
     for (let i = 0; i < 3; i += 1) {
       gc();
@@ -230,12 +285,16 @@ async function memoryChild(baseUrl: string, count: number): Promise<void> {
   await broker.close();
 }
 
-async function memoryPerSymbol(): Promise<{ perSymbol: number; count: number }> {
-  const sim = await createIbkrSimulator({ pacing: false, sessionAt: () => 'regular' });
+async function memoryPerSymbol(kind: BenchBroker['kind']): Promise<{ perSymbol: number; count: number }> {
+  const sim =
+    kind === 'ibkr'
+      ? await createIbkrSimulator({ pacing: false, sessionAt: () => 'regular' })
+      : createTastytradeSimulator({ ...TASTYTRADE_CREDENTIALS, sessionAt: () => 'regular' });
   await sim.listen();
   try {
-    const count = Math.min(400, UNIVERSE.length - 1);
-    const child = fork(fileURLToPath(import.meta.url), ['--memory', sim.baseUrl, String(count)], {
+    const count = Math.min(400, STOCKS.length - 1);
+    const url = 'baseUrl' in sim ? sim.baseUrl : sim.origin;
+    const child = fork(fileURLToPath(import.meta.url), ['--memory', kind, url, String(count)], {
       execArgv: ['--import', 'tsx', '--expose-gc'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -250,18 +309,19 @@ async function memoryPerSymbol(): Promise<{ perSymbol: number; count: number }> 
 // ---------------------------------------------------------------------------------------------------
 // 4. Three replicas on one Redis.
 
-async function replicas(ibkr: IbkrSimulator, stateDir: string): Promise<void> {
+async function replicas(b: BenchBroker, stateDir: string): Promise<void> {
   const prefix = `mdp-bench-broker-stream:${randomBytes(4).toString('hex')}:`;
-  const acceptedBefore = ibkr.stream.accepted;
+  const { sim } = b;
+  const acceptedBefore = sim.stream.accepted;
   const services = await Promise.all(
-    [0, 1, 2].map((i) => startService(serviceEnv(ibkr, join(stateDir, `r${i}`), { ...STREAMING, REDIS_URL, REDIS_KEY_PREFIX: prefix }))),
+    [0, 1, 2].map((i) => startService(b.env(join(stateDir, `r${i}-${b.kind}`), { ...STREAMING, REDIS_URL, REDIS_KEY_PREFIX: prefix }))),
   );
   const redis = new Redis(REDIS_URL);
   try {
-    const figures = await measure(ibkr, services, 150, { path: TOPIC, seconds: SECONDS, perClient: VIEWERS_PER_CLIENT });
-    const sockets = ibkr.stream.accepted - acceptedBefore;
+    const figures = await measure(sim, services, 150, { path: TOPIC, seconds: SECONDS, perClient: VIEWERS_PER_CLIENT });
+    const sockets = sim.stream.accepted - acceptedBefore;
     console.log(
-      `3 replicas on one Redis, 150 viewers spread over them: ${sockets} upstream socket${sockets === 1 ? '' : 's'} opened, ${ibkr.stream.openSockets} open (target 1: ${verdict(sockets === 1 && ibkr.stream.openSockets === 1)}); delay p50 / p99 / max ${figures.p50} / ${figures.p99} / ${figures.max} ms; ${figures.eventsPerViewerPerSecond.toFixed(1)} events/s/viewer`,
+      `3 replicas on one Redis, 150 viewers spread over them: ${sockets} upstream socket${sockets === 1 ? '' : 's'} opened, ${sim.stream.openSockets} open (target 1: ${verdict(sockets === 1 && sim.stream.openSockets === 1)}); delay p50 / p99 / max ${figures.p50} / ${figures.p99} / ${figures.max} ms; ${figures.eventsPerViewerPerSecond.toFixed(1)} events/s/viewer`,
     );
     // The lease (its value starts with the holder's pid) is the one broker stream lease under this prefix.
     const [lease] = await redis.keys(`${prefix}lock:stream:*:brokerQuotes`);
@@ -273,15 +333,15 @@ async function replicas(ibkr: IbkrSimulator, stateDir: string): Promise<void> {
     }
     const viewer = await Viewer.open(`${services.find((s) => s !== victim)!.url}${TOPIC}`);
     await sleep(2_000);
-    const accepted = ibkr.stream.accepted;
+    const accepted = sim.stream.accepted;
     const killedAt = Date.now();
     victim.process.kill('SIGKILL');
     await once(victim.process, 'exit');
-    const connectedAt = await waitFor('the takeover', async () => ibkr.stream.accepted > accepted && ibkr.stream.openSockets === 1, 60_000);
+    const connectedAt = await waitFor('the takeover', async () => sim.stream.accepted > accepted && sim.stream.openSockets === 1, 60_000);
     const events = viewer.at.length;
     const resumedAt = await waitFor('events after the takeover', async () => viewer.at.length > events, 30_000);
     console.log(
-      `  holder killed (SIGKILL): another replica's socket ${connectedAt - killedAt} ms later, its viewers' events ${resumedAt - killedAt} ms later (longest gap ${viewer.longestGap(killedAt, resumedAt)} ms, snapshots filling it); ${ibkr.stream.openSockets} socket open`,
+      `  holder killed (SIGKILL): another replica's socket ${connectedAt - killedAt} ms later, its viewers' events ${resumedAt - killedAt} ms later (longest gap ${viewer.longestGap(killedAt, resumedAt)} ms, snapshots filling it); ${sim.stream.openSockets} socket open`,
     );
     viewer.close();
   } finally {
@@ -299,57 +359,66 @@ async function replicas(ibkr: IbkrSimulator, stateDir: string): Promise<void> {
 
 interface Fault {
   name: string;
-  inject(ibkr: IbkrSimulator): void;
+  inject(): void;
   /** Ends a fault that does not end by itself, HOLD_MS after it began. */
-  end?(ibkr: IbkrSimulator): void;
+  end?(): void;
   /** Recovery needs a new socket (else only the subscriptions are requested again). */
   reconnects: boolean;
 }
 
 const HOLD_MS = 5_000;
 
-const FAULTS: Fault[] = [
-  { name: 'dropped socket', reconnects: true, inject: (s) => s.stream.dropAll() },
-  {
-    name: `refused upgrade (${HOLD_MS / 1000} s)`,
+/** A fault switched on for HOLD_MS with every socket dropped, then off. */
+function held(name: string, faults: Record<string, boolean>, key: string, drop: () => void): Fault {
+  return {
+    name: `${name} (${HOLD_MS / 1000} s)`,
     reconnects: true,
-    inject: (s) => {
-      s.stream.faults.refuseUpgrade = true;
-      s.stream.dropAll();
+    inject: () => {
+      faults[key] = true;
+      drop();
     },
-    end: (s) => {
-      s.stream.faults.refuseUpgrade = false;
+    end: () => {
+      faults[key] = false;
     },
-  },
-  {
-    name: `refused session (${HOLD_MS / 1000} s)`,
-    reconnects: true,
-    inject: (s) => {
-      s.stream.faults.refuseSession = true;
-      s.stream.dropAll();
-    },
-    end: (s) => {
-      s.stream.faults.refuseSession = false;
-    },
-  },
-  {
-    name: 'expired session value and cookie',
-    reconnects: true,
-    inject: (s) => {
-      s.rotateSessionId();
-      s.stream.dropAll();
-    },
-  },
-  { name: 'subscriptions expired, heartbeat going on', reconnects: false, inject: (s) => s.stream.expireSubscriptions() },
-  { name: 'silent heartbeat (dead socket)', reconnects: true, inject: (s) => s.stream.silenceOpenSockets() },
-  { name: 'brokerage session lost', reconnects: true, inject: (s) => s.loseSessionSilently() },
-];
+  };
+}
 
-async function faults(ibkr: IbkrSimulator, stateDir: string): Promise<void> {
-  const service = await startService(serviceEnv(ibkr, join(stateDir, 'faults'), STREAMING));
-  const busy = [...SYMBOLS].sort(
-    (a, b) => ibkr.market.tickIntervalMs(contractBySymbol(a)!) - ibkr.market.tickIntervalMs(contractBySymbol(b)!),
-  );
+function tastytradeFaults(s: TastytradeSimulator): Fault[] {
+  const faults = s.stream.faults as unknown as Record<string, boolean>;
+  const drop = () => s.stream.dropAll();
+  return [
+    { name: 'dropped socket', reconnects: true, inject: drop },
+    held('refused upgrade (502)', faults, 'refuseUpgrade', drop),
+    held('refused AUTH', faults, 'refuseAuth', drop),
+    { name: 'quote token expired under the socket', reconnects: true, inject: () => s.stream.expireTokens() },
+    { name: 'silent server (dead socket)', reconnects: true, inject: () => s.stream.silenceOpenSockets() },
+  ];
+}
+
+function ibkrFaults(s: IbkrSimulator): Fault[] {
+  const faults = s.stream.faults as unknown as Record<string, boolean>;
+  const drop = () => s.stream.dropAll();
+  return [
+    { name: 'dropped socket', reconnects: true, inject: drop },
+    held('refused upgrade', faults, 'refuseUpgrade', drop),
+    held('refused session', faults, 'refuseSession', drop),
+    {
+      name: 'expired session value and cookie',
+      reconnects: true,
+      inject: () => {
+        s.rotateSessionId();
+        drop();
+      },
+    },
+    { name: 'subscriptions expired, heartbeat going on', reconnects: false, inject: () => s.stream.expireSubscriptions() },
+    { name: 'silent heartbeat (dead socket)', reconnects: true, inject: () => s.stream.silenceOpenSockets() },
+    { name: 'brokerage session lost', reconnects: true, inject: () => s.loseSessionSilently() },
+  ];
+}
+
+async function faults(b: BenchBroker, stateDir: string): Promise<void> {
+  const service = await startService(b.env(join(stateDir, `faults-${b.kind}`), STREAMING));
+  const busy = [...SYMBOLS].sort((x, y) => b.tickIntervalMs(x) - b.tickIntervalMs(y));
   const viewer = await Viewer.open(`${service.url}/api/stream?brokerQuotes=${busy.slice(0, 3).join(',')}`);
   const flowing = async () => {
     const s = await streamStatus(service);
@@ -358,7 +427,7 @@ async function faults(ibkr: IbkrSimulator, stateDir: string): Promise<void> {
   try {
     await waitFor('ticks before the faults', flowing);
     console.log(' fault                                      | recovered after | longest gap at the viewer | other requests failed');
-    for (const fault of FAULTS) {
+    for (const fault of b.faults) {
       const before = (await streamStatus(service)).reconnects;
       let failed = 0;
       let probing = true;
@@ -375,11 +444,11 @@ async function faults(ibkr: IbkrSimulator, stateDir: string): Promise<void> {
         }
       })();
       const injectedAt = Date.now();
-      fault.inject(ibkr);
+      fault.inject();
       let from = injectedAt;
       if (fault.end !== undefined) {
         await sleep(HOLD_MS);
-        fault.end(ibkr);
+        fault.end();
         from = Date.now();
       }
       // Ticks must have stopped first (a fault the feed has not noticed yet is not recovered from).
@@ -412,51 +481,70 @@ export default async function brokerStreamBench(): Promise<void> {
     throw new Error(`open files: hard limit ${hard}, ${neededFiles(Math.max(...LEVELS))} needed`);
   const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-broker-stream-'));
   const market = { open: true };
-  const ibkr = await createIbkrSimulator({ sessionAt: () => (market.open ? 'regular' : 'closed') });
-  await ibkr.listen();
+  const sessionAt = () => (market.open ? 'regular' : 'closed') as 'regular' | 'closed';
   try {
-    console.log(
-      `\nbroker stream (IBKR websocket, simulated market held open): topic of ${SYMBOLS.length} symbols, ${SECONDS} s per level (node ${process.version})`,
-    );
-    if (PARTS.has('latency')) {
-      console.log(' viewers | delay p50 / p99 / max | ev/s/v | skipped | ticks/s | CPU  |   RSS   | GET p99 | client ELU | load');
-      const results = await latency(ibkr, market, stateDir);
-      console.log(
-        ' (delay: from the simulator sending the tick to its event at a viewer; ev/s/v: events a second per viewer; skipped: events superseded during a fan-out;',
-      );
-      console.log(
-        ' ticks/s: market data frames the simulator sent; GET: /api/system/live on the same process meanwhile; load: the 1-minute load average, this bench included)',
-      );
-      for (const [level, target] of Object.entries(TARGETS)) {
-        const f = results.find((r) => r.viewers === Number(level));
-        if (f !== undefined) console.log(`target: delay p99 <= ${target} ms at ${level} viewers: ${f.p99} ms, ${verdict(f.p99 <= target)}`);
+    if (BROKERS.has('ibkr')) {
+      const ibkr = await createIbkrSimulator({ sessionAt });
+      await ibkr.listen();
+      try {
+        await benchBroker(ibkrBench(ibkr), market, stateDir);
+      } finally {
+        await ibkr.close();
       }
     }
-    if (PARTS.has('economy')) {
-      const streamingCalls = await economy(ibkr, stateDir, 'auto');
-      const offCalls = await economy(ibkr, stateDir, 'off');
-      console.log(
-        `snapshot calls per minute, 50 symbols (a stream viewer and a REST poll every second): streaming ${streamingCalls.toFixed(1)}, off ${offCalls.toFixed(1)}; target 0 once subscribed: ${verdict(streamingCalls === 0)}`,
-      );
-    }
-    if (PARTS.has('memory')) {
-      const memory = await memoryPerSymbol();
-      console.log(
-        `memory per subscribed symbol (the feed and the shared stream, heap after GC, ${memory.count} symbols): ${(memory.perSymbol / 1024).toFixed(2)} KiB`,
-      );
-    }
-    if (PARTS.has('replicas')) await replicas(ibkr, stateDir);
-    if (PARTS.has('faults')) {
-      console.log('\nfaults of the feed, production timings (one service, a viewer of 3 busy symbols):');
-      await faults(ibkr, stateDir);
+    if (BROKERS.has('tastytrade')) {
+      const tastytrade = createTastytradeSimulator({ ...TASTYTRADE_CREDENTIALS, sessionAt });
+      await tastytrade.listen();
+      try {
+        await benchBroker(tastytradeBench(tastytrade), market, stateDir);
+      } finally {
+        await tastytrade.close();
+      }
     }
   } finally {
-    await ibkr.close();
     rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+async function benchBroker(b: BenchBroker, market: { open: boolean }, stateDir: string): Promise<void> {
+  console.log(
+    `\nbroker stream (${b.title}, simulated market held open): topic of ${SYMBOLS.length} symbols, ${SECONDS} s per level (node ${process.version})`,
+  );
+  if (PARTS.has('latency')) {
+    console.log(' viewers | delay p50 / p99 / max | ev/s/v | skipped | ticks/s | CPU  |   RSS   | GET p99 | client ELU | load');
+    const results = await latency(b, market, stateDir);
+    console.log(
+      ' (delay: from the simulator sending the tick to its event at a viewer; ev/s/v: events a second per viewer; skipped: events superseded during a fan-out;',
+    );
+    console.log(
+      ' ticks/s: market data frames the simulator sent; GET: /api/system/live on the same process meanwhile; load: the 1-minute load average, this bench included)',
+    );
+    for (const [level, target] of Object.entries(TARGETS)) {
+      const f = results.find((r) => r.viewers === Number(level));
+      if (f !== undefined) console.log(`target: delay p99 <= ${target} ms at ${level} viewers: ${f.p99} ms, ${verdict(f.p99 <= target)}`);
+    }
+  }
+  if (PARTS.has('economy')) {
+    const streamingCalls = await economy(b, stateDir, 'auto');
+    const offCalls = await economy(b, stateDir, 'off');
+    console.log(
+      `snapshot calls per minute, 50 symbols (a stream viewer and a REST poll every second): streaming ${streamingCalls.toFixed(1)}, off ${offCalls.toFixed(1)}; target 0 once subscribed: ${verdict(streamingCalls === 0)}`,
+    );
+  }
+  if (PARTS.has('memory')) {
+    const memory = await memoryPerSymbol(b.kind);
+    console.log(
+      `memory per subscribed symbol (the feed and the shared stream, heap after GC, ${memory.count} symbols): ${(memory.perSymbol / 1024).toFixed(2)} KiB`,
+    );
+  }
+  if (PARTS.has('replicas')) await replicas(b, stateDir);
+  if (PARTS.has('faults')) {
+    console.log('\nfaults of the feed, production timings (one service, a viewer of 3 busy symbols):');
+    await faults(b, stateDir);
   }
 }
 
 if (process.argv.includes('--memory')) {
   const at = process.argv.indexOf('--memory');
-  await memoryChild(process.argv[at + 1]!, Number(process.argv[at + 2]));
+  await memoryChild(process.argv[at + 1] as BenchBroker['kind'], process.argv[at + 2]!, Number(process.argv[at + 3]));
 } else if (import.meta.url === `file://${process.argv[1]}`) await brokerStreamBench();

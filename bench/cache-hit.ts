@@ -23,7 +23,7 @@ export interface Round extends Figures {
 
 export async function cacheHitBench(): Promise<void> {
   const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-'));
-  // The targets of issue 12: throughput against the bare server, median of the rounds.
+  // The targets: throughput against the bare server, median of the rounds.
   const variants: [string, Record<string, string>, number][] = [
     ['service (LOG_LEVEL=warn)', { LOG_LEVEL: 'warn' }, 0.9],
     ['service (default: info logs)', { LOG_LEVEL: 'info' }, 0.85],

@@ -32,7 +32,7 @@ import { createAlphaVantageSimulator } from '../src/sandbox/alpha-vantage/alpha-
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index.js';
 import type { SimulatedUpstream } from '../src/sandbox/simulated-upstream.js';
 import { UNIVERSE } from '../src/sandbox/universe.js';
-import { CHART_PREFIX, createYahooSimulator } from '../src/sandbox/yahoo/yahoo-simulator.js';
+import { createYahooSimulator } from '../src/sandbox/yahoo/yahoo-simulator.js';
 import { QUOTE_FIELDS } from '../src/wire/alpha-vantage/bodies.js';
 import { indicatorSpec, INTERVALS, sectionKey } from '../src/wire/alpha-vantage/indicators.js';
 
@@ -134,7 +134,7 @@ async function run(name: string, startSim: number, lastRoundSim: number, scale: 
     if (event.path === '/query') avCalls.push(clock());
   });
   yahoo.on('request', (event: { path: string }) => {
-    if (event.path.startsWith(CHART_PREFIX)) yahooCalls.push(clock());
+    if (event.path.startsWith('/v8/finance/chart/')) yahooCalls.push(clock());
   });
   const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-dashboard-'));
   const { config, budgets } = scaledConfig(stateDir, av, yahoo, scale);

@@ -31,7 +31,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import { createIbkrSimulator, type IbkrSimulator } from '../src/sandbox/ibkr/ibkr-simulator.js';
-import type { SimRequestEvent } from '../src/sandbox/simulated-upstream.js';
+import type { SimRequestEvent, SimulatedUpstream } from '../src/sandbox/simulated-upstream.js';
 import { type Child, startService } from './processes.js';
 
 const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'AMZN', 'GOOGL', 'META', 'TSLA', 'SPY', 'QQQ', 'IBM'];
@@ -42,7 +42,7 @@ const VIEWERS_PER_CLIENT = Number(process.env.BENCH_VIEWERS_PER_CLIENT ?? 2_500)
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SNAPSHOT = '/v1/api/iserver/marketdata/snapshot';
 const PATH = `/api/stream?brokerQuotes=${SYMBOLS.join(',')}`;
-/** The issue's targets: every viewer gets the topic's 1 event a second, and the last of 10,000 within 250 ms. */
+/** The targets: every viewer gets the topic's 1 event a second, and the last of 10,000 within 250 ms. */
 const TARGET_EVENTS = 1;
 /** The cadence is the 1 s fresh window counted from the upstream answer, +5 ms: 0.99 on loopback. */
 const EVENTS_TOLERANCE = 0.02;
@@ -382,7 +382,7 @@ export interface MeasureOptions {
 }
 
 /** Opens `count` viewers spread over `services`, measures for `seconds`, closes them. */
-export async function measure(ibkr: IbkrSimulator, services: Child[], count: number, options: MeasureOptions = {}): Promise<Figures> {
+export async function measure(ibkr: SimulatedUpstream, services: Child[], count: number, options: MeasureOptions = {}): Promise<Figures> {
   const { path = PATH, seconds: measureSeconds = SECONDS, perClient = VIEWERS_PER_CLIENT } = options;
   const clients = Array.from({ length: Math.ceil(count / perClient) }, () => ClientProcess.start());
   const urls = services.map((s) => s.url);
@@ -466,20 +466,22 @@ export async function measure(ibkr: IbkrSimulator, services: Child[], count: num
 }
 
 export function serviceEnv(ibkr: IbkrSimulator, stateDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return benchServiceEnv(stateDir, { BROKER: 'ibkr', IBKR_GATEWAY_URL: ibkr.baseUrl, IBKR_TLS_VERIFY: 'false', ...extra });
+}
+
+/** A bench service in live mode against simulators, its limits off; `broker` names the broker and its settings. */
+export function benchServiceEnv(stateDir: string, broker: Record<string, string>): Record<string, string> {
   return {
     DATA_MODE: 'live',
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '0',
     STATE_DIR: stateDir,
-    BROKER: 'ibkr',
-    IBKR_GATEWAY_URL: ibkr.baseUrl,
-    IBKR_TLS_VERIFY: 'false',
     OVERVIEW_SOURCE: 'none',
     STREAM_MAX_PER_CLIENT: '0',
     // STREAM_MAX_CONNECTIONS keeps its default (10,000): the largest level fits it exactly.
     // This bench measures the polled topic; the streamed one is bench/broker-stream.ts's.
     BROKER_STREAMING: 'off',
-    ...extra,
+    ...broker,
   };
 }
 

@@ -13,16 +13,9 @@ import { closingAnswer } from './plugins/app/closing-answer.js';
 import { errorHandling } from './plugins/app/error-handler.js';
 import { HotPath, requestId } from './plugins/app/hot-path.js';
 import { metricsPlugin, ServiceMetrics } from './plugins/app/metrics.js';
-import {
-  clientErrorHandler,
-  edgeHeaders,
-  frameworkErrorHandler,
-  hardenServer,
-  preflightCheck,
-  requestHygiene,
-  securityHeaders,
-  timeoutOptions,
-} from './plugins/app/request-hygiene.js';
+import { edgeHeaders, securityHeaders } from './plugins/app/edge-headers.js';
+import { preflightCheck, requestHygiene } from './plugins/app/request-hygiene.js';
+import { clientErrorHandler, frameworkErrorHandler, hardenServer, timeoutOptions } from './plugins/app/server-limits.js';
 import { strictIntegers } from './plugins/app/strict-integers.js';
 import { corsPlugin } from './plugins/external/cors.js';
 import { openApi } from './plugins/external/openapi.js';
@@ -91,9 +84,9 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
 
   app.decorate('deps', deps);
   // The broker's keep-alive and its real-time quote stream run while the app does (deps.close stops them).
-  deps.broker.start();
+  if (deps.broker.configured) deps.broker.client.start();
   deps.brokerQuotes?.start();
-  logger.info({ broker: deps.broker.kind, mode: config.mode }, 'broker endpoints ready');
+  logger.info({ broker: config.broker.kind, mode: config.mode }, 'broker endpoints ready');
   app.decorate('hotPath', hotPath);
   // Filled by the route plugins: what each stream topic is read from.
   app.decorate('liveTopics', deps.liveTopics);

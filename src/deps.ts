@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import type { Broker } from './broker/broker.js';
 import { BrokerAccess } from './broker/broker-access.js';
 import { StreamTickets } from './broker/stream-tickets.js';
-import { NotConfiguredBroker } from './broker/not-configured-broker.js';
 import { type Pacer, RequestPacer } from './broker/request-pacer.js';
 import { SharedRequestPacer } from './broker/shared-request-pacer.js';
 import { type BudgetLimits, MAX_PACING_WAIT_MS } from './budget/budget-guard.js';
@@ -21,7 +20,7 @@ import { RedisCacheStore } from './cache/redis-cache-store.js';
 import { SqliteCacheStore } from './cache/sqlite-cache-store.js';
 import { UpstreamCache } from './cache/upstream-cache.js';
 import type { Config } from './core/config.js';
-import { ApiError } from './core/errors.js';
+import { type Configured, configured, notConfigured, optional } from './core/configured.js';
 import { BarStore } from './services/bar-store.js';
 import { ComputedTechnical } from './services/computed-technical.js';
 import { SourceTally } from './services/data-source.js';
@@ -29,10 +28,14 @@ import { SeriesQuotes } from './services/series-quotes.js';
 import { QuoteService } from './services/quote-service.js';
 import { TechnicalService } from './services/technical-service.js';
 import { MarketOverview } from './services/market-overview.js';
+import { SearchService } from './services/search-service.js';
+import { SeriesService } from './services/series-service.js';
+import { DividendService } from './services/dividend-service.js';
+import { BrokerService } from './services/broker-service.js';
 import { StateStore } from './store/state-store.js';
 import { StateScopes } from './store/upstream-identity.js';
 import { ALPHA_VANTAGE, IBKR, MASSIVE, UPSTREAMS, type UpstreamId, YAHOO } from './core/upstream-ids.js';
-import { AlphaVantageClient, type AlphaVantageGetter } from './upstreams/alpha-vantage/alpha-vantage-client.js';
+import { AlphaVantageClient } from './upstreams/alpha-vantage/alpha-vantage-client.js';
 import { HttpClient } from './upstreams/http-client.js';
 import { IbkrBroker, type IbkrBrokerOptions } from './upstreams/ibkr/ibkr-broker.js';
 import { ibkrPacerOptions } from './upstreams/ibkr/ibkr-gateway.js';
@@ -40,6 +43,7 @@ import { cursorKeys } from './upstreams/massive/cursor-keys.js';
 import { CursorCodec } from './upstreams/massive/dividend-cursor.js';
 import { MassiveClient } from './upstreams/massive/massive-client.js';
 import { TastytradeBroker, type TastytradeBrokerOptions } from './upstreams/tastytrade/tastytrade-broker.js';
+import { TastytradeQuoteStream, type TastytradeQuoteStreamOptions } from './upstreams/tastytrade/tastytrade-quote-stream.js';
 import { UpstreamHealth } from './health/upstream-health.js';
 import { UpstreamCallMetrics } from './plugins/app/upstream-call-metrics.js';
 import { YahooChartSource } from './upstreams/yahoo/yahoo-chart-source.js';
@@ -64,21 +68,24 @@ export interface AppDeps {
   scopes: StateScopes;
   /** Answers per endpoint and data source (X-Data-Source), for status and metrics. */
   sources: SourceTally;
-  /** Provider A (Alpha Vantage); throws PROVIDER_NOT_CONFIGURED without a key. */
-  alphaVantage: AlphaVantageGetter;
   /** Quotes from provider A, with Yahoo's quote from the stored daily bars as the fallback (QUOTE_FALLBACK). */
   quotes: QuoteService;
   /** Technical indicators from provider A or computed from the stored bars, as TECHNICAL_SOURCE says. */
   technical: TechnicalService;
+  /** Provider A's SYMBOL_SEARCH. */
+  search: SearchService;
+  /** Provider A's TIME_SERIES_* functions. */
+  series: SeriesService;
+  /** Provider B's dividends, a page at a time. */
+  dividends: DividendService;
   /** The stored Yahoo bar series quotes and computed indicators read; undefined when QUOTE_FALLBACK is `none`. */
   bars: BarStore | undefined;
-  /** Provider B (Massive); throws PROVIDER_NOT_CONFIGURED without a key. */
-  massive: () => MassiveClient;
-  /** Signs and reads the dividends paging cursors. */
-  cursors: CursorCodec;
-  /** Undefined when OVERVIEW_SOURCE is `none`. */
-  overview: MarketOverview | undefined;
-  broker: Broker;
+  /** Not configured when OVERVIEW_SOURCE is `none`. */
+  overview: Configured<MarketOverview>;
+  /** The broker BROKER names; not configured with BROKER=none or Tastytrade without credentials. */
+  broker: Configured<Broker>;
+  /** The broker's health, accounts, positions and quotes. */
+  brokerData: BrokerService;
   /** Who may read broker data (BROKER_ALLOW_FROM, BROKER_TOKEN, BROKER_CORS_ORIGINS). */
   brokerAccess: BrokerAccess;
   /** One-time tickets that admit a browser's EventSource to broker stream topics. */
@@ -92,13 +99,15 @@ export interface AppDeps {
   close(): Promise<void>;
 }
 
-export interface BrokerOptions {
+interface BrokerOptions {
   ibkr?: Partial<Omit<IbkrBrokerOptions, 'url' | 'tlsVerify' | 'logger'>>;
   /** The IBKR websocket's timings (heartbeat watch, renewals, back-off). */
   ibkrStream?: Partial<Omit<IbkrQuoteStreamOptions, 'url' | 'tlsVerify' | 'session' | 'logger'>>;
   /** The shared stream's REST retention and renewal period. */
   streaming?: { retentionMs?: number; renewMs?: number };
   tastytrade?: Partial<Omit<TastytradeBrokerOptions, 'url' | 'clientSecret' | 'refreshToken' | 'logger'>>;
+  /** The DXLink feed's timings (keepalives, token renewal, back-off). */
+  tastytradeStream?: Partial<Omit<TastytradeQuoteStreamOptions, 'session' | 'logger'>>;
 }
 
 export interface CreateDepsOptions {
@@ -142,11 +151,12 @@ export async function createDeps(config: Config, logger: Logger, options: Create
 
   const av = config.alphaVantage;
   const avBudget = limits(ALPHA_VANTAGE, { perMinute: av.callsPerMinute, perDay: av.callsPerDay, minIntervalMs: av.minIntervalMs });
-  const avClient =
+  const alphaVantage = optional(
     av.apiKey === undefined
       ? undefined
-      : new AlphaVantageClient({ url: av.url, apiKey: av.apiKey, http: http(ALPHA_VANTAGE), budget: avBudget });
-  const alphaVantage = configured(avClient, 'provider A is not configured: set ALPHA_VANTAGE_API_KEY');
+      : new AlphaVantageClient({ url: av.url, apiKey: av.apiKey, http: http(ALPHA_VANTAGE), budget: avBudget }),
+    'provider A is not configured: set ALPHA_VANTAGE_API_KEY',
+  );
 
   // One Yahoo client and pool for the overview and both fallbacks, under one budget.
   const yahooUsed = config.overview.source === 'yahoo' || config.yahoo.quoteFallback === 'yahoo';
@@ -184,8 +194,10 @@ export async function createDeps(config: Config, logger: Logger, options: Create
 
   const mv = config.massive;
   const massiveBudget = limits(MASSIVE, { perMinute: mv.callsPerMinute, perDay: 0, minIntervalMs: 0 });
-  const massiveClient =
-    mv.apiKey === undefined ? undefined : new MassiveClient({ url: mv.url, apiKey: mv.apiKey, http: http(MASSIVE), budget: massiveBudget });
+  const massive = optional(
+    mv.apiKey === undefined ? undefined : new MassiveClient({ url: mv.url, apiKey: mv.apiKey, http: http(MASSIVE), budget: massiveBudget }),
+    'provider B is not configured: set MASSIVE_API_KEY',
+  );
   const cursors = new CursorCodec({
     keys: await cursorKeys(config.cursorSecret, store.redis, logger),
     // Bound to the mode and Massive identity (URL and key): a cursor of another one is foreign here.
@@ -193,19 +205,21 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     ttlMs: windows.DIVIDENDS.freshMs + windows.DIVIDENDS.staleMs + CURSOR_FOLLOW_MS,
   });
 
-  const overview =
+  const overview: Configured<MarketOverview> =
     config.overview.source === 'yahoo' && yahoo !== undefined
-      ? new MarketOverview({
-          source: yahoo,
-          scope: scopes.of(YAHOO),
-          symbols: config.overview.symbols,
-          concurrency: config.overview.concurrency,
-          window: windows.OVERVIEW,
-          cache,
-          health,
-          logger,
-        })
-      : undefined;
+      ? configured(
+          new MarketOverview({
+            source: yahoo,
+            scope: scopes.of(YAHOO),
+            symbols: config.overview.symbols,
+            concurrency: config.overview.concurrency,
+            window: windows.OVERVIEW,
+            cache,
+            health,
+            logger,
+          }),
+        )
+      : notConfigured('the market overview is switched off (OVERVIEW_SOURCE=none)');
 
   const broker = createBroker(config, logger, options.broker ?? {}, store, scopes);
   const liveTopics = new LiveTopics();
@@ -229,10 +243,10 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     feed === undefined
       ? undefined
       : new SharedQuoteStream({
-          broker: broker.kind,
+          broker: config.broker.kind,
           create: feed,
           relay,
-          scope: scopes.of(broker.kind),
+          scope: scopes.of(config.broker.kind),
           logger,
           ...options.broker?.streaming,
         });
@@ -241,7 +255,9 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     await brokerQuotes?.close();
     await relay?.close();
   });
-  closers.push(() => broker.close());
+  closers.push(async () => {
+    if (broker.configured) await broker.client.close();
+  });
 
   return {
     config,
@@ -253,14 +269,28 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     store,
     scopes,
     sources,
-    alphaVantage,
     quotes,
     technical,
     bars,
-    massive: configured(massiveClient, 'provider B is not configured: set MASSIVE_API_KEY'),
-    cursors,
+    search: new SearchService({ cache, window: windows.SEARCH, scope: scopes.of(ALPHA_VANTAGE), alphaVantage }),
+    series: new SeriesService({
+      cache,
+      windows: { daily: windows.SERIES_DAILY, intraday: windows.SERIES_INTRADAY },
+      scope: scopes.of(ALPHA_VANTAGE),
+      alphaVantage,
+    }),
+    dividends: new DividendService({ cache, window: windows.DIVIDENDS, scope: scopes.of(MASSIVE), massive, cursors }),
     overview,
     broker,
+    brokerData: new BrokerService({
+      cache,
+      broker,
+      kind: config.broker.kind,
+      scope: scopes.of(config.broker.kind),
+      windows: { accounts: windows.BROKER_ACCOUNTS, positions: windows.BROKER_POSITIONS, quotes: windows.BROKER_QUOTES },
+      feed: brokerQuotes,
+      health,
+    }),
     brokerAccess: new BrokerAccess(config.broker.access, config.trustProxy),
     streamTickets: new StreamTickets(store.shared),
     liveTopics,
@@ -292,14 +322,6 @@ function seriesWindows(windows: Config['cache']['windows']): { daily: CacheWindo
       freshMs: TECHNICAL_INTRADAY.freshMs,
       staleMs: Math.max(span(TECHNICAL_INTRADAY), KEEP_INTRADAY_SERIES_MS) - TECHNICAL_INTRADAY.freshMs,
     },
-  };
-}
-
-/** A getter that answers PROVIDER_NOT_CONFIGURED while the client is absent, so routes stay registered. */
-function configured<T>(client: T | undefined, reason: string): () => T {
-  return () => {
-    if (client === undefined) throw new ApiError('PROVIDER_NOT_CONFIGURED', reason);
-    return client;
   };
 }
 
@@ -346,45 +368,50 @@ function budgetFactory(store: StateStore, scopes: StateScopes): BudgetFactory {
 }
 
 /** The broker BROKER names; its keep-alive starts with the app (app.ts) and stops with close(). */
-function createBroker(config: Config, logger: Logger, options: BrokerOptions, store: StateStore, scopes: StateScopes): Broker {
+function createBroker(config: Config, logger: Logger, options: BrokerOptions, store: StateStore, scopes: StateScopes): Configured<Broker> {
   const { broker, upstreamTimeoutMs } = config;
   switch (broker.kind) {
     case 'none':
-      return new NotConfiguredBroker('none', 'No broker is configured (BROKER=none): set BROKER to ibkr or tastytrade.');
+      return notConfigured('No broker is configured (BROKER=none): set BROKER to ibkr or tastytrade.');
     case 'ibkr': {
       const gateway = { pacer: ibkrPacer(config, store, scopes), ...options.ibkr?.gateway };
-      return new IbkrBroker({
-        timeoutMs: upstreamTimeoutMs,
-        ...options.ibkr,
-        gateway,
-        url: broker.ibkr.url,
-        tlsVerify: broker.ibkr.tlsVerify,
-        logger,
-      });
+      return configured<Broker>(
+        new IbkrBroker({
+          timeoutMs: upstreamTimeoutMs,
+          ...options.ibkr,
+          gateway,
+          url: broker.ibkr.url,
+          tlsVerify: broker.ibkr.tlsVerify,
+          logger,
+        }),
+      );
     }
     case 'tastytrade': {
       const { url, clientSecret, refreshToken } = broker.tastytrade;
       if (clientSecret === undefined || refreshToken === undefined) {
-        return new NotConfiguredBroker(
-          'tastytrade',
-          'Tastytrade is not configured: set TASTYTRADE_CLIENT_SECRET and TASTYTRADE_REFRESH_TOKEN.',
-        );
+        return notConfigured('Tastytrade is not configured: set TASTYTRADE_CLIENT_SECRET and TASTYTRADE_REFRESH_TOKEN.');
       }
-      return new TastytradeBroker({ timeoutMs: upstreamTimeoutMs, ...options.tastytrade, url, clientSecret, refreshToken, logger });
+      return configured<Broker>(
+        new TastytradeBroker({ timeoutMs: upstreamTimeoutMs, ...options.tastytrade, url, clientSecret, refreshToken, logger }),
+      );
     }
   }
 }
 
-/**
- * The broker's real-time feed, where BROKER_STREAMING allows it and the broker has one: IBKR's websocket.
- * Tastytrade's DXLink feed (issue 29's other half) plugs in here; until then its quotes stay snapshots.
- */
-function quoteFeed(config: Config, logger: Logger, broker: Broker, options: BrokerOptions): (() => BrokerQuoteStream) | undefined {
-  if (config.broker.streaming === 'off') return undefined;
-  if (broker instanceof IbkrBroker) {
+/** The broker's real-time feed, where BROKER_STREAMING allows it: IBKR's websocket or Tastytrade's DXLink. */
+function quoteFeed(
+  config: Config,
+  logger: Logger,
+  broker: Configured<Broker>,
+  options: BrokerOptions,
+): (() => BrokerQuoteStream) | undefined {
+  if (config.broker.streaming === 'off' || !broker.configured) return undefined;
+  const session = broker.client;
+  if (session instanceof IbkrBroker) {
     const { url, tlsVerify } = config.broker.ibkr;
-    return () => new IbkrQuoteStream({ ...options.ibkrStream, url, tlsVerify, session: broker, logger });
+    return () => new IbkrQuoteStream({ ...options.ibkrStream, url, tlsVerify, session, logger });
   }
+  if (session instanceof TastytradeBroker) return () => new TastytradeQuoteStream({ ...options.tastytradeStream, session, logger });
   return undefined;
 }
 

@@ -4,9 +4,13 @@ import { test } from 'node:test';
 import pino from 'pino';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index.js';
 import { startApp } from './helpers/app.js';
+import { NO_FALLBACK, UNCAPPED } from './helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 test('unknown routes are JSON 404s; other methods on known routes are 405 with Allow', async (t) => {
-  const { get } = await startApp(t);
+  const { get } = await startApp(t, { env: ANSWERS_ENV });
   const missing = await get('/api/nope');
   assert.equal(missing.status, 404);
   assert.equal(missing.body.error.code, 'NOT_FOUND');
@@ -19,7 +23,7 @@ test('unknown routes are JSON 404s; other methods on known routes are 405 with A
 });
 
 test('CORS: preflight is answered and headers are exposed on responses', async (t) => {
-  const { get } = await startApp(t);
+  const { get } = await startApp(t, { env: ANSWERS_ENV });
   const preflight = await get(
     '/api/provider-a/quote?symbol=IBM',
     {
@@ -59,7 +63,7 @@ const NOT_FOR_SCRIPTS = new Set([
 ]);
 
 test('CORS exposes every header the API sends for scripts to read, on every kind of answer', async (t) => {
-  const { get } = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '12' } });
+  const { get } = await startApp(t, { env: { ...ANSWERS_ENV, RATE_LIMIT_PER_MINUTE: '12' } });
   const origin = { origin: 'https://dashboard.example' };
   const quote = await get('/api/provider-a/quote?symbol=IBM', origin);
   const answers = [
@@ -91,7 +95,7 @@ test('CORS exposes every header the API sends for scripts to read, on every kind
 });
 
 test('a configured origin list is enforced', async (t) => {
-  const { get } = await startApp(t, { env: { CORS_ORIGINS: 'https://good.example' } });
+  const { get } = await startApp(t, { env: { ...ANSWERS_ENV, CORS_ORIGINS: 'https://good.example' } });
   const good = await get('/api/provider-a/quote?symbol=IBM', { origin: 'https://good.example' });
   assert.equal(good.headers['access-control-allow-origin'], 'https://good.example');
   const bad = await get('/api/provider-a/quote?symbol=IBM', { origin: 'https://evil.example' });
@@ -99,7 +103,7 @@ test('a configured origin list is enforced', async (t) => {
 });
 
 test('HEAD works on GET routes', async (t) => {
-  const { get } = await startApp(t);
+  const { get } = await startApp(t, { env: ANSWERS_ENV });
   const head = await get('/api/provider-a/quote?symbol=IBM', {}, 'HEAD');
   assert.equal(head.status, 200);
   assert.equal(head.text, '');
@@ -115,6 +119,7 @@ test('the API key never appears in a response or a log line, even when the upstr
   });
   const secret = 'SECRETKEY1234567890';
   const { get } = await startApp(t, {
+    env: ANSWERS_ENV,
     logger: pino({ level: 'trace' }, sink),
     configure: (c) => ({ ...c, alphaVantage: { ...c.alphaVantage, apiKey: secret } }),
   });

@@ -40,7 +40,7 @@ test('the minimum is the one package.json "engines" declares', () => {
   assert.equal(`>=${MINIMUM_NODE.replace(/\.0$/, '')}`, engines.node);
 });
 
-/** A `node` on PATH (or /usr/bin) older than the minimum, e.g. the machine's Debian Node 20, if any. */
+/** A `node` on PATH (or /usr/bin) older than the minimum, e.g. a distribution's packaged Node, if any. */
 function oldNode(): { path: string; version: string } | undefined {
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/local/bin'];
   for (const dir of new Set(dirs.filter((d) => d !== ''))) {

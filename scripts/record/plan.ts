@@ -378,7 +378,3 @@ export const PLAN: readonly ProviderPlan[] = [
     ],
   },
 ];
-
-export function planOf(provider: Provider): ProviderPlan {
-  return PLAN.find((p) => p.provider === provider) as ProviderPlan;
-}

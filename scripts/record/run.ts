@@ -24,7 +24,7 @@ import {
 import { type Answer, PLAN, type PlannedRequest, type Provider, type ProviderPlan, PROVIDERS } from './plan.js';
 import { type Credential, credentialFindings, describeEdits, scrub } from './scrub.js';
 
-export const USAGE = `Usage: npm run record -- [--only <provider>] [--dry-run | --render-tables] [--out <dir>]
+const USAGE = `Usage: npm run record -- [--only <provider>] [--dry-run | --render-tables] [--out <dir>]
 
 Refreshes the recorded corpus (test/fixtures/recorded/<provider>/) from the real providers: a fixed list
 of requests per provider, each answer scrubbed of keys, tokens and account details and written with its

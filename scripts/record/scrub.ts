@@ -7,7 +7,7 @@
 // `credentialFindings` is the other side: anything in a text that still looks like a credential. The
 // recorder checks every file against it before writing, and the corpus test checks every file on disk.
 
-export const REDACTED = 'REDACTED';
+const REDACTED = 'REDACTED';
 /** The placeholder hex of a session id (the corpus's IBKR tickle has it), cut to the real one's length. */
 const PLACEHOLDER_HEX = '0123456789abcdef'.repeat(8);
 const PLACEHOLDER_USER_ID = '12345678';

@@ -42,3 +42,22 @@ export function completeQuote(streamed: BrokerQuote, snapshot: BrokerQuote): Bro
     updatedAt: streamed.updatedAt ?? snapshot.updatedAt,
   };
 }
+
+/** The same market values (the time aside): a tick that changed nothing is not news. */
+export function sameQuoteValues(a: BrokerQuote, b: BrokerQuote): boolean {
+  return (
+    a.last === b.last &&
+    a.bid === b.bid &&
+    a.ask === b.ask &&
+    a.bidSize === b.bidSize &&
+    a.askSize === b.askSize &&
+    a.change === b.change &&
+    a.changePercent === b.changePercent &&
+    a.volume === b.volume
+  );
+}
+
+/** Some market value is known: a frame without any is no quote yet. */
+export function hasQuoteValues(q: BrokerQuote): boolean {
+  return [q.last, q.bid, q.ask, q.bidSize, q.askSize, q.change, q.changePercent, q.volume].some((v) => v !== null);
+}

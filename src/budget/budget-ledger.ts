@@ -34,7 +34,7 @@ export function decide(state: LedgerState, limits: BudgetLimits, now: number, ma
  * The provider counts a call when it arrives, we when we send it; a call sent exactly as a window
  * reopens can arrive inside it. Counting each window a little longer (2 %, at most 2 s) absorbs that.
  */
-export function withMargin(windowMs: number): number {
+function withMargin(windowMs: number): number {
   return windowMs + Math.min(Math.ceil(windowMs * 0.02), 2_000);
 }
 

@@ -5,6 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StatementSync } from 'node:sqlite';
 import { BudgetExhaustedError } from '../core/errors.js';
+import { publicName } from '../core/upstream-ids.js';
 import { immediateTransaction, type StateDatabase } from '../store/state-database.js';
 import { type BudgetGuard, type BudgetLimits, type BudgetSnapshot, MAX_PACING_WAIT_MS } from './budget-guard.js';
 import { dayOf, decide, type LedgerState, type SlotDecision } from './budget-ledger.js';
@@ -50,7 +51,7 @@ export class EmbeddedBudgetGuard implements BudgetGuard {
     const decision = this.reserve(now);
     if (!decision.ok) {
       const seconds = (decision.retryAt - now) / 1000;
-      throw new BudgetExhaustedError(`${this.name} call budget is spent; it returns in ${Math.ceil(seconds)} s`, seconds);
+      throw new BudgetExhaustedError(`${publicName(this.name)} call budget is spent; it returns in ${Math.ceil(seconds)} s`, seconds);
     }
     if (decision.at > now) await sleep(decision.at - now);
   }

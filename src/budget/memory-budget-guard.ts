@@ -1,6 +1,7 @@
 // A single-process budget guard. Persistence (embedded store) and sharing (Redis) wrap the same ledger.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BudgetExhaustedError } from '../core/errors.js';
+import { publicName } from '../core/upstream-ids.js';
 import { type BudgetGuard, type BudgetLimits, type BudgetSnapshot, MAX_PACING_WAIT_MS } from './budget-guard.js';
 import { countSince, dayOf, decide, type LedgerState, minuteOf, nextSlot, prune } from './budget-ledger.js';
 
@@ -19,7 +20,7 @@ export class MemoryBudgetGuard implements BudgetGuard {
     const decision = decide(this.state, this.limits, now, this.maxWaitMs);
     if (!decision.ok) {
       throw new BudgetExhaustedError(
-        `${this.name} call budget is spent; it returns in ${Math.ceil((decision.retryAt - now) / 1000)} s`,
+        `${publicName(this.name)} call budget is spent; it returns in ${Math.ceil((decision.retryAt - now) / 1000)} s`,
         (decision.retryAt - now) / 1000,
       );
     }

@@ -18,6 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BudgetExhaustedError } from '../core/errors.js';
+import { publicName } from '../core/upstream-ids.js';
 import type { RedisConnection } from '../store/redis-connection.js';
 import { RedisScript } from '../store/redis-script.js';
 import type { DegradedMode, SharedStore } from '../store/degraded-mode.js';
@@ -272,14 +273,14 @@ export class RedisBudgetGuard implements BudgetGuard {
 
   private exhausted(delayMs: number): BudgetExhaustedError {
     const seconds = Math.max(0, delayMs) / 1000;
-    return new BudgetExhaustedError(`${this.name} call budget is spent; it returns in ${Math.ceil(seconds)} s`, seconds);
+    return new BudgetExhaustedError(`${publicName(this.name)} call budget is spent; it returns in ${Math.ceil(seconds)} s`, seconds);
   }
 
   /** A refusal of the strict local view: the budget may not be spent, but this replica cannot know. */
   private heldBack(delayMs: number): BudgetExhaustedError {
     const seconds = Math.max(0, delayMs) / 1000;
     return new BudgetExhaustedError(
-      `${this.name} call held back: the shared store (Redis) is unreachable, so this replica is being conservative ` +
+      `${publicName(this.name)} call held back: the shared store (Redis) is unreachable, so this replica is being conservative ` +
         `with the shared call budget; try again in ${Math.ceil(seconds)} s`,
       seconds,
     );

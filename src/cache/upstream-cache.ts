@@ -5,6 +5,11 @@
 // Tiers: L1 is in-process and read synchronously, so a fresh hit costs a map lookup and no await. L2
 // (SQLite or Redis) holds the last good value until its stale window ends; it is read on an L1 miss and
 // written through on every successful load.
+//
+// Four verbs, each with one meaning: `fetch` answers from the cache and loads only on a miss; `peek` reads
+// whatever is stored and never loads; `load` calls the upstream now, one call per key however many ask at
+// once (in this process and, with the lock, across replicas); `refresh` loads in place of a stale value
+// and never fails: the stale value stays when it cannot.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ApiError } from '../core/errors.js';
@@ -93,12 +98,12 @@ export class UpstreamCache {
       return { entry: cached, status: 'HIT' };
     }
     if (cached !== undefined && isServable(cached, now)) {
-      if (options.revalidate === true) return this.revalidate(key, window, load, options, cached);
+      if (options.revalidate === true) return this.refreshOrStale(key, window, load, options, cached);
       this.counters.stale += 1;
-      this.refreshInBackground(key, window, load, options);
+      this.refresh(key, window, load, options);
       return { entry: cached, status: 'STALE' };
     }
-    const result = await this.resolveMiss(key, window, load, options);
+    const result = await this.fetchMiss(key, window, load, options);
     this.count(result.status);
     return result;
   }
@@ -113,23 +118,13 @@ export class UpstreamCache {
     return (await this.tiers.getL2<T>(key)) ?? local;
   }
 
-  /** Loads now, whatever is cached, sharing the call with concurrent loads of the key (all replicas). */
-  load<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T>> {
-    return this.loadOnce(key, window, load, options);
-  }
-
-  /** Starts a background refresh unless one is running or the last one failed moments ago. */
-  refreshLater<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): void {
-    this.refreshInBackground(key, window, load, options);
-  }
-
   /** Counts an answer that a caller of peek/load served, as fetch counts its own. */
   count(status: CacheStatus): void {
     this.counters[status === 'HIT' ? 'hit' : status === 'STALE' ? 'stale' : 'miss'] += 1;
   }
 
   /** L1 missed: look in L2, then load, with every concurrent caller sharing the one attempt. */
-  private resolveMiss<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheResult<T>> {
+  private fetchMiss<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheResult<T>> {
     const pending = this.misses.get(key);
     if (pending !== undefined) {
       this.counters.singleFlightWaits += 1;
@@ -140,35 +135,36 @@ export class UpstreamCache {
       const now = Date.now();
       if (found !== undefined && isFresh(found, now)) return { entry: found, status: 'HIT' };
       if (found !== undefined && isServable(found, now)) {
-        this.refreshInBackground(key, window, load, options);
+        this.refresh(key, window, load, options);
         return { entry: found, status: 'STALE' };
       }
-      return { entry: await this.loadOnce(key, window, load, options), status: 'MISS' };
+      return { entry: await this.load(key, window, load, options), status: 'MISS' };
     })().finally(() => this.misses.delete(key));
     this.misses.set(key, promise);
     return promise;
   }
 
-  private refreshInBackground<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): void {
+  /** Starts a refresh in the background unless one is running or the last one failed moments ago. */
+  refresh<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): void {
     if (this.inFlight.has(key)) return;
-    void this.refresh(key, window, load, options);
+    void this.refreshNow(key, window, load, options);
   }
 
   /** Waits for the refresh of a stale entry; the stale entry answers when the refresh fails or is paused. */
-  private async revalidate<T>(
+  private async refreshOrStale<T>(
     key: string,
     window: CacheWindow,
     load: Load<T>,
     options: FetchOptions,
     stale: CacheEntry<T>,
   ): Promise<CacheResult<T>> {
-    const entry = await this.refresh(key, window, load, options);
+    const entry = await this.refreshNow(key, window, load, options);
     this.counters[entry === undefined ? 'stale' : 'miss'] += 1;
     return entry === undefined ? { entry: stale, status: 'STALE' } : { entry, status: 'MISS' };
   }
 
   /** One refresh of a stale key, never rejecting: undefined when it failed or is paused after a failure. */
-  private async refresh<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T> | undefined> {
+  private async refreshNow<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T> | undefined> {
     const blockedUntil = this.refreshBlocked.get(key);
     if (blockedUntil !== undefined) {
       if (Date.now() < blockedUntil) return undefined;
@@ -176,7 +172,7 @@ export class UpstreamCache {
     }
     if (!this.inFlight.has(key)) this.counters.refreshes += 1;
     try {
-      const entry = await this.loadOnce(key, window, load, options);
+      const entry = await this.load(key, window, load, options);
       this.refreshBlocked.delete(key);
       return entry;
     } catch (error) {
@@ -195,23 +191,22 @@ export class UpstreamCache {
     }
   }
 
-  private loadOnce<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T>> {
+  /** Loads now, whatever is cached, sharing the call with concurrent loads of the key (all replicas). */
+  load<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T>> {
     const pending = this.inFlight.get(key);
     if (pending !== undefined) {
       this.counters.singleFlightWaits += 1;
       return pending as Promise<CacheEntry<T>>;
     }
     const promise = (
-      this.lock === undefined
-        ? this.loadAndStore(key, window, load, options)
-        : this.loadAcrossReplicas(key, window, load, options, this.lock)
+      this.lock === undefined ? this.callAndStore(key, window, load, options) : this.loadWithLock(key, window, load, options, this.lock)
     ).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, promise as Promise<CacheEntry>);
     return promise;
   }
 
   /** One replica loads while the others poll L2 for its value, for at most `lockWaitMs`. */
-  private async loadAcrossReplicas<T>(
+  private async loadWithLock<T>(
     key: string,
     window: CacheWindow,
     load: Load<T>,
@@ -222,20 +217,20 @@ export class UpstreamCache {
     const deadline = startedAt + this.lockWaitMs;
     for (;;) {
       const attempt = await lock.tryAcquire(key, this.lockTtlMs);
-      if (attempt.kind === 'unavailable') return this.loadAndStore(key, window, load, options);
+      if (attempt.kind === 'unavailable') return this.callAndStore(key, window, load, options);
       if (attempt.kind === 'acquired') {
         try {
           // Another replica may have stored the value between our L2 read and our lock.
           const found = await this.tiers.getL2<T>(key);
           if (found !== undefined && isFresh(found, Date.now())) return found;
-          return await this.loadAndStore(key, window, load, options);
+          return await this.callAndStore(key, window, load, options);
         } finally {
           await lock.release(key, attempt.token);
         }
       }
       this.counters.crossReplicaWaits += 1;
-      const outcome = await this.waitForOther<T>(key, lock, startedAt, deadline);
-      if (outcome === 'unavailable') return this.loadAndStore(key, window, load, options);
+      const outcome = await this.awaitHolder<T>(key, lock, startedAt, deadline);
+      if (outcome === 'unavailable') return this.callAndStore(key, window, load, options);
       if (outcome === 'timeout') throw new ApiError('UPSTREAM_TIMEOUT', 'the upstream did not answer in time');
       if (outcome !== 'released') return outcome;
       const failure = await lock.failureSince(key, startedAt);
@@ -244,7 +239,7 @@ export class UpstreamCache {
     }
   }
 
-  private async waitForOther<T>(
+  private async awaitHolder<T>(
     key: string,
     lock: FlightLock,
     startedAt: number,
@@ -267,7 +262,7 @@ export class UpstreamCache {
     return 'timeout';
   }
 
-  private async loadAndStore<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T>> {
+  private async callAndStore<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T>> {
     let value: T;
     try {
       // Health records the outcome (a budget refusal is no upstream failure) and the circuit breaker

@@ -18,9 +18,9 @@ const oneOf = <T extends string>(values: readonly T[], description: string, fall
     ? Type.Optional(Type.Unsafe<T>({ type: 'string', enum: [...values], description }))
     : Type.Unsafe<T>({ type: 'string', enum: [...values], default: fallback, description });
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const TECHNICAL_SOURCES = ['auto', 'provider', 'computed'] as const;
-export const BOOLEAN_WORDS = ['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off'] as const;
+const BOOLEAN_WORDS = ['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off'] as const;
 
 export const CACHE_WINDOWS = {
   QUOTE: { fresh: 60, stale: 86_400 },
@@ -45,6 +45,7 @@ const cacheWindowVariables: Record<string, TSchema> = Object.fromEntries(
   ]),
 );
 
+/** @internal */
 export const DEFAULT_OVERVIEW_SYMBOLS = ['^GSPC', '^DJI', '^IXIC', '^RUT', '^VIX', 'GC=F', 'SI=F', 'CL=F', 'BTC-USD', 'ETH-USD'];
 
 export const EnvSchema = Type.Object({

@@ -8,8 +8,6 @@ import { CACHE_WINDOWS, type CacheWindowName, CREDENTIALS, EnvSchema, SECRET, ty
 import { networkMatcher, proxyTrust } from './networks.js';
 import { LOOPBACK_ORIGINS, parseOrigins } from './web-origins.js';
 
-export { CACHE_WINDOWS, type CacheWindowName, DEFAULT_OVERVIEW_SYMBOLS } from './config-schema.js';
-
 /** How long an answer is fresh, then how long after that it may still be served stale. */
 export interface CacheWindow {
   freshMs: number;
@@ -17,11 +15,11 @@ export interface CacheWindow {
 }
 
 export type DataMode = 'sandbox' | 'live';
-export const OVERVIEW_SOURCE_NAMES = ['yahoo', 'none'] as const;
-export type OverviewSourceName = (typeof OVERVIEW_SOURCE_NAMES)[number];
+const OVERVIEW_SOURCE_NAMES = ['yahoo', 'none'] as const;
+type OverviewSourceName = (typeof OVERVIEW_SOURCE_NAMES)[number];
 export type BrokerKind = 'ibkr' | 'tastytrade' | 'none';
-export const QUOTE_FALLBACKS = ['yahoo', 'none'] as const;
-export type QuoteFallback = (typeof QUOTE_FALLBACKS)[number];
+const QUOTE_FALLBACKS = ['yahoo', 'none'] as const;
+type QuoteFallback = (typeof QUOTE_FALLBACKS)[number];
 export type TechnicalSource = (typeof TECHNICAL_SOURCES)[number];
 
 export interface Config {
@@ -79,13 +77,13 @@ export interface Config {
   stream: { heartbeatSeconds: number; maxConnections: number; maxPerClient: number };
 }
 
-export interface RedisAddress {
+interface RedisAddress {
   host: string;
   port: number;
 }
 
 /** The credentials and TLS of the data nodes a Cluster or Sentinel names (a URL carries its own). */
-export interface RedisNodeAuth {
+interface RedisNodeAuth {
   username: string | undefined;
   password: string | undefined;
   tls: boolean;

@@ -1,6 +1,6 @@
 // The fixed list of error codes this service answers with, rendered in one body shape at the edge.
 
-export const ERROR_STATUS = {
+const ERROR_STATUS = {
   MISSING_PARAMETER: 400,
   INVALID_PARAMETER: 400,
   BROKER_FORBIDDEN: 403,

@@ -8,9 +8,9 @@ export const ALPHA_VANTAGE = 'alphaVantage';
 export const MASSIVE = 'massive';
 export const YAHOO = 'yahoo';
 export const IBKR = 'ibkr';
-export const TASTYTRADE = 'tastytrade';
+const TASTYTRADE = 'tastytrade';
 
-export const UPSTREAM_IDS = [ALPHA_VANTAGE, MASSIVE, YAHOO, IBKR, TASTYTRADE] as const;
+const UPSTREAM_IDS = [ALPHA_VANTAGE, MASSIVE, YAHOO, IBKR, TASTYTRADE] as const;
 export type UpstreamId = (typeof UPSTREAM_IDS)[number];
 
 /** The areas `/api/system/status` and `/metrics` report upstreams under (the public API's sections). */
@@ -62,8 +62,13 @@ export const AREAS: readonly Area[] = [
   },
 ];
 
-export function isUpstreamId(name: string): name is UpstreamId {
+function isUpstreamId(name: string): name is UpstreamId {
   return (UPSTREAM_IDS as readonly string[]).includes(name);
+}
+
+/** How a message users read names an upstream (its label); a name that is no upstream (an area) stands for itself. */
+export function publicName(name: string): string {
+  return isUpstreamId(name) ? UPSTREAMS[name].label : name;
 }
 
 /** The area a health, budget or cache record belongs to; a name that is no upstream stands for itself. */

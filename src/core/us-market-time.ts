@@ -38,7 +38,7 @@ function eastern(utcMs: number): Date {
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** `YYYY-MM-DD` of the UTC calendar day (daily bars follow the price model's UTC days). */
-export function utcDate(utcMs: number): string {
+function utcDate(utcMs: number): string {
   return new Date(utcMs).toISOString().slice(0, 10);
 }
 

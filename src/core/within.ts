@@ -1,7 +1,7 @@
 // State reads that may touch a shared store (Redis) get a deadline, so status and metrics answer in
 // milliseconds even when the store hangs: a late answer becomes "unknown", never a slow response.
 
-export const STATE_READ_DEADLINE_MS = 250;
+const STATE_READ_DEADLINE_MS = 250;
 
 /** The promise's value, or `fallback` when it rejects or takes longer than `ms`. */
 export async function within<T, F>(promise: Promise<T>, fallback: F, ms = STATE_READ_DEADLINE_MS): Promise<T | F> {

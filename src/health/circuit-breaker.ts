@@ -5,6 +5,7 @@
 // jitter so replicas do not probe in step). Caller and data errors, our own budget refusals and upstream
 // rate-limit refusals (handled by budget back-off) say nothing about the upstream's health.
 import { ApiError, type ErrorCode, UpstreamTransportError } from '../core/errors.js';
+import { publicName } from '../core/upstream-ids.js';
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
 
@@ -22,7 +23,7 @@ export interface CircuitBreakerOptions {
   random: () => number;
 }
 
-export const DEFAULT_BREAKER_OPTIONS: CircuitBreakerOptions = {
+const DEFAULT_BREAKER_OPTIONS: CircuitBreakerOptions = {
   failureThreshold: 5,
   cooldownMs: 5_000,
   maxCooldownMs: 60_000,
@@ -50,7 +51,7 @@ export class CircuitOpenError extends ApiError {
     code: ErrorCode,
     retryAfterSeconds: number,
   ) {
-    super(code, `${upstream} is failing; calls are paused until it recovers`, { retryAfterSeconds });
+    super(code, `${publicName(upstream)} is failing; calls are paused until it recovers`, { retryAfterSeconds });
     this.name = 'CircuitOpenError';
   }
 }
@@ -62,6 +63,7 @@ const SICK_CODES: ReadonlySet<ErrorCode> = new Set(['UPSTREAM_ERROR', 'UPSTREAM_
  * timeouts do, anywhere in the cause chain (adapters rewrap them, e.g. as BROKER_UNAVAILABLE). A broker
  * that is merely logged out or pacing us (BROKER_UNAVAILABLE without such a cause) does not, nor does a
  * refusal for limits (QUOTA_EXHAUSTED) or a caller's own mistake (4xx codes).
+ * @internal
  */
 export function isSickFailure(error: unknown): boolean {
   if (error instanceof CircuitOpenError) return false;

@@ -7,7 +7,7 @@ import { CircuitBreaker, type CircuitBreakerOptions, CircuitOpenError, type Circ
 const NOT_THE_CALLERS: ReadonlySet<ErrorCode> = new Set(['QUOTA_EXHAUSTED', 'RATE_LIMITED']);
 
 /** The caller's own mistake (an unknown symbol, an invalid cursor): never held against an upstream. */
-export function isCallerError(error: unknown): boolean {
+function isCallerError(error: unknown): boolean {
   return error instanceof ApiError && error.status >= 400 && error.status < 500 && !NOT_THE_CALLERS.has(error.code);
 }
 

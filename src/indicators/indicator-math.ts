@@ -4,14 +4,6 @@
 
 export type Series = number[];
 
-export interface Ohlcv {
-  open: Series;
-  high: Series;
-  low: Series;
-  close: Series;
-  volume: Series;
-}
-
 const nanArray = (n: number): Series => new Array<number>(n).fill(Number.NaN);
 
 /** Index of the first finite value, or the length when there is none. */
@@ -137,6 +129,7 @@ export function t3(x: Series, n: number, vFactor = 0.7): Series {
 /** Alpha Vantage's `matype` numbering (it differs from TA-Lib's after 5). */
 export const MA_TYPES = ['SMA', 'EMA', 'WMA', 'DEMA', 'TEMA', 'TRIMA', 'T3', 'KAMA', 'MAMA'] as const;
 
+/** @internal */
 export function movingAverage(maType: number, x: Series, n: number): Series {
   switch (MA_TYPES[maType]) {
     case 'SMA':
@@ -235,7 +228,7 @@ export function macd(x: Series, fast: number, slow: number, signal: number): { m
 }
 
 /** Population standard deviation over `n` values. */
-export function stddev(x: Series, n: number): Series {
+function stddev(x: Series, n: number): Series {
   const mean = sma(x, n);
   return x.map((_, i) => {
     const m = mean[i] as number;
@@ -264,7 +257,7 @@ export function bbands(
 
 // ---- Hilbert transform family (Ehlers, as in TA-Lib) -----------------------------------------
 
-/** TA-Lib leaves the first 63 bars of every HT_* output undefined while the filters settle. */
+/** TA-Lib leaves the first 63 bars of every HT_* output undefined while the filters settle. @internal */
 export const HT_LOOKBACK = 63;
 
 interface HilbertState {
@@ -422,7 +415,7 @@ export function htTrendMode(x: Series): Series {
 }
 
 /** MESA adaptive moving average (fast limit 0.5, slow limit 0.05), for `matype=8`. */
-export function mama(x: Series, fastLimit = 0.5, slowLimit = 0.05): { mama: Series; fama: Series } {
+function mama(x: Series, fastLimit = 0.5, slowLimit = 0.05): { mama: Series; fama: Series } {
   const h = hilbert(x);
   const outMama = nanArray(x.length);
   const outFama = nanArray(x.length);

@@ -31,7 +31,7 @@ export const ROWS: Record<Interval, number> = {
 };
 
 /** Alpha Vantage's name for the US exchanges' zone. */
-export const US_EASTERN = 'US/Eastern';
+const US_EASTERN = 'US/Eastern';
 
 /**
  * Indicators whose `Time Zone` reads the bare zone name ("US/Eastern"): the moving averages. Recorded
@@ -43,7 +43,7 @@ export const US_EASTERN = 'US/Eastern';
 const BARE_ZONE: ReadonlySet<string> = new Set(['SMA', 'EMA', 'WMA', 'DEMA', 'TEMA', 'TRIMA', 'KAMA', 'T3', 'MACD']);
 
 /** `Meta Data`'s time zone for `fn` in `zone` (Alpha Vantage's own zone name). */
-export function zoneLabel(fn: string, zone: string): string {
+function zoneLabel(fn: string, zone: string): string {
   return BARE_ZONE.has(fn) ? zone : `${zone} Time`;
 }
 

@@ -33,6 +33,7 @@ export class PartialWriteError extends Error {
  * 4 MiB of characters: at the request log's ~400 characters a line, about 10,000 lines, which rides out a
  * log reader's stall of seconds at full load or minutes at an ordinary one, and is small beside the cache's
  * own bound (64 MiB). Beyond a stall that long the log has a gap either way; the memory is worth more.
+ * @internal
  */
 export const MAX_PENDING_CHARS = 4 * 1024 * 1024;
 /** One write at most, so that a try after a failure joins this much, not everything held. */
@@ -43,7 +44,7 @@ const MAX_WRITE_CHARS = 64 * 1024;
  */
 const FLUSH_WAIT_MS = 2_000;
 
-/** The line that stands for the lines dropped while the output failed, in pino's JSON shape (level warn). */
+/** The line that stands for the lines dropped while the output failed, in pino's JSON shape (level warn). @internal */
 export function droppedLinesLine(count: number, time = Date.now()): string {
   return `{"level":40,"time":${time},"msg":"log output failed: ${count} older log lines were dropped"}\n`;
 }

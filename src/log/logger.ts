@@ -8,6 +8,7 @@ import { BatchedLines } from './batched-lines.js';
 import type { Config } from '../core/config.js';
 import { FdOutput } from './fd-output.js';
 
+/** @internal */
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
@@ -19,6 +20,7 @@ export const REDACT_PATHS = [
   '*.client_secret',
 ];
 
+/** @internal */
 export function secretsOf(config: Config): string[] {
   const { alphaVantage, massive, broker, metrics } = config;
   return [
@@ -32,7 +34,7 @@ export function secretsOf(config: Config): string[] {
 }
 
 /** Replaces every occurrence of a secret in a finished line. */
-export function scrubSecrets(line: string, secrets: readonly string[]): string {
+function scrubSecrets(line: string, secrets: readonly string[]): string {
   for (const secret of secrets) if (line.includes(secret)) line = line.split(secret).join('[REDACTED]');
   return line;
 }
@@ -44,14 +46,14 @@ export function scrubSecrets(line: string, secrets: readonly string[]): string {
  * on a cache hit. Blocks are written every second, on shutdown (server.ts) and, whatever ends the
  * process, on `exit`.
  */
-export function stdoutDestination(format: Config['logFormat']): DestinationStream {
+function stdoutDestination(format: Config['logFormat']): DestinationStream {
   if (format === 'pretty') return prettyLines(1);
   const lines = new BatchedLines(new FdOutput(1));
   process.once('exit', () => lines.flushSync());
   return lines;
 }
 
-/** pino-pretty, written synchronously: a terminal shows each line as it happens. */
+/** pino-pretty, written synchronously: a terminal shows each line as it happens. @internal */
 export function prettyLines(destination: number | NodeJS.WritableStream): DestinationStream {
   return pretty({ destination, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' });
 }

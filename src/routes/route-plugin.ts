@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 
-export const ROUTE_DEPENDENCIES = ['mdp-error-handling', 'mdp-strict-integers', 'mdp-rate-limit', 'mdp-metrics', 'mdp-openapi'];
+const ROUTE_DEPENDENCIES = ['mdp-error-handling', 'mdp-strict-integers', 'mdp-rate-limit', 'mdp-metrics', 'mdp-openapi'];
 
 export function routePlugin(name: string, plugin: FastifyPluginAsync, options: { encapsulate?: boolean } = {}): FastifyPluginAsync {
   return fp(plugin, {

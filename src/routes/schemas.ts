@@ -4,11 +4,26 @@ import { ERROR_CODES } from '../core/errors.js';
 import { SYMBOL_PATTERN } from '../core/symbol-list.js';
 
 /**
+ * Types a route's request and reply from its TypeBox schemas (`app.withTypeProvider<TypeBoxTypeProvider>()`).
+ * @fastify/type-provider-typebox 5 is the line made for @sinclair/typebox 0.34; version 6 is typed for
+ * typebox 1, where this TypeBox's enums (Type.Unsafe) read as unknown.
+ */
+export type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+
+/**
  * Marks an enum the route matches in any letter case (it normalises the value before validation): generated
  * clients keep the listed values as their type, and the description says what else is accepted.
  */
 export const CASE_INSENSITIVE = 'x-case-insensitive';
 export const ANY_CASE = 'Matched in any letter case (e.g. `rsi`, `Daily`); the values listed are the canonical spelling.';
+
+/** A preValidation step for CASE_INSENSITIVE parameters: each one given is put in its canonical case. */
+export function canonicalCase(query: Record<string, unknown>, cases: Record<string, 'upper' | 'lower'>): void {
+  for (const [name, letterCase] of Object.entries(cases)) {
+    const value = query[name];
+    if (typeof value === 'string') query[name] = letterCase === 'upper' ? value.toUpperCase() : value.toLowerCase();
+  }
+}
 
 /** A string enum as plain JSON Schema `enum`: clear validation errors and a clean OpenAPI document. */
 export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
@@ -21,6 +36,17 @@ export const SymbolParam = Type.String({
   pattern: SYMBOL_PATTERN,
   description: 'Ticker symbol: letters, digits, ".", "-", "^", "=", at most 20 characters. Case-insensitive.',
   examples: ['IBM'],
+});
+
+/** Letters (any script), digits, spaces and the punctuation company names and tickers use. */
+const KEYWORDS_PATTERN = "^[\\p{L}\\p{N} .,&'^=/()-]{1,64}$";
+
+export const KeywordsParam = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: KEYWORDS_PATTERN,
+  description: 'Part of a symbol or company name (case-insensitive), at most 64 characters.',
+  examples: ['micro'],
 });
 
 export const ErrorResponse = Type.Object(

@@ -1,13 +1,13 @@
 // GET /api/stream?quote=IBM,MSFT&brokerQuotes=AAPL,SPY&overview=true&status=true: Server-Sent Events.
 // Each event's data is exactly the body the matching GET route answers; one poller per topic serves
 // every viewer (see src/stream/). Bad topics and limits answer the usual JSON error before the stream.
-import { type Static, Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyContextConfig, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { MAX_SYMBOLS } from '../core/symbol-list.js';
 import { routePlugin } from './route-plugin.js';
 import { streamCors } from '../plugins/external/cors.js';
-import { errorResponses } from './schemas.js';
+import { errorResponses, type TypeBoxTypeProvider } from './schemas.js';
+import { rawQueryParam } from '../plugins/app/raw-query.js';
 import { StreamClient } from '../stream/stream-client.js';
 import { type FeedFactory, StreamHub } from '../stream/stream-hub.js';
 import { MAX_QUOTE_SYMBOLS, parseTopics } from '../stream/stream-topics.js';
@@ -15,7 +15,7 @@ import { TopicPoller } from '../stream/topic-poller.js';
 import { withStreamedBrokerQuotes } from '../stream/streamed-quotes-feed.js';
 
 /** How long a browser waits before reconnecting after the stream ends (the `retry:` hint). */
-export const RETRY_MS = 3_000;
+const RETRY_MS = 3_000;
 
 const Querystring = Type.Object(
   {
@@ -88,7 +88,7 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
   // own) and refuses every origin but the broker's pages before CORS is granted.
   const cors = streamCors(config.corsOrigins, app.deps.brokerAccess);
   const routeConfig: FastifyContextConfig = {
-    brokerData: (request) => (request.query as Static<typeof Querystring> | undefined)?.brokerQuotes !== undefined,
+    brokerData: (request) => rawQueryParam(request, 'brokerQuotes') !== undefined,
     ...(cors === undefined ? {} : { cors }),
   };
   app.options('/api/stream', { config: routeConfig, schema: { hide: true } }, (_request, reply) => reply.callNotFound());
@@ -112,7 +112,7 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
-      const topics = parseTopics(request.query as Static<typeof Querystring>);
+      const topics = parseTopics(request.query);
       if (request.method === 'HEAD') return reply.header('cache-control', 'no-store').type('text/event-stream; charset=utf-8').send('');
       hub.admit(request.ip);
       reply.hijack();

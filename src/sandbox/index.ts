@@ -6,7 +6,7 @@ import type { SimulatedUpstream } from './simulated-upstream.js';
 import { createMassiveSimulator, type MassiveSimulator } from './massive/massive-simulator.js';
 import { createYahooSimulator, type YahooSimulator } from './yahoo/yahoo-simulator.js';
 import { createIbkrSimulator, type IbkrSimulator, type IbkrSimulatorOptions } from './ibkr/ibkr-simulator.js';
-import { createTastytradeSimulator, type TastytradeSimulator } from './tastytrade/tastytrade-simulator.js';
+import { createTastytradeSimulator, type TastytradeSimulator, type TastytradeSimulatorOptions } from './tastytrade/tastytrade-simulator.js';
 
 /** Credentials the simulators accept; never valid anywhere else. */
 export const SANDBOX_CREDENTIALS = {
@@ -35,6 +35,8 @@ export interface SandboxOptions {
   now?: () => number;
   /** The IBKR gateway's market sessions and websocket timings (tests hold the market open or closed). */
   ibkr?: Pick<IbkrSimulatorOptions, 'sessionAt' | 'stream'>;
+  /** The Tastytrade market's sessions and DXLink timings. */
+  tastytrade?: Pick<TastytradeSimulatorOptions, 'sessionAt' | 'stream'>;
 }
 
 /** Simulate the plan the service is configured for, so the guard and the provider agree. */
@@ -58,6 +60,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clientSecret: SANDBOX_CREDENTIALS.tastytradeClientSecret,
     refreshToken: SANDBOX_CREDENTIALS.tastytradeRefreshToken,
     port: port(4),
+    ...options.tastytrade,
   });
   const upstreams = [alphaVantage, massive, yahoo, ibkr, tastytrade];
   await Promise.all(upstreams.map((u) => u.listen()));

@@ -47,7 +47,7 @@ export function priceAt(symbol: string, timeMs: number): number {
 }
 
 /** Start (00:00 UTC) of the day that holds `timeMs`. */
-export function dayStart(timeMs: number): number {
+function dayStart(timeMs: number): number {
   return Math.floor(timeMs / DAY_MS) * DAY_MS;
 }
 

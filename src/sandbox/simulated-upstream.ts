@@ -51,6 +51,7 @@ export interface SimulatedUpstreamOptions {
 
 const NO_FAULTS: Faults = { latencyMs: 0, fault: null, remaining: null };
 
+/** @internal */
 export interface SimRequestEvent {
   method: string;
   path: string;

@@ -3,9 +3,9 @@
 // price-model.ts; this table only holds what prices cannot tell (name, listing, dividend profile).
 // Dividend yields are rounded, plausible figures for a simulator, not reference data.
 
-export type Exchange = 'NASDAQ' | 'NYSE' | 'ARCA';
+type Exchange = 'NASDAQ' | 'NYSE' | 'ARCA';
 /** Payments per year; 0 for a non-payer. */
-export type DividendFrequency = 0 | 1 | 2 | 4 | 12;
+type DividendFrequency = 0 | 1 | 2 | 4 | 12;
 
 export interface Instrument {
   /** Canonical symbol, upper case, share classes dotted (`BRK.B`). */
@@ -548,7 +548,7 @@ const BY_SYMBOL = new Map(UNIVERSE.map((i) => [i.symbol, i]));
  * The canonical form of a symbol: upper case, and a share-class separator written the way other
  * providers do (`BRK-B` Yahoo, `BRK/B` Tastytrade, `BRK B` IBKR) becomes a dot.
  */
-export function canonicalSymbol(symbol: string): string {
+function canonicalSymbol(symbol: string): string {
   return symbol
     .trim()
     .toUpperCase()
@@ -558,8 +558,4 @@ export function canonicalSymbol(symbol: string): string {
 /** The instrument for a symbol in any case or share-class spelling, or undefined. */
 export function findInstrument(symbol: string): Instrument | undefined {
   return BY_SYMBOL.get(canonicalSymbol(symbol));
-}
-
-export function isKnownSymbol(symbol: string): boolean {
-  return findInstrument(symbol) !== undefined;
 }

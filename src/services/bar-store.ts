@@ -17,6 +17,7 @@ import { YAHOO } from '../core/upstream-ids.js';
 import { INTRADAY_SIZES, SERIES_SPANS, type SeriesSize } from '../upstreams/yahoo/chart-spans.js';
 import { type ChartSeries, mergeSeries, readChartSeries, trimSeries } from '../upstreams/yahoo/chart-series.js';
 import type { YahooChartSource } from '../upstreams/yahoo/yahoo-chart-source.js';
+import { yahooKeys } from './cache-keys.js';
 
 /** A series: its Yahoo symbol and bar size. */
 export interface SeriesRef {
@@ -47,7 +48,7 @@ export class BarStore {
   constructor(private readonly options: BarStoreOptions) {}
 
   key({ symbol, size }: SeriesRef): string {
-    return `${this.options.scope}:bars:${size}:${symbol}`;
+    return yahooKeys.bars(this.options.scope, symbol, size);
   }
 
   /**
@@ -66,7 +67,7 @@ export class BarStore {
    * every concurrent caller. A symbol Yahoo does not know is not asked again within the series' fresh window,
    * a minute at least (its readers ask provider A meanwhile).
    */
-  async refresh(ref: SeriesRef): Promise<CacheEntry<ChartSeries>> {
+  async load(ref: SeriesRef): Promise<CacheEntry<ChartSeries>> {
     const key = this.key(ref);
     const unknownUntil = this.unknown.get(key);
     if (unknownUntil !== undefined && Date.now() < unknownUntil)
@@ -82,9 +83,9 @@ export class BarStore {
     }
   }
 
-  /** As refresh, in the background (unless one runs, or the last failed moments ago). */
-  refreshLater(ref: SeriesRef): void {
-    this.options.cache.refreshLater(this.key(ref), this.window(ref), () => this.fetch(ref), { upstream: YAHOO });
+  /** As load, in the background (unless one runs, or the last failed moments ago). */
+  refresh(ref: SeriesRef): void {
+    this.options.cache.refresh(this.key(ref), this.window(ref), () => this.fetch(ref), { upstream: YAHOO });
   }
 
   private window(ref: SeriesRef): CacheWindow {

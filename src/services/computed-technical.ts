@@ -59,9 +59,9 @@ export class ComputedTechnical {
     if (series !== undefined && age < window.freshMs) status = 'HIT';
     else if (series !== undefined && age < window.freshMs + window.staleMs) {
       status = 'STALE';
-      bars.refreshLater(ref);
+      bars.refresh(ref);
     } else {
-      series = await bars.refresh(ref);
+      series = await bars.load(ref);
       status = 'MISS';
     }
     return { entry: this.body(query, params, key, series, window), status };

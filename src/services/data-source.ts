@@ -1,7 +1,7 @@
 // Which source answered: every quote and technical answer says it in `X-Data-Source`, and the status
 // endpoint and /metrics count answers per endpoint and source.
 
-export const DATA_SOURCES = ['alpha-vantage', 'yahoo'] as const;
+const DATA_SOURCES = ['alpha-vantage', 'yahoo'] as const;
 export type DataSource = (typeof DATA_SOURCES)[number];
 export const PRIMARY: DataSource = 'alpha-vantage';
 export const FALLBACK: DataSource = 'yahoo';

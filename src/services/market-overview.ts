@@ -13,6 +13,7 @@ import { ApiError } from '../core/errors.js';
 import type { AreaId } from '../core/upstream-ids.js';
 import type { OverviewSource } from '../upstreams/overview-source.js';
 import type { UpstreamHealth } from '../health/upstream-health.js';
+import { yahooKeys } from './cache-keys.js';
 import { mapLimit } from './concurrency-limit.js';
 import { formatEntry, type OverviewEntry } from './overview-entry.js';
 
@@ -38,7 +39,7 @@ export interface MarketOverviewOptions {
 type Outcome = { ok: true; entry: OverviewEntry } | { ok: false; error: unknown };
 
 /** The aggregate is tracked under its area's name in health and status, beside the per-instrument calls. */
-export const OVERVIEW_UPSTREAM: AreaId = 'overview';
+const OVERVIEW_UPSTREAM: AreaId = 'overview';
 
 export class MarketOverview {
   private readonly key: string;
@@ -46,7 +47,7 @@ export class MarketOverview {
 
   constructor(private readonly options: MarketOverviewOptions) {
     this.symbols = [...new Set(options.symbols.map((s) => s.toUpperCase()))];
-    this.key = `${options.scope}:overview:${this.symbols.join(',')}`;
+    this.key = yahooKeys.overview(options.scope, this.symbols);
   }
 
   /** `revalidate`: a stream's poller waits for the refresh of a stale overview (see FetchOptions). */
@@ -59,7 +60,7 @@ export class MarketOverview {
   }
 
   instrumentKey(symbol: string): string {
-    return `${this.options.scope}:instrument:${symbol}`;
+    return yahooKeys.instrument(this.options.scope, symbol);
   }
 
   /** Reads every instrument now (fresh from its own cache, else from the source, else stale), bypassing the aggregate. */

@@ -27,7 +27,7 @@ export function formatEntry(snapshot: InstrumentSnapshot): OverviewEntry {
   };
 }
 
-/** `toFixed(2)` without "-0.00": a change that rounds to nothing is not negative. */
+/** `toFixed(2)` without "-0.00": a change that rounds to nothing is not negative. @internal */
 export function fixed2(value: number): string {
   const text = value.toFixed(2);
   return text === '-0.00' ? '0.00' : text;

@@ -15,16 +15,20 @@ import type { BudgetLimits } from '../budget/budget-guard.js';
 import { type CacheEntry, type CacheResult, type CacheStatus, type CacheWindow, isFresh, isServable } from '../cache/cache-store.js';
 import type { UpstreamCache } from '../cache/upstream-cache.js';
 import { ApiError, type ErrorCode } from '../core/errors.js';
-import type { AlphaVantageGetter } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import type { AlphaVantageClient } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import { type Configured, use } from '../core/configured.js';
 import type { GlobalQuoteBody } from '../wire/alpha-vantage/bodies.js';
 import { ALPHA_VANTAGE } from '../core/upstream-ids.js';
 import { BudgetPlanner } from './budget-planner.js';
+import { alphaVantageKeys } from './cache-keys.js';
 import { type DataSource, FALLBACK, PRIMARY, type SourceTally } from './data-source.js';
 import type { SeriesQuotes } from './series-quotes.js';
 
 export interface SourcedResult<T> {
   result: CacheResult<T>;
   source: DataSource;
+  /** Told each time the hot path answers this result by itself, in place of a call to the service. */
+  onHotAnswer?: (entry: CacheEntry) => void;
 }
 
 export interface QuoteServiceOptions {
@@ -32,7 +36,7 @@ export interface QuoteServiceOptions {
   window: CacheWindow;
   /** Key prefix of provider A's stored quotes (its state scope). */
   scope: string;
-  alphaVantage: AlphaVantageGetter;
+  alphaVantage: Configured<AlphaVantageClient>;
   /** Provider A's budget, which the planner sizes the hot set from. */
   limits: BudgetLimits;
   /** Undefined when QUOTE_FALLBACK is `none`. */
@@ -68,8 +72,12 @@ export class QuoteService {
     this.planner = new BudgetPlanner(options.limits, options.window.freshMs);
   }
 
-  /** The quote for `symbol` (upper case), and where it came from. */
+  /** The quote for `symbol` (upper case), and where it came from; the hot path's answers count as demand for it. */
   async get(symbol: string, options: { revalidate?: boolean } = {}): Promise<SourcedResult<GlobalQuoteBody>> {
+    return { ...(await this.read(symbol, options)), onHotAnswer: (entry) => this.servedHot(symbol, entry) };
+  }
+
+  private async read(symbol: string, options: { revalidate?: boolean }): Promise<SourcedResult<GlobalQuoteBody>> {
     this.planner.note(symbol);
     const primary = this.primary(symbol);
     const cached = await primary.peek();
@@ -105,7 +113,7 @@ export class QuoteService {
   }
 
   /** Called when the hot path answers a fresh provider-A value by itself: demand, and the early refresh. */
-  servedHot(symbol: string, entry: CacheEntry): void {
+  private servedHot(symbol: string, entry: CacheEntry): void {
     this.planner.note(symbol);
     this.refreshed(symbol, entry as CacheEntry<GlobalQuoteBody>);
     this.options.tally.count('quote', PRIMARY);
@@ -140,9 +148,9 @@ export class QuoteService {
   /** Starts a background provider-A refresh when the planner spends a call on this key now. */
   private refreshed<T extends CacheEntry<GlobalQuoteBody> | undefined>(symbol: string, cached: T): T {
     const due = cached === undefined ? this.planner.isHot(symbol) : this.planner.mayRefresh(symbol, cached);
-    if (due && configured(this.options.alphaVantage)) {
+    if (due && this.options.alphaVantage.configured) {
       const { cache, window, alphaVantage } = this.options;
-      cache.refreshLater(this.primaryKey(symbol), window, () => alphaVantage().globalQuote(symbol), { upstream: ALPHA_VANTAGE });
+      cache.refresh(this.primaryKey(symbol), window, () => use(alphaVantage).globalQuote(symbol), { upstream: ALPHA_VANTAGE });
     }
     return cached;
   }
@@ -154,7 +162,7 @@ export class QuoteService {
   }
 
   private primaryKey(symbol: string): string {
-    return `${this.options.scope}:quote:${symbol}`;
+    return alphaVantageKeys.quote(this.options.scope, symbol);
   }
 
   private primary(symbol: string): Source {
@@ -163,7 +171,7 @@ export class QuoteService {
     return {
       source: PRIMARY,
       peek: () => cache.peek<GlobalQuoteBody>(key),
-      load: () => cache.load(key, window, () => alphaVantage().globalQuote(symbol), { upstream: ALPHA_VANTAGE }),
+      load: () => cache.load(key, window, () => use(alphaVantage).globalQuote(symbol), { upstream: ALPHA_VANTAGE }),
     };
   }
 
@@ -172,15 +180,5 @@ export class QuoteService {
     const quotes = this.options.fallback;
     if (quotes === undefined || !quotes.covers(symbol)) return undefined;
     return { source: FALLBACK, peek: () => quotes.peek(symbol), load: () => quotes.load(symbol) };
-  }
-}
-
-/** Live mode without a key: nothing to refresh from (a caller hears why when it asks provider A itself). */
-function configured(client: AlphaVantageGetter): boolean {
-  try {
-    client();
-    return true;
-  } catch {
-    return false;
   }
 }

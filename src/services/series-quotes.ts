@@ -43,7 +43,7 @@ export class SeriesQuotes {
   /** Refreshes the series now and reads the quote from it (an unreadable quote is the refresh's failure). */
   async load(symbol: string): Promise<CacheEntry<GlobalQuoteBody>> {
     const ref = this.ref(symbol);
-    return this.quote(symbol, ref, await this.options.bars.refresh(ref));
+    return this.quote(symbol, ref, await this.options.bars.load(ref));
   }
 
   private ref(symbol: string): SeriesRef {

@@ -18,8 +18,10 @@ import type { UpstreamCache } from '../cache/upstream-cache.js';
 import type { TechnicalSource } from '../core/config.js';
 import { ApiError } from '../core/errors.js';
 import { ALPHA_VANTAGE } from '../core/upstream-ids.js';
-import type { AlphaVantageGetter, TechnicalQuery } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import type { AlphaVantageClient, TechnicalQuery } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import { type Configured, use } from '../core/configured.js';
 import { INTRADAY_INTERVALS, indicatorSpec } from '../wire/alpha-vantage/indicators.js';
+import { alphaVantageKeys } from './cache-keys.js';
 import type { ComputedTechnical } from './computed-technical.js';
 import { type DataSource, FALLBACK, PRIMARY, type SourceTally } from './data-source.js';
 import { mayFallBack, type SourcedResult } from './quote-service.js';
@@ -29,7 +31,7 @@ export interface TechnicalServiceOptions {
   windows: { daily: CacheWindow; intraday: CacheWindow };
   /** Key prefixes of provider A's and Yahoo's values (their state scopes). */
   scopes: { primary: string; fallback: string };
-  alphaVantage: AlphaVantageGetter;
+  alphaVantage: Configured<AlphaVantageClient>;
   /** Undefined when QUOTE_FALLBACK is `none`: no Yahoo bars. */
   computed: ComputedTechnical | undefined;
   source: TechnicalSource;
@@ -79,7 +81,7 @@ export class TechnicalService {
   private async primary(call: TechnicalQuery): Promise<SourcedResult<unknown>> {
     const { cache, scopes, alphaVantage, windows } = this.options;
     const window = INTRADAY_INTERVALS.has(call.interval) ? windows.intraday : windows.daily;
-    const result = await cache.fetch(this.key(scopes.primary, call), window, () => alphaVantage().technical(call), {
+    const result = await cache.fetch(alphaVantageKeys.technical(scopes.primary, call), window, () => use(alphaVantage).technical(call), {
       upstream: ALPHA_VANTAGE,
     });
     return this.answer(result, PRIMARY);
@@ -87,7 +89,7 @@ export class TechnicalService {
 
   private async computed(call: TechnicalQuery): Promise<SourcedResult<unknown>> {
     const computed = this.options.computed as ComputedTechnical;
-    const result = await computed.get(call, this.key(this.options.scopes.fallback, call));
+    const result = await computed.get(call, alphaVantageKeys.technical(this.options.scopes.fallback, call));
     this.options.cache.count(result.status);
     return this.answer(result, FALLBACK);
   }
@@ -95,10 +97,6 @@ export class TechnicalService {
   private answer(result: CacheResult<unknown>, source: DataSource): SourcedResult<unknown> {
     this.options.tally.count('technical', source);
     return { result, source };
-  }
-
-  private key(scope: string, { indicator, symbol, interval, timePeriod, seriesType, extra, month }: TechnicalQuery): string {
-    return `${scope}:tech:${indicator}:${symbol}:${interval}:${timePeriod ?? '-'}:${seriesType ?? '-'}${optionsKey(indicator, extra, month)}`;
   }
 }
 
@@ -119,13 +117,4 @@ function canonical(query: TechnicalQuery): TechnicalQuery {
   const seriesType = spec?.seriesType ? (query.seriesType ?? 'close') : undefined;
   const { symbol, indicator, interval, extra, month } = query;
   return { symbol, indicator, interval, timePeriod, seriesType, extra, month };
-}
-
-/** Extra parameters that differ from their defaults, and the month: calls with defaults share one key. */
-function optionsKey(indicator: string, extra: TechnicalQuery['extra'], month: string | undefined): string {
-  const defaults = indicatorSpec(indicator)?.extra ?? {};
-  const changed = Object.entries(extra ?? {}).filter(([name, value]) => defaults[name] !== value);
-  const parts = changed.map(([name, value]) => `${name}=${value}`);
-  if (month !== undefined) parts.push(`month=${month}`);
-  return parts.length === 0 ? '' : `:${parts.join(',')}`;
 }

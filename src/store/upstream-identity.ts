@@ -21,7 +21,7 @@ export interface UpstreamIdentity {
   credentials: readonly (string | undefined)[];
 }
 
-/** The identities of every upstream the configuration names, by the names routes and budgets use. */
+/** The identities of every upstream the configuration names, by the names routes and budgets use. @internal */
 export function upstreamIdentities(config: Config): Record<string, UpstreamIdentity> {
   const { alphaVantage, massive, overview, broker } = config;
   return {
@@ -36,6 +36,7 @@ export function upstreamIdentities(config: Config): Record<string, UpstreamIdent
   };
 }
 
+/** The key scope of one upstream: its name in the sandbox, a hash of its URL and account when live. @internal */
 export function scopeOf(mode: DataMode, name: string, identity: UpstreamIdentity): string {
   return mode === 'sandbox' ? `sandbox:${name}` : `live:${name}@${fingerprint(identity)}`;
 }

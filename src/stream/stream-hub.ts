@@ -33,7 +33,7 @@ export interface StreamHubOptions {
  * A few milliseconds of writes (a write costs about 9 µs at 10,000 streams, bench/stream.ts): between
  * chunks the loop serves timers, upstream answers and requests.
  */
-export const FAN_OUT_CHUNK = 256;
+const FAN_OUT_CHUNK = 256;
 
 /** Work spread over event-loop turns. */
 interface Job {

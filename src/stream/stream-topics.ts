@@ -3,7 +3,7 @@
 import { MAX_SYMBOLS, parseSymbolList } from '../core/symbol-list.js';
 import { ApiError } from '../core/errors.js';
 
-export const TOPIC_KINDS = ['quote', 'brokerQuotes', 'overview', 'status'] as const;
+const TOPIC_KINDS = ['quote', 'brokerQuotes', 'overview', 'status'] as const;
 export type TopicKind = (typeof TOPIC_KINDS)[number];
 
 /**
@@ -27,6 +27,7 @@ export interface StreamQuery {
   status?: boolean;
 }
 
+/** @internal */
 export function topic(kind: TopicKind, arg = ''): Topic {
   return { kind, arg, id: arg === '' ? kind : `${kind}:${arg}` };
 }

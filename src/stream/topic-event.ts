@@ -19,7 +19,7 @@ export interface TopicEvent {
 
 let sequence = 0;
 
-export function eventId(producedAt: number): string {
+function eventId(producedAt: number): string {
   sequence += 1;
   return `${producedAt}-${sequence}`;
 }

@@ -11,7 +11,7 @@ import type { LiveTopics } from './live-topics.js';
 import type { Topic } from './stream-topics.js';
 import { errorEvent, type TopicEvent, valueEvent } from './topic-event.js';
 
-/** No topic is polled more often than this (broker quotes: their 1 s fresh window). */
+/** No topic is polled more often than this (broker quotes: their 1 s fresh window). @internal */
 export const MIN_POLL_MS = 1_000;
 /** After a failure, the next try; the cache pauses refreshes of a failed key for as long. */
 const RETRY_MS = 5_000;
@@ -22,7 +22,7 @@ const AFTER_EXPIRY_MS = 5;
  * When a topic is next read, after a read that started at `startedAt` and was answered at `endedAt`;
  * never sooner than MIN_POLL_MS after the start.
  */
-export function nextPollAt(result: CacheResult<unknown>, startedAt: number, endedAt: number): number {
+function nextPollAt(result: CacheResult<unknown>, startedAt: number, endedAt: number): number {
   const { entry, status } = result;
   const earliest = startedAt + MIN_POLL_MS;
   // The fresh window counts from the upstream answer (as Age does): a read before it ends gets the same entry.
@@ -35,7 +35,7 @@ export function nextPollAt(result: CacheResult<unknown>, startedAt: number, ende
  * After a failed read: RETRY_MS from its start, so a read that failed slowly (a timeout) is retried as
  * soon as it ends; an upstream's Retry-After counts from its answer.
  */
-export function retryAt(error: ApiError, startedAt: number, endedAt: number): number {
+function retryAt(error: ApiError, startedAt: number, endedAt: number): number {
   return Math.max(startedAt + Math.max(MIN_POLL_MS, RETRY_MS), endedAt + (error.retryAfterSeconds ?? 0) * 1000);
 }
 

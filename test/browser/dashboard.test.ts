@@ -7,6 +7,10 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startApp } from '../helpers/app.js';
+import { NO_FALLBACK, UNCAPPED } from '../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const IN_CI = Boolean(process.env.CI) && process.env.CI !== 'false';
@@ -87,7 +91,7 @@ test('the dashboard renders tiles, a quote, the price and RSI charts and the sta
   // 6, not 5: a symbol costs three calls (quote, RSI, daily series), and the lookup below comes within the
   // same minute as the page's own three.
   const { url } = await startApp(t, {
-    env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '6', ALPHA_VANTAGE_CALLS_PER_DAY: '500', ALPHA_VANTAGE_MIN_INTERVAL_MS: '1200' },
+    env: { ...ANSWERS_ENV, ALPHA_VANTAGE_CALLS_PER_MINUTE: '6', ALPHA_VANTAGE_CALLS_PER_DAY: '500', ALPHA_VANTAGE_MIN_INTERVAL_MS: '1200' },
   });
   const context = await launch(t);
   const page = context.pages()[0] ?? (await context.newPage());
@@ -196,7 +200,7 @@ test('the dashboard renders tiles, a quote, the price and RSI charts and the sta
 test('the quote box searches as you type (debounced, cached) and a chosen match loads its quote, RSI and price chart', {
   skip,
 }, async (t) => {
-  const { url, sandbox } = await startApp(t);
+  const { url, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const context = await launch(t);
   const page = context.pages()[0] ?? (await context.newPage());
   const problems = watchProblems(page);
@@ -260,7 +264,7 @@ test('the quote box searches as you type (debounced, cached) and a chosen match 
 });
 
 test('the dashboard shows API errors as readable messages', { skip }, async (t) => {
-  const { url, sandbox } = await startApp(t);
+  const { url, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const context = await launch(t);
   const page = context.pages()[0] ?? (await context.newPage());
   sandbox.alphaVantage.setFaults({ fault: 'http5xx', status: 503 });
@@ -276,7 +280,7 @@ test('the dashboard shows API errors as readable messages', { skip }, async (t) 
 });
 
 test('the API docs render every documented operation in the browser, offline', { skip }, async (t) => {
-  const { url, get } = await startApp(t);
+  const { url, get } = await startApp(t, { env: ANSWERS_ENV });
   const doc = (await get('/api/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
   const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
   const context = await launch(t);
@@ -306,7 +310,7 @@ function requestsTo(page: Page, path: string): { at: number; url: URL }[] {
 
 test('the dashboard takes quotes, broker quotes, the overview and the status from the stream, not from its timers', { skip }, async (t) => {
   // The simulated market held open: broker quotes tick (outside US hours they hold still, as IBKR's do).
-  const { url } = await startApp(t, { sandbox: { ibkr: { sessionAt: () => 'regular' } } });
+  const { url } = await startApp(t, { env: ANSWERS_ENV, sandbox: { ibkr: { sessionAt: () => 'regular' } } });
   const context = await launch(t);
   const page = context.pages()[0] ?? (await context.newPage());
   const problems = watchProblems(page);
@@ -354,7 +358,7 @@ test('the dashboard takes quotes, broker quotes, the overview and the status fro
 });
 
 test('without streams (refused here), the dashboard keeps every panel fresh by polling', { skip }, async (t) => {
-  const { url } = await startApp(t);
+  const { url } = await startApp(t, { env: ANSWERS_ENV });
   const context = await launch(t);
   const page = context.pages()[0] ?? (await context.newPage());
   await page.route('**/api/stream?**', (route) =>
@@ -384,7 +388,7 @@ test('without streams (refused here), the dashboard keeps every panel fresh by p
 test('the dividends table fits its panel at 1,400, 1,280 and 1,024 px; narrower, it scrolls inside the panel, never the page', {
   skip,
 }, async (t) => {
-  const { url } = await startApp(t);
+  const { url } = await startApp(t, { env: ANSWERS_ENV });
   const context = await launch(t);
   const page = context.pages()[0] ?? (await context.newPage());
   await page.goto(`${url}/`, { waitUntil: 'load' });

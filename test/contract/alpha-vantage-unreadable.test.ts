@@ -5,6 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startApp } from '../helpers/app.js';
+import { NO_FALLBACK, UNCAPPED } from '../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 /** The value of `name{labels}` in a Prometheus text page, labels in any order. */
 function metric(text: string, name: string, labels: Record<string, string>): number | undefined {
@@ -19,7 +23,7 @@ function metric(text: string, name: string, labels: Record<string, string>): num
 }
 
 test('an unreadable provider-A answer is counted by reason in /metrics and /api/system/status', async (t) => {
-  const { get, scrape, sandbox } = await startApp(t);
+  const { get, scrape, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   sandbox.alphaVantage.setFaults({ fault: 'html200', remaining: 2 });
   for (const symbol of ['IBM', 'MSFT']) {
     const res = await get(`/api/provider-a/quote?symbol=${symbol}`);
@@ -41,7 +45,7 @@ test('an unreadable provider-A answer is counted by reason in /metrics and /api/
 });
 
 test('an unreadable Yahoo chart (no price at all) is counted by reason in /metrics and /api/system/status', async (t) => {
-  const { get, scrape, sandbox } = await startApp(t, { env: { OVERVIEW_SYMBOLS: '^GSPC,GC=F' } });
+  const { get, scrape, sandbox } = await startApp(t, { env: { ...ANSWERS_ENV, OVERVIEW_SYMBOLS: '^GSPC,GC=F' } });
   // No regularMarketPrice and the one daily bar still forming (null): nothing to read a price from.
   sandbox.yahoo.setQuirks({ omitMarketPrice: true, nullLastBar: true });
   const res = await get('/api/market/overview');

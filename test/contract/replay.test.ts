@@ -198,6 +198,8 @@ describe('live mode against the recorded answers', () => {
         TASTYTRADE_CLIENT_SECRET: 'replay-secret',
         TASTYTRADE_REFRESH_TOKEN: 'replay-refresh-token',
         OVERVIEW_SOURCE: 'none',
+        // The recorded quote token names the real DXLink address: a replay serves REST, the feed stays off.
+        BROKER_STREAMING: 'off',
       },
     );
     const res = await get(base, '/api/broker/quotes?symbols=AAPL,TSLA,BTC-USD');

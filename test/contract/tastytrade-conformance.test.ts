@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
+import WebSocket from 'ws';
 import { createTastytradeSimulator, type TastytradeSimulator } from '../../src/sandbox/tastytrade/tastytrade-simulator.js';
 import { type Loaded, recordings } from '../helpers/recorded.js';
 import { compareShapes, describeDifferences, shapeOf, type Tolerances } from '../helpers/wire-shape.js';
@@ -19,6 +20,9 @@ const TOLERANCES: Record<string, Tolerances> = {
   accounts: {},
   error: {},
   token: {},
+  // dxLink's specification: a FEED_CONFIG names the fields before a type's first events (the recorded answer to
+  // FEED_SETUP has none; dxFeed's own client cannot read COMPACT without them).
+  dxlink: { '$[].eventFields': ['object'], '$[].eventFields.**': ['array', 'string'] },
 };
 
 /** Accounts of the recordings and the simulator's stand-ins: one it holds, one it does not. */
@@ -119,6 +123,83 @@ async function compareNotPermitted(r: Loaded): Promise<void> {
   assertConforms(r, 'error', await get(r.request.path.replace(/^\/accounts\/[^/]+/, `/accounts/${FOREIGN_ACCOUNT}`), r.request.query));
 }
 
+async function compareQuoteToken(r: Loaded): Promise<void> {
+  assertConforms(r, 'token', await get(r.request.path, r.request.query));
+}
+
+/**
+ * The simulated DXLink socket's frames of one session, driven by the recorded requests: SETUP, AUTH (with a
+ * token the simulator issued) once UNAUTHORIZED, the channel, FEED_SETUP and the subscription, until both
+ * recorded symbols have traded. `silentAfterSetup`: nothing more is sent, the server asked to speak every
+ * half second: its KEEPALIVE comes, then its timeout.
+ */
+async function dxlinkFrames(options: { silentAfterSetup?: boolean } = {}): Promise<{ frame: Record<string, unknown>; text: string }[]> {
+  const requestOf = (name: string) => String(recordings('tastytrade').find((r) => r.name === name)?.request.requestBody);
+  const { data } = (await get('/api-quote-tokens')).json as { data: { token: string; 'dxlink-url': string } };
+  const setup = JSON.parse(requestOf('dxlink-setup-documented')) as Record<string, unknown>;
+  if (options.silentAfterSetup) {
+    setup.keepaliveTimeout = 1;
+    setup.acceptKeepaliveTimeout = 1;
+  }
+  const ws = new WebSocket(data['dxlink-url']);
+  const received: { frame: Record<string, unknown>; text: string }[] = [];
+  const frames: Record<string, unknown>[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`the simulated socket sent ${frames.length} frames, not what was waited for`)),
+        5_000,
+      );
+      const finish = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      ws.on('open', () => ws.send(JSON.stringify(setup)));
+      ws.on('error', reject);
+      ws.on('message', (raw) => {
+        const frame = JSON.parse(raw.toString()) as Record<string, unknown>;
+        frames.push(frame);
+        received.push({ frame, text: raw.toString() });
+        if (options.silentAfterSetup) return frame.type === 'ERROR' ? finish() : undefined;
+        if (frame.type === 'AUTH_STATE' && frame.state === 'UNAUTHORIZED')
+          ws.send(JSON.stringify({ type: 'AUTH', channel: 0, token: data.token }));
+        if (frame.type === 'AUTH_STATE' && frame.state === 'AUTHORIZED') ws.send(requestOf('dxlink-channel-opened-documented'));
+        if (frame.type === 'CHANNEL_OPENED') ws.send(requestOf('dxlink-feed-config-documented'));
+        if (frame.type === 'FEED_CONFIG' && frame.eventFields === undefined)
+          ws.send(requestOf('dxlink-feed-data-trade-compact-nan-documented'));
+        const traded = (symbol: string) =>
+          frames.some((f) => f.type === 'FEED_DATA' && JSON.stringify(f.data).includes(`"Trade","${symbol}"`));
+        if (traded('SPY') && traded('BTC/USD:CXTALP')) finish();
+      });
+    });
+  } finally {
+    ws.terminate();
+  }
+  return received;
+}
+
+/** A recorded frame against the simulator's frame of the same type (and state, and event type). */
+async function compareDxlinkFrame(r: Loaded): Promise<void> {
+  const recorded = r.json as Record<string, unknown>;
+  const received = await dxlinkFrames({ silentAfterSetup: recorded.type === 'ERROR' || recorded.type === 'KEEPALIVE' });
+  const eventType = (frame: Record<string, unknown>) => (Array.isArray(frame.data) ? frame.data[0] : undefined);
+  const same = received.filter(
+    ({ frame }) =>
+      frame.type === recorded.type &&
+      frame.state === recorded.state &&
+      eventType(frame) === eventType(recorded) &&
+      // The answer to FEED_SETUP, as recorded, not the later ones that name a type's fields.
+      (recorded.type !== 'FEED_CONFIG' || frame.eventFields === undefined),
+  );
+  assert.ok(same.length > 0, `${r.name}: the simulator sent no ${String(recorded.type)} frame like it`);
+  const differences = compareShapes(shapeOf([recorded]), shapeOf(same.map((s) => s.frame)), TOLERANCES.dxlink);
+  assert.deepEqual(differences, [], `${r.name}: the simulator differs from the recorded frame\n${describeDifferences(differences)}`);
+  // Numbers as the recorded text writes them: whole ones with ".0" (100.0), none bare.
+  if (recorded.type === 'FEED_DATA')
+    for (const { text } of same)
+      assert.doesNotMatch(text.replace(/"[^"]*"/g, '""'), /[,[]-?\d+[,\]]/, `${r.name}: a whole number written bare`);
+}
+
 function placeOf(r: Loaded): ((r: Loaded) => Promise<void>) | undefined {
   const { method, path, query } = r.request;
   if (method === 'POST' && path === '/oauth/token' && r.status === 200) return compareToken;
@@ -129,6 +210,8 @@ function placeOf(r: Loaded): ((r: Loaded) => Promise<void>) | undefined {
   if (path === '/market-data/by-type' && Object.keys(query ?? {}).every((type) => ['equity', 'index', 'cryptocurrency'].includes(type)))
     return compareMarketData;
   if (path === '/customers/me/accounts') return compareAccounts;
+  if (path === '/api-quote-tokens' && r.status === 200) return compareQuoteToken;
+  if (path === '/realtime' && r.status === 101) return compareDxlinkFrame;
   return undefined;
 }
 
@@ -138,6 +221,7 @@ const NOT_COMPARED: Record<string, string> = {
   'error-invalid-credentials-legacy-sessions':
     'the password login (POST /sessions) was decommissioned; the simulator, like the API, has OAuth only',
   'error-preflight-check-failure-nested': 'an order refusal: the adapter places no orders and the simulator has no order endpoint',
+  'api-quote-tokens-customer-not-found-documented': 'the simulated login is a customer: it is always given a quote token',
 };
 
 describe('the simulated Tastytrade API speaks the recorded wire', () => {

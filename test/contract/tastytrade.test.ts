@@ -12,6 +12,8 @@ import { errorLabel, parseError } from '../../src/upstreams/tastytrade/parse-env
 import { parseMarketData } from '../../src/upstreams/tastytrade/parse-market-data.js';
 import { parsePositions, tastytradeAssetClass } from '../../src/upstreams/tastytrade/parse-positions.js';
 import { parseToken } from '../../src/upstreams/tastytrade/parse-token.js';
+import { parseDxlinkMessage } from '../../src/upstreams/tastytrade/parse-dxlink-message.js';
+import { parseQuoteToken } from '../../src/upstreams/tastytrade/parse-quote-token.js';
 import { TastytradeClient } from '../../src/upstreams/tastytrade/tastytrade-client.js';
 import { type Loaded, recording, recordings } from '../helpers/recorded.js';
 
@@ -114,6 +116,18 @@ function checkError(r: Loaded): void {
   assert.ok(!errorLabel(parsed).includes(raw.message), 'messages may echo request data and the support identifier: never repeated');
 }
 
+/** GET /api-quote-tokens: the token and the DXLink address, read from the answer. */
+function checkQuoteToken(r: Loaded): void {
+  const raw = (r.json as { data: { token: string; 'dxlink-url': string; level: string } }).data;
+  assert.deepEqual(parseQuoteToken(r.json), { token: raw.token, url: raw['dxlink-url'], level: raw.level });
+}
+
+/** A DXLink frame: read as the message it is (test/upstreams/tastytrade/parse-dxlink-message.test.ts reads each closely). */
+function checkDxlinkFrame(r: Loaded): void {
+  const message = parseDxlinkMessage(r.text);
+  assert.ok(!['unreadable', 'other'].includes(message.kind), `${r.name}: read as ${message.kind}`);
+}
+
 function placeOf(r: Loaded): ((r: Loaded) => void) | undefined {
   const { method, path } = r.request;
   const json = r.json as Row | undefined;
@@ -124,6 +138,8 @@ function placeOf(r: Loaded): ((r: Loaded) => void) | undefined {
   if (/^\/accounts\/[^/]+\/positions$/.test(path)) return checkPositions;
   if (path === '/market-data/by-type') return checkMarketData;
   if (path === '/customers/me/accounts') return checkAccounts;
+  if (path === '/api-quote-tokens') return checkQuoteToken;
+  if (path === '/realtime' && r.status === 101) return checkDxlinkFrame;
   return undefined;
 }
 

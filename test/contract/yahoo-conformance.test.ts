@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
 import { chartInstrument } from '../../src/sandbox/yahoo/chart-instruments.js';
-import { chartPath, createYahooSimulator, type YahooSimulator } from '../../src/sandbox/yahoo/yahoo-simulator.js';
+import { createYahooSimulator, type YahooSimulator } from '../../src/sandbox/yahoo/yahoo-simulator.js';
+import { chartPath } from '../helpers/yahoo-paths.js';
 import { recordings } from '../helpers/recorded.js';
 import { compareShapes, describeDifferences, type JsonType, shapeOf, type Tolerances } from '../helpers/wire-shape.js';
 

@@ -5,13 +5,20 @@ import { Agent, setGlobalDispatcher } from 'undici';
 import { UNIVERSE } from '../../src/sandbox/universe.js';
 import { startApp } from '../helpers/app.js';
 import { ask, type CountingUpstream, maxInWindow, startCountingUpstream } from './replicas.js';
+import { NO_FALLBACK, UNCAPPED } from '../helpers/config.js';
+
+/** Each test sets the provider-A budget it is about over an uncapped rest, and provider A stands alone: a fallback would answer what the budget refuses. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 setGlobalDispatcher(new Agent({ connections: 2_000, pipelining: 1 }));
 
 const SYMBOLS = UNIVERSE.filter((i) => i.kind === 'stock').map((i) => i.symbol);
 
 async function serviceOn(t: TestContext, upstream: CountingUpstream, env: Record<string, string>) {
-  return startApp(t, { env, configure: (config) => ({ ...config, alphaVantage: { ...config.alphaVantage, url: upstream.url } }) });
+  return startApp(t, {
+    env: { ...ANSWERS_ENV, ...env },
+    configure: (config) => ({ ...config, alphaVantage: { ...config.alphaVantage, url: upstream.url } }),
+  });
 }
 
 test('1,000 concurrent requests for one cold symbol reach the upstream exactly once', async (t) => {
@@ -88,6 +95,8 @@ test('the day budget: the upstream never sees more than the day cap, and 429 say
   for (const answer of answers.filter((a) => a.status !== 200)) {
     assert.equal(answer.status, 429);
     assert.equal(answer.code, 'QUOTA_EXHAUSTED');
+    // Users read the upstream's public name, never its id in code.
+    assert.match(answer.message ?? '', /^Alpha Vantage call budget is spent; it returns in \d+ s$/);
     assert.ok(answer.retryAfter! > 86_000 && answer.retryAfter! <= 86_402, `Retry-After ${answer.retryAfter}`);
   }
 });
@@ -105,7 +114,7 @@ test('an upstream limit body is never cached and makes the guard back off', asyn
   await sim.listen();
   t.after(() => sim.close());
   const service = await startApp(t, {
-    env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '100', ALPHA_VANTAGE_CALLS_PER_DAY: '1000', ALPHA_VANTAGE_MIN_INTERVAL_MS: '0' },
+    env: { ...ANSWERS_ENV, ALPHA_VANTAGE_CALLS_PER_MINUTE: '100', ALPHA_VANTAGE_CALLS_PER_DAY: '1000', ALPHA_VANTAGE_MIN_INTERVAL_MS: '0' },
     configure: (config) => ({ ...config, alphaVantage: { ...config.alphaVantage, url: `${sim.origin}/query` } }),
   });
   assert.equal((await ask(`${service.url}/api/provider-a/quote?symbol=AAPL`)).status, 200);

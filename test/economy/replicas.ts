@@ -89,22 +89,24 @@ export interface Answer {
   cache: string | undefined;
   retryAfter: number | undefined;
   code: string | undefined;
+  message: string | undefined;
 }
 
 export async function ask(url: string): Promise<Answer> {
   const res = await request(url);
   const text = await res.body.text();
-  let code: string | undefined;
+  let error: { code?: string; message?: string } | undefined;
   try {
-    code = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
+    error = (JSON.parse(text) as { error?: { code?: string; message?: string } }).error;
   } catch {
-    code = undefined;
+    error = undefined;
   }
   const retry = res.headers['retry-after'];
   return {
     status: res.statusCode,
     cache: res.headers['x-cache'] as string | undefined,
     retryAfter: retry === undefined ? undefined : Number(retry),
-    code,
+    code: error?.code,
+    message: error?.message,
   };
 }

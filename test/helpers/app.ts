@@ -146,7 +146,7 @@ if (process.env.SECRET_SCAN_TALLY) {
  * The logger redacts by field path like the service's, but without its last-resort value filter, so a
  * key that reaches the logger at all is caught here rather than masked.
  */
-export class SecretScan {
+class SecretScan {
   readonly lines: string[] = [];
   readonly responses: string[] = [];
   private readonly secrets: Set<string>;
@@ -156,6 +156,7 @@ export class SecretScan {
     const tastytrade = sandbox.tastytrade;
     tastytrade.on('request', (event: SimRequestEvent) => {
       if (event.path === '/oauth/token' && tastytrade.lastToken !== undefined) this.secrets.add(tastytrade.lastToken);
+      if (event.path === '/api-quote-tokens') for (const token of tastytrade.stream.issuedTokens()) this.secrets.add(token);
     });
   }
 

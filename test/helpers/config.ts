@@ -1,5 +1,5 @@
-// A validated configuration for tests: quiet logs, a private state directory, generous budgets and no
-// quote fallback unless a test sets its own.
+// A validated configuration for tests: the production defaults, with quiet logs, the sandbox and a private
+// state directory. A test that needs otherwise says so where it runs (UNCAPPED, NO_FALLBACK, or its own).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,16 +17,24 @@ export function testConfig(t: TestContext, env: Record<string, string> = {}): Co
     LOG_LEVEL: 'silent',
     DATA_MODE: 'sandbox',
     STATE_DIR: tempDir(t),
-    ALPHA_VANTAGE_CALLS_PER_MINUTE: '0',
-    ALPHA_VANTAGE_CALLS_PER_DAY: '0',
-    ALPHA_VANTAGE_MIN_INTERVAL_MS: '0',
-    MASSIVE_CALLS_PER_MINUTE: '0',
-    YAHOO_CALLS_PER_MINUTE: '0',
-    // Provider A's own behaviour unless a test asks for the fallback (test/routes/provider-a/quote-fallback.test.ts).
-    QUOTE_FALLBACK: 'none',
-    RATE_LIMIT_PER_MINUTE: '0',
     // Its own listener on an ephemeral port, so that apps in one process never collide.
     METRICS_PORT: '0',
     ...env,
   });
 }
+
+/**
+ * For a test about what the service does with answers rather than what it spends on them: no call budget,
+ * no pacing and no per-caller limit, so that its many calls are neither refused nor spaced out.
+ */
+export const UNCAPPED: Readonly<Record<string, string>> = {
+  ALPHA_VANTAGE_CALLS_PER_MINUTE: '0',
+  ALPHA_VANTAGE_CALLS_PER_DAY: '0',
+  ALPHA_VANTAGE_MIN_INTERVAL_MS: '0',
+  MASSIVE_CALLS_PER_MINUTE: '0',
+  YAHOO_CALLS_PER_MINUTE: '0',
+  RATE_LIMIT_PER_MINUTE: '0',
+};
+
+/** For a test of provider A's own answers: no Yahoo fallback to answer in its place. */
+export const NO_FALLBACK: Readonly<Record<string, string>> = { QUOTE_FALLBACK: 'none' };

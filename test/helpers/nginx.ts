@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export const NGINX = '/usr/sbin/nginx';
+const NGINX = '/usr/sbin/nginx';
 
 export interface RunningNginx {
   url: string;
@@ -31,7 +31,7 @@ async function freePort(): Promise<number> {
 }
 
 /** deploy/nginx.conf with its upstream at `upstream` (host:port) and its cache under `dir`. */
-export function localNginxConf(upstream: string, port: number, dir: string): string {
+function localNginxConf(upstream: string, port: number, dir: string): string {
   const shipped = readFileSync(join(import.meta.dirname, '..', '..', 'deploy', 'nginx.conf'), 'utf8');
   const server = shipped
     .replace(/^resolver .*$/m, '')

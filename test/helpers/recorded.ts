@@ -61,19 +61,6 @@ export function recording(provider: Provider, name: string): Loaded {
   return found;
 }
 
-/** The recordings whose request matches: same method and path, and every `query` value given. */
-export function recordingsFor(
-  provider: Provider,
-  match: { path?: string | RegExp; query?: Record<string, string>; status?: number },
-): Loaded[] {
-  return recordings(provider).filter((r) => {
-    const path =
-      match.path === undefined || (typeof match.path === 'string' ? r.request.path === match.path : match.path.test(r.request.path));
-    const query = Object.entries(match.query ?? {}).every(([k, v]) => r.request.query?.[k]?.toUpperCase() === v.toUpperCase());
-    return path && query && (match.status === undefined || r.status === match.status);
-  });
-}
-
 /** Every file of a provider's directory, for the corpus's own checks. */
 export function corpusFiles(provider: Provider): string[] {
   return readdirSync(join(RECORDED_ROOT, provider));

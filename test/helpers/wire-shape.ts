@@ -9,7 +9,7 @@ export type Shape = Map<string, Set<JsonType>>;
 /** Keys that are data: `2024-05-10`, `2024-05-10 16:00`, `2024-05-10 16:00:00`. */
 const DATA_KEY = /^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?$/;
 
-export function typeOf(value: unknown): JsonType {
+function typeOf(value: unknown): JsonType {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value as JsonType;

@@ -5,7 +5,7 @@ import * as ti from 'technicalindicators';
 import * as ts from 'trading-signals';
 import type { OhlcvBar } from '../../src/indicators/compute-indicator.js';
 
-export type Outputs = Record<string, number[]>;
+type Outputs = Record<string, number[]>;
 type Streaming<I, R> = { update(input: I, replace: boolean): R | null };
 
 /** Feeds every input to a streaming indicator and keeps one number per bar (NaN while it has none). */

@@ -8,9 +8,13 @@ import { EventSource } from 'eventsource';
 import { startApp } from '../helpers/app.js';
 import { TcpProxy } from '../store/tcp-proxy.js';
 import { eventually, SseClient } from '../stream/sse-client.js';
+import { NO_FALLBACK, UNCAPPED } from '../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 test('limits: per client address and per server, 429 before the stream, room again once one closes', async (t) => {
-  const { url, app, scan } = await startApp(t, { env: { STREAM_MAX_PER_CLIENT: '2', STREAM_MAX_CONNECTIONS: '3' } });
+  const { url, app, scan } = await startApp(t, { env: { ...ANSWERS_ENV, STREAM_MAX_PER_CLIENT: '2', STREAM_MAX_CONNECTIONS: '3' } });
   const path = `${url}/api/stream?status=true`;
   const first = await SseClient.open(t, path);
   const second = await SseClient.open(t, path);
@@ -29,7 +33,7 @@ test('limits: per client address and per server, 429 before the stream, room aga
 });
 
 test('the server-wide limit counts every address', async (t) => {
-  const { url } = await startApp(t, { env: { STREAM_MAX_PER_CLIENT: '0', STREAM_MAX_CONNECTIONS: '3' } });
+  const { url } = await startApp(t, { env: { ...ANSWERS_ENV, STREAM_MAX_PER_CLIENT: '0', STREAM_MAX_CONNECTIONS: '3' } });
   const path = `${url}/api/stream?status=true`;
   const open = await Promise.all([0, 1, 2].map(() => SseClient.open(t, path)));
   assert.deepEqual(
@@ -42,7 +46,7 @@ test('the server-wide limit counts every address', async (t) => {
 });
 
 test('a comment heartbeat every STREAM_HEARTBEAT_SECONDS; a topic that cannot be served is an error event and the stream stays open', async (t) => {
-  const { url, sandbox } = await startApp(t, { env: { STREAM_HEARTBEAT_SECONDS: '1', BROKER: 'none' } });
+  const { url, sandbox } = await startApp(t, { env: { ...ANSWERS_ENV, STREAM_HEARTBEAT_SECONDS: '1', BROKER: 'none' } });
   sandbox.alphaVantage.setFaults({ fault: 'http5xx', status: 503 });
   const stream = await SseClient.open(t, `${url}/api/stream?brokerQuotes=AAPL&quote=IBM&status=true`);
   await stream.until((s) => s.of('error').length >= 2 && s.of('status').length >= 1, 'two error events and a status');
@@ -59,7 +63,7 @@ test('a comment heartbeat every STREAM_HEARTBEAT_SECONDS; a topic that cannot be
 });
 
 test('reconnecting with Last-Event-ID gets the current snapshot at once (a real EventSource through a cut connection)', async (t) => {
-  const { url, app } = await startApp(t);
+  const { url, app } = await startApp(t, { env: ANSWERS_ENV });
   const proxy = new TcpProxy(Number(new URL(url).port));
   await proxy.open();
   t.after(() => proxy.cut());
@@ -94,7 +98,7 @@ test('reconnecting with Last-Event-ID gets the current snapshot at once (a real 
 });
 
 test('a client that never reads holds only the latest value per topic and is disconnected; the others are not held back', async (t) => {
-  const { url, app } = await startApp(t, { env: { STREAM_HEARTBEAT_SECONDS: '1' } });
+  const { url, app } = await startApp(t, { env: { ...ANSWERS_ENV, STREAM_HEARTBEAT_SECONDS: '1' } });
   const reader = await SseClient.open(t, `${url}/api/stream?status=true`);
   const { port } = new URL(url);
   const stuck = connect(Number(port), '127.0.0.1');
@@ -128,7 +132,7 @@ test('a client that never reads holds only the latest value per topic and is dis
 });
 
 test('shutdown ends every stream with a last event telling the browser to reconnect', async (t) => {
-  const { url, app } = await startApp(t);
+  const { url, app } = await startApp(t, { env: ANSWERS_ENV });
   const stream = await SseClient.open(t, `${url}/api/stream?status=true`);
   await stream.until((s) => s.of('status').length === 1, 'the first status');
   await app.close();

@@ -93,3 +93,13 @@ export async function eventually(done: () => boolean, what: string, timeoutMs = 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * How many ticks reached the first viewer of every replica (a tick's time is its event id's first part).
+ * Each replica folds the ticks of one event-loop turn into one event, and its turns are its own, so under
+ * load two replicas can name few of the same ticks at first: callers wait for a count rather than read it once.
+ */
+export function ticksOnEveryReplica(byReplica: readonly (readonly SseClient[])[], topic = 'brokerQuotes'): number {
+  const ticks = byReplica.map((viewers) => new Set(viewers[0]?.of(topic).map((e) => e.id?.split('-')[0])));
+  return [...(ticks[0] ?? [])].filter((tick) => ticks.every((set) => set.has(tick))).length;
+}

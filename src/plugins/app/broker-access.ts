@@ -8,9 +8,10 @@ import fp from 'fastify-plugin';
 import type { BrokerAccess, CallerFacts } from '../../broker/broker-access.js';
 import type { StreamTickets } from '../../broker/stream-tickets.js';
 import { ApiError } from '../../core/errors.js';
+import { rawQueryParam } from './raw-query.js';
 
 /** A route's broker data: always, or only for some requests (the stream, when it asks for broker topics). */
-export type BrokerDataScope = true | ((request: FastifyRequest) => boolean);
+type BrokerDataScope = true | ((request: FastifyRequest) => boolean);
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,9 +20,9 @@ declare module 'fastify' {
 }
 
 /** What a broker answer depends on besides its URL: shared caches must not hand it to another caller. */
-export const BROKER_VARY = 'Origin, Authorization';
+const BROKER_VARY = 'Origin, Authorization';
 
-export function callerFacts(request: FastifyRequest): CallerFacts {
+function callerFacts(request: FastifyRequest): CallerFacts {
   return { ip: request.ip, peer: request.raw.socket.remoteAddress, headers: request.headers, scheme: request.protocol };
 }
 
@@ -32,7 +33,7 @@ function inScope(request: FastifyRequest): boolean {
 
 /** A one-time stream ticket in the query (EventSource cannot send a header). */
 function ticketOf(request: FastifyRequest): string | undefined {
-  const ticket = (request.query as Record<string, unknown> | undefined)?.ticket;
+  const ticket = rawQueryParam(request, 'ticket');
   return typeof ticket === 'string' ? ticket : undefined;
 }
 

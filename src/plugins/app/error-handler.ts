@@ -12,7 +12,7 @@ interface AjvError {
   message?: string;
 }
 
-export function validationToApiError(errors: AjvError[]): ApiError {
+function validationToApiError(errors: AjvError[]): ApiError {
   const first = errors[0];
   if (first === undefined) return new ApiError('INVALID_PARAMETER', 'invalid request');
   const field = first.instancePath.replace(/^\//, '').split('/')[0] || String(first.params.missingProperty ?? 'parameter');
@@ -48,7 +48,7 @@ function allowedValues(error: AjvError): string[] {
   return Array.isArray(allowed) ? allowed.map(String) : [];
 }
 
-export function toApiError(error: FastifyError | ApiError | Error): ApiError {
+function toApiError(error: FastifyError | ApiError | Error): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as FastifyError;
   if (Array.isArray(fastifyError.validation)) return validationToApiError(fastifyError.validation as AjvError[]);

@@ -78,6 +78,7 @@ class ReplayedHead {
  * Every hook a route the hot path answers runs, by kind and function name, with how a hot answer comes out
  * the same without it. A hook not listed here would be skipped on hot answers:
  * test/plugins/app/hot-path-inventory.test.ts fails until it is accounted for (or the hot path stands aside).
+ * @internal
  */
 export const HOOKS_ACCOUNTED_FOR: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   onRequest: {

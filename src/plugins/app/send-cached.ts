@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
+import { PRIMARY } from '../../services/data-source.js';
 
 interface Rendered {
   body: string;
@@ -57,12 +58,26 @@ export function sendCached(
 }
 
 /**
+ * Sends a result a service read from one of several sources, saying which (X-Data-Source). The hot path
+ * replays provider-A answers only: a fallback answer must give way to provider A's next one.
+ */
+export function sendSourced(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { result, source, onHotAnswer }: { result: CacheResult<unknown>; source: string; onHotAnswer?: (entry: CacheEntry) => void },
+  options: SendOptions = {},
+): FastifyReply {
+  reply.header('x-data-source', source);
+  return sendCached(request, reply, result, source === PRIMARY ? { onHotAnswer, ...options } : { ...options, hot: false });
+}
+
+/**
  * RFC 9111: a cache subtracts `Age` from `max-age`, so `max-age` is the whole fresh window (a stale entry is
  * one whose Age exceeds it). Both stale directives count from the end of the fresh window: the stale window
  * is how long this service itself would still serve the entry, in the background of a refresh or when the
  * upstream fails.
  */
-export function cacheControl(entry: CacheEntry, visibility: 'public' | 'private' = 'public'): string {
+function cacheControl(entry: CacheEntry, visibility: 'public' | 'private' = 'public'): string {
   const maxAge = Math.max(0, Math.floor((entry.freshUntil - entry.storedAt) / 1000));
   const stale = Math.max(0, Math.floor((entry.staleUntil - entry.freshUntil) / 1000));
   return `${visibility}, max-age=${maxAge}, stale-while-revalidate=${stale}, stale-if-error=${stale}`;

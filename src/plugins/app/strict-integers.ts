@@ -3,12 +3,13 @@
 // checked first, for every integer property of every route's querystring schema, so routes added later
 // are covered without doing anything.
 import fp from 'fastify-plugin';
-import type { FastifyInstance, preValidationAsyncHookHandler, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler, RouteOptions } from 'fastify';
 import { ApiError } from '../../core/errors.js';
+import { rawQueryParam } from './raw-query.js';
 
 const DIGITS = /^[0-9]+$/;
 
-/** Names of the querystring properties declared as integers. */
+/** Names of the querystring properties declared as integers. @internal */
 export function integerParameters(querystring: unknown): string[] {
   const properties = (querystring as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
   return Object.entries(properties)
@@ -17,9 +18,9 @@ export function integerParameters(querystring: unknown): string[] {
 }
 
 /** The value as the caller wrote it must be digits only; a repeated parameter is left to validation. */
-export function checkPlainDigits(query: Record<string, unknown>, names: readonly string[]): void {
+function checkPlainDigits(request: FastifyRequest, names: readonly string[]): void {
   for (const name of names) {
-    const value = query[name];
+    const value = rawQueryParam(request, name);
     if (typeof value === 'string' && !DIGITS.test(value)) {
       throw new ApiError('INVALID_PARAMETER', `${name} must be a whole number written in plain decimal digits`);
     }
@@ -33,7 +34,7 @@ export const strictIntegers = fp(
       const names = integerParameters(route.schema?.querystring);
       if (names.length === 0) return;
       const check: preValidationAsyncHookHandler = async function strictIntegers(request) {
-        checkPlainDigits(request.query as Record<string, unknown>, names);
+        checkPlainDigits(request, names);
       };
       route.preValidation = [check, ...(route.preValidation === undefined ? [] : [route.preValidation].flat())];
     });

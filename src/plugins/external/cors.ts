@@ -9,7 +9,7 @@ import type { BrokerAccess } from '../../broker/broker-access.js';
 import type { Config } from '../../core/config.js';
 
 /** Every response header a browser script may need to read: the one list, sent on every CORS answer. */
-export const EXPOSED_HEADERS = [
+const EXPOSED_HEADERS = [
   'X-Cache',
   'Age',
   'Cache-Control',

@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 
-export const API_VERSION = '1.0.0';
+const API_VERSION = '1.0.0';
 
 const DESCRIPTION = [
   'Read-only JSON market data: quotes and technical indicators (provider A), dividends (provider B), a market',
@@ -68,7 +68,7 @@ async function registerOpenApi(app: FastifyInstance): Promise<void> {
  * TypeBox writes a union of literals as `anyOf: [{ type, enum: [one] }, ...]`; the docs show that as an
  * opaque "any of". One `enum` lists the allowed values plainly and validates the same values.
  */
-export function collapseLiteralUnions(node: unknown): unknown {
+function collapseLiteralUnions(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(collapseLiteralUnions);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
@@ -85,7 +85,7 @@ export function collapseLiteralUnions(node: unknown): unknown {
 }
 
 /** A query parameter with a default is filled in by validation, so a caller never has to send it. */
-export function optionalWhenDefaulted(document: Record<string, unknown>): Record<string, unknown> {
+function optionalWhenDefaulted(document: Record<string, unknown>): Record<string, unknown> {
   const paths = (document.paths ?? {}) as Record<
     string,
     Record<string, { parameters?: { required?: boolean; schema?: { default?: unknown } }[] }>
@@ -101,7 +101,7 @@ export function optionalWhenDefaulted(document: Record<string, unknown>): Record
 const integer = { type: 'integer', minimum: 0 };
 
 /** The response headers, documented once as components and referenced by every response that carries them. */
-export const RESPONSE_HEADERS: Record<string, { description: string; required?: boolean; schema: Record<string, unknown> }> = {
+const RESPONSE_HEADERS: Record<string, { description: string; required?: boolean; schema: Record<string, unknown> }> = {
   'X-Request-Id': {
     description:
       "The caller's X-Request-Id when it is 1-64 letters, digits or `._:-`, else a generated UUID; names the request in the log.",
@@ -173,7 +173,7 @@ const ROUTE_HEADERS: Record<string, string[]> = {
 type Responses = Record<string, { headers?: Record<string, unknown> }>;
 
 /** Which documented headers each response carries: by route family, status, and whether the route is cached (declares a 304). */
-export function documentHeaders(document: Record<string, unknown>): Record<string, unknown> {
+function documentHeaders(document: Record<string, unknown>): Record<string, unknown> {
   const paths = (document.paths ?? {}) as Record<string, Record<string, { responses?: Responses }>>;
   for (const [path, operations] of Object.entries(paths)) {
     const limited = path.startsWith('/api/') && !path.startsWith('/api/system/');
@@ -209,7 +209,7 @@ function isSingleEnum(value: unknown): value is { type: string; enum: [unknown] 
  * The plugin's own policy, made to work offline and over plain HTTP: Swagger UI sets inline styles at run
  * time (blocked while style-src lists hashes), and upgrade-insecure-requests breaks HTTP on a LAN address.
  */
-export function docsCsp(header: string): string {
+function docsCsp(header: string): string {
   return header
     .split(';')
     .map((directive) => directive.trim())

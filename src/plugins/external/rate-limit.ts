@@ -32,7 +32,7 @@ return {current, ttl}
 type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void;
 
 /** In-process fixed windows, bounded so that many addresses cannot grow it without limit. */
-export class LocalWindows {
+class LocalWindows {
   private readonly windows = new Map<string, { count: number; resetAt: number }>();
 
   constructor(private readonly maxKeys = 50_000) {}
@@ -58,7 +58,7 @@ export class LocalWindows {
   }
 }
 
-export function callerLimitStore(shared: SharedStore | undefined) {
+function callerLimitStore(shared: SharedStore | undefined) {
   return class CallerLimitStore {
     private readonly local = new LocalWindows();
 
@@ -86,7 +86,7 @@ export function callerLimitStore(shared: SharedStore | undefined) {
   };
 }
 
-export function isLimited(request: FastifyRequest): boolean {
+function isLimited(request: FastifyRequest): boolean {
   if (request.method === 'OPTIONS') return false;
   const url = request.url;
   return url.startsWith('/api/') && !url.startsWith('/api/system/') && url !== '/api/system';

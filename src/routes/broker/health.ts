@@ -1,15 +1,12 @@
 // GET /api/broker/health -> the connection state, checked live (at most once per ~1.5 s). Always 200
 // when the service can say anything: the state is in the body.
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { Broker } from '../../broker/broker.js';
-import { errorResponses, NOT_MODIFIED } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
-import { HealthMemo } from './health-memo.js';
 import { HealthResponse } from './schemas.js';
+import type { AppDeps } from '../../deps.js';
 
-export function healthRoute(app: FastifyInstance, broker: Broker): void {
-  const memo = new HealthMemo(broker, app.deps.health);
+export function healthRoute(app: FastifyInstance, { brokerData }: Pick<AppDeps, 'brokerData'>): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/health',
     {
@@ -22,6 +19,6 @@ export function healthRoute(app: FastifyInstance, broker: Broker): void {
         response: { 200: HealthResponse, ...NOT_MODIFIED, ...errorResponses(429) },
       },
     },
-    async (request, reply) => sendCached(request, reply, await memo.get()),
+    async (request, reply) => sendCached(request, reply, await brokerData.health()),
   );
 }

@@ -9,11 +9,10 @@ import { quotesRoute } from './quotes.js';
 import { streamTicketRoute } from './stream-ticket.js';
 
 const brokerRoutes: FastifyPluginAsync = async (app) => {
-  const { broker } = app.deps;
-  healthRoute(app, broker);
-  accountsRoute(app, broker);
-  positionsRoute(app, broker);
-  quotesRoute(app, broker);
+  healthRoute(app, app.deps);
+  accountsRoute(app, app.deps);
+  positionsRoute(app, app.deps);
+  quotesRoute(app, app.deps);
   streamTicketRoute(app);
 };
 

@@ -1,16 +1,12 @@
 // GET /api/broker/positions -> { positions: [...] } across every account and every page.
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { Broker } from '../../broker/broker.js';
-import { ensureConfigured } from '../../broker/not-configured-broker.js';
-import { errorResponses, NOT_MODIFIED } from '../schemas.js';
+import { errorResponses, NOT_MODIFIED, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
 import { brokerDataConfig, brokerPreflight, PRIVATE } from './broker-data.js';
 import { PositionsResponse } from './schemas.js';
+import type { AppDeps } from '../../deps.js';
 
-export function positionsRoute(app: FastifyInstance, broker: Broker): void {
-  const window = app.deps.config.cache.windows.BROKER_POSITIONS;
-  const scope = app.deps.scopes.of(broker.kind);
+export function positionsRoute(app: FastifyInstance, { brokerData }: Pick<AppDeps, 'brokerData'>): void {
   brokerPreflight(app, '/positions');
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/positions',
@@ -25,12 +21,6 @@ export function positionsRoute(app: FastifyInstance, broker: Broker): void {
         response: { 200: PositionsResponse, ...NOT_MODIFIED, ...errorResponses(401, 403, 429, 502, 503, 504) },
       },
     },
-    async (request, reply) => {
-      ensureConfigured(broker);
-      const result = await app.deps.cache.fetch(`${scope}:positions`, window, async () => ({ positions: await broker.positions() }), {
-        upstream: broker.kind,
-      });
-      return sendCached(request, reply, result, PRIVATE);
-    },
+    async (request, reply) => sendCached(request, reply, await brokerData.positions(), PRIVATE),
   );
 }

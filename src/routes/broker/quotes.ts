@@ -3,16 +3,13 @@
 // subscribed (and stay so for a while after the request), and a request the stream can answer whole is
 // answered from it without a broker call (X-Data-Source: broker-stream). Otherwise a snapshot, cached
 // under the sorted distinct list so concurrent identical requests cost one broker call
-// (X-Data-Source: broker-snapshot); its answer completes the stream's quotes that lack fields.
-import { type Static, Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+// (X-Data-Source: broker-snapshot); its answer completes the stream's quotes that lack fields
+// (services/broker-service.ts).
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { FetchOptions } from '../../cache/upstream-cache.js';
-import { makeEntry } from '../../cache/cache-store.js';
-import type { Broker, BrokerQuotes } from '../../broker/broker.js';
-import { ensureConfigured } from '../../broker/not-configured-broker.js';
-import { errorResponses, NOT_MODIFIED } from '../schemas.js';
-import { sendCached } from '../../plugins/app/send-cached.js';
+import type { AppDeps } from '../../deps.js';
+import { errorResponses, NOT_MODIFIED, type TypeBoxTypeProvider } from '../schemas.js';
+import { sendSourced } from '../../plugins/app/send-cached.js';
 import { brokerDataConfig, brokerPreflight, PRIVATE } from './broker-data.js';
 import { MAX_SYMBOLS, parseSymbolList } from '../../core/symbol-list.js';
 import { QuotesResponse } from './schemas.js';
@@ -26,24 +23,8 @@ const Querystring = Type.Object({
   }),
 });
 
-export const STREAM_SOURCE = 'broker-stream';
-export const SNAPSHOT_SOURCE = 'broker-snapshot';
-
-export function quotesRoute(app: FastifyInstance, broker: Broker): void {
-  const window = app.deps.config.cache.windows.BROKER_QUOTES;
-  const scope = app.deps.scopes.of(broker.kind);
-  const stream = app.deps.brokerQuotes;
-  /** `symbols` sorted and distinct (parseSymbolList), so any order of one set shares an entry. */
-  const load = async (symbols: string[], extra: Partial<FetchOptions> = {}) => {
-    ensureConfigured(broker);
-    const result = await app.deps.cache.fetch(`${scope}:quotes:${symbols.join(',')}`, window, () => broker.quotes(symbols), {
-      upstream: broker.kind,
-      ...extra,
-    });
-    stream?.learn(result.entry.value, result.entry.storedAt);
-    return result;
-  };
-  app.liveTopics.provide('brokerQuotes', async (list, { revalidate }) => load(list.split(','), { revalidate }));
+export function quotesRoute(app: FastifyInstance, { brokerData }: Pick<AppDeps, 'brokerData'>): void {
+  app.liveTopics.provide('brokerQuotes', async (list, { revalidate }) => brokerData.snapshot(list.split(','), { revalidate }));
   brokerPreflight(app, '/quotes');
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/quotes',
@@ -58,23 +39,6 @@ export function quotesRoute(app: FastifyInstance, broker: Broker): void {
         response: { 200: QuotesResponse, ...NOT_MODIFIED, ...errorResponses(400, 401, 403, 429, 502, 503, 504) },
       },
     },
-    async (request, reply) => {
-      const symbols = parseSymbolList((request.query as Static<typeof Querystring>).symbols);
-      ensureConfigured(broker);
-      if (stream === undefined) {
-        reply.header('x-data-source', SNAPSHOT_SOURCE);
-        return sendCached(request, reply, await load(symbols), PRIVATE);
-      }
-      stream.touch(symbols);
-      const answer = stream.answer(symbols);
-      if (answer !== undefined) {
-        reply.header('x-data-source', STREAM_SOURCE);
-        // Age counts from the newest tick (private answers never reach the hot path).
-        const entry = makeEntry<BrokerQuotes>(answer.body, window, answer.newestTickAt || Date.now());
-        return sendCached(request, reply, { entry, status: 'HIT' }, PRIVATE);
-      }
-      reply.header('x-data-source', SNAPSHOT_SOURCE);
-      return sendCached(request, reply, await load(symbols), PRIVATE);
-    },
+    async (request, reply) => sendSourced(request, reply, await brokerData.quotes(parseSymbolList(request.query.symbols)), PRIVATE),
   );
 }

@@ -6,7 +6,7 @@ import { ASSET_CLASSES } from '../../broker/broker.js';
 const Num = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 const Str = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 
-export const BrokerName = Type.Union([Type.Literal('ibkr'), Type.Literal('tastytrade'), Type.Literal('none')], {
+const BrokerName = Type.Union([Type.Literal('ibkr'), Type.Literal('tastytrade'), Type.Literal('none')], {
   description: 'The broker behind these endpoints (BROKER).',
 });
 
@@ -29,7 +29,7 @@ export const HealthResponse = Type.Object(
   { additionalProperties: false, $id: 'BrokerHealthResponse' },
 );
 
-export const Account = Type.Object(
+const Account = Type.Object(
   {
     accountId: Type.String(),
     name: Type.String({ description: 'Alias or nickname when set, else the account id.' }),
@@ -44,7 +44,7 @@ export const AccountsResponse = Type.Object(
   { additionalProperties: false, $id: 'BrokerAccountsResponse' },
 );
 
-export const Position = Type.Object(
+const Position = Type.Object(
   {
     accountId: Type.String(),
     symbol: Type.String(),
@@ -65,7 +65,7 @@ export const PositionsResponse = Type.Object(
   { additionalProperties: false, $id: 'BrokerPositionsResponse' },
 );
 
-export const Quote = Type.Object(
+const Quote = Type.Object(
   {
     symbol: Type.String(),
     last: Num('Last price (for IBKR, the previous close when the market is closed).'),

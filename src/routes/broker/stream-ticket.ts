@@ -1,11 +1,10 @@
 // GET /api/broker/stream-ticket -> { ticket, expiresAt }: a one-time ticket that admits one EventSource to the
 // stream's broker topics (`/api/stream?brokerQuotes=…&ticket=…`), for a page that reads broker data with
 // BROKER_TOKEN but cannot send it on a stream (see src/broker/stream-tickets.ts).
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { TICKET_TTL_MS } from '../../broker/stream-tickets.js';
-import { errorResponses } from '../schemas.js';
+import { errorResponses, type TypeBoxTypeProvider } from '../schemas.js';
 import { brokerDataConfig, brokerPreflight } from './broker-data.js';
 
 const TicketResponse = Type.Object(

@@ -1,11 +1,10 @@
 // GET /api/market/overview -> { "^GSPC": { price, change, changePercent, name, category, currency, asOf }, ... }
 // Instruments that could not be served are left out and named in `X-Partial` (comma list).
 import { Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
-import { ApiError } from '../../core/errors.js';
-import { errorResponses, NOT_MODIFIED, StringEnum } from '../schemas.js';
+import { type Configured, use } from '../../core/configured.js';
+import { errorResponses, NOT_MODIFIED, StringEnum, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
 import type { MarketOverview, OverviewValue } from '../../services/market-overview.js';
 import type { OverviewEntry } from '../../services/overview-entry.js';
@@ -29,7 +28,7 @@ const OverviewEntrySchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const OverviewResponse = Type.Record(Type.String(), OverviewEntrySchema, {
+const OverviewResponse = Type.Record(Type.String(), OverviewEntrySchema, {
   $id: 'OverviewResponse',
   description: 'Keyed by instrument symbol (indices, a volatility index, commodities, crypto; set by OVERVIEW_SYMBOLS).',
 });
@@ -46,12 +45,9 @@ function quotesView(result: CacheResult<OverviewValue>): CacheResult<Record<stri
   return { entry, status: result.status };
 }
 
-/** `overview` is undefined when OVERVIEW_SOURCE=none: the route stays documented and answers 503. */
-export function overviewRoute(app: FastifyInstance, overview: MarketOverview | undefined): void {
-  const load = async (revalidate = false) => {
-    if (overview === undefined) throw new ApiError('PROVIDER_NOT_CONFIGURED', 'the market overview is switched off (OVERVIEW_SOURCE=none)');
-    return overview.get({ revalidate });
-  };
+/** With OVERVIEW_SOURCE=none the route stays documented and answers 503. */
+export function overviewRoute(app: FastifyInstance, overview: Configured<MarketOverview>): void {
+  const load = async (revalidate = false) => use(overview).get({ revalidate });
   app.liveTopics.provide('overview', async (_arg, { revalidate }) => quotesView(await load(revalidate)));
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/overview',

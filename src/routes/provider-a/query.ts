@@ -1,10 +1,9 @@
-// GET /api/provider-a/query?function=…: Alpha Vantage's own API, answered through the same serve functions
+// GET /api/provider-a/query?function=…: Alpha Vantage's own API, answered through the same services
 // (cache, single flight, budget, fallback, headers) as the REST routes, so a client written for Alpha
 // Vantage only changes its base URL. The caller's `apikey` is accepted and ignored: it is never forwarded
 // (the adapter builds upstream URLs from validated values only) and the request log redacts it.
 import { type Static, Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 import { handleError } from '../../plugins/app/error-handler.js';
 import { given, readIndicatorOptions, readMonth } from '../../wire/alpha-vantage/indicator-options.js';
@@ -20,14 +19,20 @@ import {
   type SeriesQuery,
   takesOutputSize,
 } from '../../wire/alpha-vantage/time-series.js';
-import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
+import {
+  ANY_CASE,
+  CASE_INSENSITIVE,
+  errorResponses,
+  KeywordsParam,
+  NOT_MODIFIED,
+  StringEnum,
+  SymbolParam,
+  type TypeBoxTypeProvider,
+} from '../schemas.js';
 import type { AppDeps } from '../../deps.js';
-import { serveSeries } from './daily.js';
-import { serveQuote } from './quote.js';
-import { KeywordsParam, serveSearch } from './search.js';
-import { serveTechnical } from './technical.js';
+import { sendCached, sendSourced } from '../../plugins/app/send-cached.js';
 
-/** What /query answers; anything else is a 400 naming these, with no upstream call. */
+/** What /query answers; anything else is a 400 naming these, with no upstream call. @internal */
 export const ALPHA_VANTAGE_FUNCTIONS = ['GLOBAL_QUOTE', 'SYMBOL_SEARCH', ...SERIES_FUNCTIONS, ...INDICATORS] as const;
 
 /**
@@ -35,7 +40,7 @@ export const ALPHA_VANTAGE_FUNCTIONS = ['GLOBAL_QUOTE', 'SYMBOL_SEARCH', ...SERI
  * status) report an error: "Information" where Alpha Vantage itself would refuse for limits or plan,
  * "Error Message" for everything else.
  */
-export function alphaVantageErrorKey(error: ApiError): Record<string, string> {
+function alphaVantageErrorKey(error: ApiError): Record<string, string> {
   const key = error.status === 429 || error.status === 503 ? 'Information' : 'Error Message';
   return { [key]: error.message };
 }
@@ -74,10 +79,9 @@ const QueryResponse = Type.Object(
   },
 );
 
-export function queryRoute(
-  app: FastifyInstance,
-  deps: Pick<AppDeps, 'config' | 'scopes' | 'cache' | 'alphaVantage' | 'quotes' | 'technical'>,
-): void {
+type QueryDeps = Pick<AppDeps, 'quotes' | 'technical' | 'search' | 'series'>;
+
+export function queryRoute(app: FastifyInstance, deps: QueryDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/query',
     {
@@ -91,22 +95,28 @@ export function queryRoute(
         response: { 200: QueryResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },
       },
       preValidation: async (request) => {
-        const query = request.query as Record<string, unknown>;
+        // Before validation the query is the caller's text: the function is matched trimmed and in any case.
+        const query: Record<string, unknown> = request.query;
         if (typeof query.function === 'string') query.function = query.function.trim().toUpperCase();
       },
       errorHandler: (error, request, reply) => handleError(error, request, reply, alphaVantageErrorKey),
     },
-    async (request, reply) => {
-      const query = request.query as Query;
-      readDatatype(query.datatype);
-      const fn = query.function;
-      if (fn === 'GLOBAL_QUOTE') return serveQuote(deps, request, reply, required(query.symbol, 'symbol', fn).toUpperCase());
-      if (fn === 'SYMBOL_SEARCH') return serveSearch(deps, request, reply, required(query.keywords, 'keywords', fn));
-      if (isSeriesFunction(fn)) return serveSeries(deps, request, reply, seriesQuery(fn, query));
-      const symbol = required(query.symbol, 'symbol', fn).toUpperCase();
-      const interval = readEnum(query.interval, 'interval', INTERVALS) ?? 'daily';
-      return serveTechnical(deps, request, reply, { symbol, indicator: fn, interval, ...readIndicatorOptions(fn, interval, query) });
-    },
+    async (request, reply) => answer(deps, request, reply, request.query),
+  );
+}
+
+async function answer(deps: QueryDeps, request: FastifyRequest, reply: FastifyReply, query: Query): Promise<FastifyReply> {
+  readDatatype(query.datatype);
+  const fn = query.function;
+  if (fn === 'GLOBAL_QUOTE') return sendSourced(request, reply, await deps.quotes.get(required(query.symbol, 'symbol', fn).toUpperCase()));
+  if (fn === 'SYMBOL_SEARCH') return sendCached(request, reply, await deps.search.get(required(query.keywords, 'keywords', fn)));
+  if (isSeriesFunction(fn)) return sendCached(request, reply, await deps.series.get(seriesQuery(fn, query)));
+  const symbol = required(query.symbol, 'symbol', fn).toUpperCase();
+  const interval = readEnum(query.interval, 'interval', INTERVALS) ?? 'daily';
+  return sendSourced(
+    request,
+    reply,
+    await deps.technical.get({ symbol, indicator: fn, interval, ...readIndicatorOptions(fn, interval, query) }),
   );
 }
 

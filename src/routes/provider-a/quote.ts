@@ -1,13 +1,10 @@
 // GET /api/provider-a/quote?symbol=IBM -> { "Global Quote": { ten string fields } }
-import { type Static, Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CacheEntry } from '../../cache/cache-store.js';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../deps.js';
-import { PRIMARY } from '../../services/data-source.js';
 import { QUOTE_FIELDS } from '../../wire/alpha-vantage/bodies.js';
-import { errorResponses, NOT_MODIFIED, SymbolParam } from '../schemas.js';
-import { sendCached } from '../../plugins/app/send-cached.js';
+import { errorResponses, NOT_MODIFIED, SymbolParam, type TypeBoxTypeProvider } from '../schemas.js';
+import { sendSourced } from '../../plugins/app/send-cached.js';
 
 const FIELD_PATTERNS: Record<string, string> = {
   '05. price': '^-?\\d+\\.\\d{4}$',
@@ -20,26 +17,9 @@ const GlobalQuote = Type.Object(
   { additionalProperties: false },
 );
 
-export const QuoteResponse = Type.Object({ 'Global Quote': GlobalQuote }, { additionalProperties: false, $id: 'QuoteResponse' });
+const QuoteResponse = Type.Object({ 'Global Quote': GlobalQuote }, { additionalProperties: false, $id: 'QuoteResponse' });
 
 const Querystring = Type.Object({ symbol: SymbolParam });
-
-/**
- * Answers GLOBAL_QUOTE for `symbol` (upper case) through the quote service (provider A, else the fallback;
- * see src/services/quote-service.ts); shared by /quote and /query. `X-Data-Source` says who produced it.
- */
-export async function serveQuote(
-  { quotes }: Pick<AppDeps, 'quotes'>,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  symbol: string,
-): Promise<FastifyReply> {
-  const { result, source } = await quotes.get(symbol);
-  reply.header('x-data-source', source);
-  // The hot path replays provider-A answers only: a fallback answer must give way to provider A's next one.
-  const onHotAnswer = source === PRIMARY ? (entry: CacheEntry) => quotes.servedHot(symbol, entry) : undefined;
-  return sendCached(request, reply, result, onHotAnswer === undefined ? { hot: false } : { onHotAnswer });
-}
 
 export function quoteRoute(app: FastifyInstance, deps: Pick<AppDeps, 'quotes'>): void {
   // The stream's poller revalidates: it wants a new value rather than the stale one again.
@@ -57,9 +37,6 @@ export function quoteRoute(app: FastifyInstance, deps: Pick<AppDeps, 'quotes'>):
         response: { 200: QuoteResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },
       },
     },
-    async (request, reply) => {
-      const symbol = (request.query as Static<typeof Querystring>).symbol.toUpperCase();
-      return serveQuote(deps, request, reply, symbol);
-    },
+    async (request, reply) => sendSourced(request, reply, await deps.quotes.get(request.query.symbol.toUpperCase())),
   );
 }

@@ -2,16 +2,22 @@
 // Parameters an indicator does not take are ignored and never forwarded, as Alpha Vantage ignores them.
 // Provider A's answer, or the indicator computed from the stored Yahoo bars, as TECHNICAL_SOURCE says
 // (services/technical-service.ts).
-import { type Static, Type } from '@sinclair/typebox';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { TechnicalQuery } from '../../upstreams/alpha-vantage/alpha-vantage-client.js';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
 import { readIndicatorOptions } from '../../wire/alpha-vantage/indicator-options.js';
 import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS, sectionKey, SERIES_TYPES } from '../../wire/alpha-vantage/indicators.js';
-import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam } from '../schemas.js';
-import { sendCached } from '../../plugins/app/send-cached.js';
+import {
+  ANY_CASE,
+  CASE_INSENSITIVE,
+  canonicalCase,
+  errorResponses,
+  NOT_MODIFIED,
+  StringEnum,
+  SymbolParam,
+  type TypeBoxTypeProvider,
+} from '../schemas.js';
+import { sendSourced } from '../../plugins/app/send-cached.js';
 import type { AppDeps } from '../../deps.js';
-import { PRIMARY } from '../../services/data-source.js';
 
 const optional = (description: string) => Type.Optional(Type.String({ maxLength: 32, description }));
 
@@ -26,7 +32,6 @@ const Querystring = Type.Object({
     INDICATOR_PARAM_NAMES.map((name) => [name, optional(`Alpha Vantage's ${name}, for the indicators that take it (see README).`)]),
   ),
 });
-type Query = Static<typeof Querystring>;
 
 const Series = Type.Record(Type.String(), Type.Record(Type.String(), Type.String()), {
   description: 'Rows keyed by date or date-time, newest first; each row maps value names to 4-decimal strings.',
@@ -37,7 +42,7 @@ const Series = Type.Record(Type.String(), Type.Record(Type.String(), Type.String
  * real body) must be able to hold "Meta Data" beside the series, and an index signature would have to
  * describe both.
  */
-export const TechnicalResponse = Type.Object(
+const TechnicalResponse = Type.Object(
   {
     'Meta Data': Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()])),
     ...Object.fromEntries([...new Set(INDICATORS.map(sectionKey))].map((key) => [key, Type.Optional(Series)])),
@@ -50,25 +55,6 @@ export const TechnicalResponse = Type.Object(
     maxProperties: 2,
   },
 );
-
-/** Case-insensitive enums: normalised before validation so `rsi` and `Daily` are accepted. */
-function normaliseCase(query: Record<string, unknown>): void {
-  if (typeof query.indicator === 'string') query.indicator = query.indicator.toUpperCase();
-  if (typeof query.interval === 'string') query.interval = query.interval.toLowerCase();
-}
-
-/** Answers a technical indicator (`query.symbol` upper case) through the technical service; shared by /technical and /query. */
-export async function serveTechnical(
-  { technical }: Pick<AppDeps, 'technical'>,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  query: TechnicalQuery,
-): Promise<FastifyReply> {
-  const { result, source } = await technical.get(query);
-  reply.header('x-data-source', source);
-  // As for quotes, the hot path replays provider-A answers only.
-  return sendCached(request, reply, result, source === PRIMARY ? {} : { hot: false });
-}
 
 export function technicalRoute(app: FastifyInstance, deps: Pick<AppDeps, 'technical'>): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -83,13 +69,13 @@ export function technicalRoute(app: FastifyInstance, deps: Pick<AppDeps, 'techni
         querystring: Querystring,
         response: { 200: TechnicalResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },
       },
-      preValidation: async (request) => normaliseCase(request.query as Record<string, unknown>),
+      preValidation: async (request) => canonicalCase(request.query, { indicator: 'upper', interval: 'lower' }),
     },
     async (request, reply) => {
-      const query = request.query as Query;
+      const { query } = request;
       const { indicator, interval } = query;
       const options = readIndicatorOptions(indicator, interval, query);
-      return serveTechnical(deps, request, reply, { symbol: query.symbol.toUpperCase(), indicator, interval, ...options });
+      return sendSourced(request, reply, await deps.technical.get({ symbol: query.symbol.toUpperCase(), indicator, interval, ...options }));
     },
   );
 }

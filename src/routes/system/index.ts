@@ -4,21 +4,10 @@ import type {} from '@fastify/rate-limit';
 import type { FastifyPluginAsync } from 'fastify';
 import { routePlugin } from '../route-plugin.js';
 import { makeEntry } from '../../cache/cache-store.js';
-import { LiveResponse, ReadyResponse, SystemStatus } from './status-schema.js';
-import { buildSystemStatus, readStoreStatus } from './system-status.js';
+import { LiveResponse, ReadyResponse, SystemStatus } from '../../services/system-status-schema.js';
+import { buildSystemStatus, readReadiness, STATUS_WINDOW, statusFingerprint } from '../../services/system-status.js';
 
 const NO_RATE_LIMIT = { rateLimit: false } as const;
-
-/** The status stream topic is re-read this often; it reads local state only. */
-const STATUS_WINDOW = { freshMs: 5_000, staleMs: 0 };
-
-/** A status differs from the last one when more than its clock fields changed. */
-function statusFingerprint(value: unknown): string {
-  const { checkedAt: _checkedAt, uptimeSeconds: _uptime, brokerStream, ...rest } = value as Record<string, unknown>;
-  // The newest tick's age changes with every look: not a change of the status.
-  const stream = brokerStream === null ? null : { ...(brokerStream as Record<string, unknown>), lastTickAgeMs: undefined };
-  return JSON.stringify({ ...rest, stream });
-}
 
 const systemRoutes: FastifyPluginAsync = async (app) => {
   const startedAt = new Date();
@@ -69,16 +58,10 @@ const systemRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (_request, reply) => {
-      const store = await readStoreStatus(app.deps);
-      // A lost Redis with a local fallback is a designed mode, not a reason to stop traffic.
-      const storeOk = !store.redisConfigured || store.redisReachable !== false || store.fallback;
+      const readiness = await readReadiness(app.deps);
       reply.header('cache-control', 'no-store');
-      if (!storeOk) reply.code(503);
-      return {
-        status: storeOk ? ('ready' as const) : ('not_ready' as const),
-        checks: { config: true, store: storeOk },
-        reason: storeOk ? null : (store.message ?? 'Redis is unreachable and no local fallback is active'),
-      };
+      if (readiness.status !== 'ready') reply.code(503);
+      return readiness;
     },
   );
 };

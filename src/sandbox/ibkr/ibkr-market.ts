@@ -121,7 +121,7 @@ export class IbkrMarket {
  * A number in [0, 1) for a tick of a series: the tick's bits mixed (murmur3's finaliser), so that
  * consecutive ticks differ as much as distant ones (hashing "name:<tick>" strings would not).
  */
-function tickUnit(seed: string, tick: number): number {
+export function tickUnit(seed: string, tick: number): number {
   let x = (hash(seed) ^ Math.imul(tick | 0, 0x9e3779b9) ^ Math.floor(tick / 4_294_967_296)) >>> 0;
   x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
   x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
@@ -140,19 +140,19 @@ function toNumber(display: string): number {
 }
 
 /** A volume as the gateway writes it: "12.2M", "812.5K", or whole shares below a thousand. */
-export function gatewayVolume(volume: number): string {
+function gatewayVolume(volume: number): string {
   if (volume >= 1_000_000) return `${(volume / 1_000_000).toFixed(1)}M`;
   if (volume >= 1_000) return `${(volume / 1_000).toFixed(1)}K`;
   return String(volume);
 }
 
 /** A size with the gateway's thousands separators ("1,300"). */
-export function gatewaySize(n: number): string {
+function gatewaySize(n: number): string {
   return n.toLocaleString('en-US');
 }
 
 /** The last price with IBKR's prefix: "C" when it is the last session's, "H" while halted. */
-export function gatewayLast(quote: MarketQuote, halted: boolean): string {
+function gatewayLast(quote: MarketQuote, halted: boolean): string {
   return `${halted ? 'H' : quote.closed ? 'C' : ''}${quote.last.toFixed(2)}`;
 }
 

@@ -13,6 +13,7 @@ export const SESSION_REFUSALS = {
   'not-authenticated': { status: 401, body: { error: 'not authenticated', statusCode: 401 } },
 } as const satisfies Record<string, SimResponse>;
 
+/** @internal */
 export type SessionRefusalName = keyof typeof SESSION_REFUSALS;
 
 export interface IbkrSessionFaults {

@@ -48,7 +48,7 @@ export interface IbkrSimulatorOptions {
   port?: number;
 }
 
-export const IBKR_BASE_PATH = '/v1/api';
+const IBKR_BASE_PATH = '/v1/api';
 const PAGE_SIZE = 100;
 /**
  * Public clients' code names this answer (HTTP 500 on /iserver) for a call made before the session's account

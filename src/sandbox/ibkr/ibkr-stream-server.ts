@@ -16,7 +16,7 @@ import { unit } from '../price-model.js';
 import { contractByConid, type SimContract } from './ibkr-contracts.js';
 import { gatewayFields, type IbkrMarket } from './ibkr-market.js';
 
-export type GatewaySessionState = 'logged_out' | 'no_session' | 'connected';
+type GatewaySessionState = 'logged_out' | 'no_session' | 'connected';
 
 /** What the socket needs of the rest of the gateway. */
 export interface StreamGateway {
@@ -50,7 +50,7 @@ export interface StreamFaults {
   silent: boolean;
 }
 
-export const STREAM_PATH = '/v1/api/ws';
+const STREAM_PATH = '/v1/api/ws';
 const SERVICE_IDS =
   '&serviceID1=122&serviceID2=123&serviceID3=203&serviceID4=775&serviceID5=204&serviceID6=206&serviceID7=108&serviceID8=109';
 const USER = 'sandbox-user';
@@ -328,12 +328,12 @@ export class IbkrStreamServer {
   }
 }
 
-/** One contract in five opens its subscription with a frame that has no market field (as recorded for V). */
+/** One contract in five opens its subscription with a frame that has no market field (as recorded for V). @internal */
 export function sendsBareFirstFrame(contract: SimContract): boolean {
   return unit(`bare:${contract.priceSymbol}`) < 0.2;
 }
 
-/** One contract in four (of those with a full first frame) leaves its sizes and volume to later ticks. */
+/** One contract in four (of those with a full first frame) leaves its sizes and volume to later ticks. @internal */
 export function firstFrameOmitsSizes(contract: SimContract): boolean {
   return !sendsBareFirstFrame(contract) && unit(`partial:${contract.priceSymbol}`) < 0.25;
 }

@@ -37,7 +37,7 @@ export function dividendCalendar(payers: readonly DividendPayer[], now: number):
   return out.sort((a, b) => b.ex_dividend_date.localeCompare(a.ex_dividend_date) || a.ticker.localeCompare(b.ticker));
 }
 
-export function payerDividends(payer: DividendPayer, now: number): SimDividend[] {
+function payerDividends(payer: DividendPayer, now: number): SimDividend[] {
   const today = new Date(now);
   const thisYear = today.getUTCFullYear();
   const step = 12 / payer.frequency;

@@ -23,6 +23,7 @@ export interface MassiveSimulatorOptions {
   port?: number;
 }
 
+/** @internal */
 export const DIVIDENDS_PATH = '/v3/reference/dividends';
 /** The real wording ends with the pricing page, as a recorded 403 of another endpoint does. */
 const NOT_ENTITLED = 'You are not entitled to this data. Please upgrade your plan at https://polygon.io/pricing';

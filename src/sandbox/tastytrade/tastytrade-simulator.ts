@@ -3,11 +3,16 @@
 // (invalid_grant, token_invalid, 401 / 429). Bodies have the keys and types of recorded answers
 // (test/fixtures/recorded/tastytrade/): quantities, prices and sizes as decimal strings ("100", "2.0",
 // "210.6"), a few values as numbers (multiplier, halt times), market data with "pagination": null and
-// crypto without close or volume, equity positions without expires-at.
+// crypto without close or volume, equity positions without expires-at. GET /api-quote-tokens issues DXLink
+// tokens for its DXLink websocket (dxlink-server.ts), whose faults are switched at /__sandbox/stream; REST
+// market data and the feed read one market (tastytrade-market.ts).
 import { randomBytes } from 'node:crypto';
+import type { MarketSession } from '../ibkr/ibkr-market.js';
 import { previousClose, priceAt, round, unit } from '../price-model.js';
 import { type SimRequest, type SimResponse, SimulatedUpstream } from '../simulated-upstream.js';
 import { findInstrument, UNIVERSE } from '../universe.js';
+import { DXLINK_PATH, DxlinkServer, type DxlinkServerOptions } from './dxlink-server.js';
+import { CRYPTO, INDICES, TastytradeMarket, type TastytradeQuote } from './tastytrade-market.js';
 
 export interface TastytradeSimulatorOptions {
   clientSecret: string;
@@ -17,6 +22,10 @@ export interface TastytradeSimulatorOptions {
   now?: () => number;
   host?: string;
   port?: number;
+  /** The US session at a moment (tests and benchmarks hold the market open or closed). */
+  sessionAt?: (now: number) => MarketSession;
+  /** The DXLink socket's timings and limits. */
+  stream?: DxlinkServerOptions;
 }
 
 interface SimAccount {
@@ -32,8 +41,6 @@ const ACCOUNTS: readonly SimAccount[] = [
   { number: '5WT00002', nickname: 'Roth IRA', typeName: 'Roth IRA', marginOrCash: 'Cash', positions: 4 },
 ];
 
-const INDICES: Record<string, string> = { SPX: '^GSPC', VIX: '^VIX', NDX: '^IXIC', RUT: '^RUT', DJX: '^DJI' };
-const CRYPTO: Record<string, string> = { 'BTC/USD': 'BTC-USD', 'ETH/USD': 'ETH-USD' };
 const MAX_SYMBOLS = 100;
 
 export class TastytradeSimulator extends SimulatedUpstream {
@@ -45,12 +52,52 @@ export class TastytradeSimulator extends SimulatedUpstream {
   lastToken: string | undefined;
   /** Answers given with 401, for tests proving a refresh happened ahead of expiry. */
   unauthorized = 0;
+  readonly market: TastytradeMarket;
+  /** The DXLink websocket: its faults, counters and subscriptions. */
+  readonly stream: DxlinkServer;
 
   constructor(options: TastytradeSimulatorOptions) {
     super({ name: 'tastytrade', host: options.host, port: options.port, handler: (req) => (this as TastytradeSimulator).answer(req) });
     this.credentials = options;
     this.tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 900;
     this.now = options.now ?? Date.now;
+    this.market = new TastytradeMarket(options.sessionAt);
+    this.stream = new DxlinkServer(this.market, () => this.now(), options.stream);
+    this.server.on('upgrade', (req, socket, head) => this.stream.upgrade(req, socket, head));
+  }
+
+  override async close(): Promise<void> {
+    this.stream.close();
+    await super.close();
+  }
+
+  /**
+   * /__sandbox/stream: GET its counters and faults; POST `{"refuseUpgrade"|"refuseAuth"|"silent": bool}` to
+   * switch a fault, or `{"action": "drop"|"silence"|"expire-tokens"}` for a one-off.
+   */
+  protected override extraControl(method: string, path: string, body: unknown): SimResponse | undefined {
+    if (path !== '/__sandbox/stream') return undefined;
+    const { stream } = this;
+    if (method === 'POST') {
+      const asked = (body ?? {}) as Record<string, unknown>;
+      for (const key of ['refuseUpgrade', 'refuseAuth', 'silent'] as const)
+        if (typeof asked[key] === 'boolean') stream.faults[key] = asked[key] as boolean;
+      const actions: Record<string, () => void> = {
+        drop: () => stream.dropAll(),
+        silence: () => stream.silenceOpenSockets(),
+        'expire-tokens': () => stream.expireTokens(),
+      };
+      if (asked.action !== undefined) {
+        const action = actions[String(asked.action)];
+        if (action === undefined) return { status: 400, body: { error: `action must be one of ${Object.keys(actions).join(', ')}` } };
+        action();
+      }
+    }
+    const { accepted, openSockets, authRefusals, timeouts, subscriptionMessages, keepalivesReceived, framesSent } = stream;
+    return {
+      status: 200,
+      body: { faults: stream.faults, accepted, openSockets, authRefusals, timeouts, subscriptionMessages, keepalivesReceived, framesSent },
+    };
   }
 
   /** Every access token issued so far stops working, as if its 15 minutes had passed. */
@@ -81,6 +128,7 @@ export class TastytradeSimulator extends SimulatedUpstream {
     if (positions !== null)
       return this.positions(decodeURIComponent(positions[1] as string), req.url.searchParams.get('include-marks') === 'true');
     if (path === '/market-data/by-type') return this.marketData(req);
+    if (path === '/api-quote-tokens') return this.quoteToken();
     return { status: 404, body: { error: { code: 'not_found', message: 'Not found' } } };
   }
 
@@ -100,6 +148,12 @@ export class TastytradeSimulator extends SimulatedUpstream {
     this.tokens.set(token, this.now() + this.tokenLifetimeSeconds * 1000);
     this.lastToken = token;
     return { status: 200, body: { access_token: token, expires_in: this.tokenLifetimeSeconds, token_type: 'Bearer' } };
+  }
+
+  /** As documented: the token, the DXLink address (this simulator's socket) and the data level. */
+  private quoteToken(): SimResponse {
+    const data = { token: this.stream.issueToken(), 'dxlink-url': `${this.origin.replace(/^http/, 'ws')}${DXLINK_PATH}`, level: 'api' };
+    return envelope('/api-quote-tokens', data);
   }
 
   private positions(accountNumber: string, marks: boolean): SimResponse {
@@ -135,7 +189,11 @@ export class TastytradeSimulator extends SimulatedUpstream {
       return { status: 400, body: { error: { code: 'too_many_symbols', message: `At most ${MAX_SYMBOLS} symbols` } } };
     const items = requested
       .filter(([, ours]) => ours !== undefined)
-      .map(([symbol, ours, type]) => quoteItem(symbol.toUpperCase(), ours as string, type, now));
+      .map(([symbol, ours, type]) => {
+        const kind = type === 'Index' ? 'index' : type === 'Cryptocurrency' ? 'crypto' : 'equity';
+        const quote = this.market.quote({ ours: ours as string, kind }, now);
+        return quoteItem(symbol.toUpperCase(), ours as string, type, quote, now);
+      });
     // Recorded so: market data carries "pagination": null in its envelope, positions and accounts none.
     return { status: 200, body: { data: { items }, pagination: null, context: '/market-data/by-type' } };
   }
@@ -221,25 +279,21 @@ function positionItem(account: string, i: number, now: number, marks: boolean): 
  * One market data item, keyed as the recorded ones are: every type has the common keys; equities add
  * beta, limits, close and volume (and the dividend for payers); crypto has no close and no volume.
  */
-function quoteItem(symbol: string, ours: string, type: string, now: number): Record<string, unknown> {
-  const last = priceAt(ours, now);
-  const prev = previousClose(ours, now);
-  const spread = Math.max(0.01, round(last * 0.0002, 2));
-  const volume = Math.round(100_000 + unit(`volume:${ours}`) * 50_000_000);
-  const size = (seed: string) => decimal(1 + Math.floor(unit(`${seed}:${ours}`) * 20), 0);
+function quoteItem(symbol: string, ours: string, type: string, q: TastytradeQuote, now: number): Record<string, unknown> {
+  const { last, previousClose: prev, volume } = q;
   const item: Record<string, unknown> = {
     symbol,
     'instrument-type': type,
     'updated-at': new Date(now).toISOString(),
-    bid: decimal(last - spread / 2),
-    'bid-size': type === 'Index' ? null : size('bs'),
-    ask: decimal(last + spread / 2),
-    'ask-size': type === 'Index' ? null : size('as'),
-    mid: decimal(last, 3),
-    mark: decimal(last, 3),
+    bid: decimal(q.bid),
+    'bid-size': type === 'Index' ? null : decimal(q.bidSize, 0),
+    ask: decimal(q.ask),
+    'ask-size': type === 'Index' ? null : decimal(q.askSize, 0),
+    mid: decimal((q.bid + q.ask) / 2, 3),
+    mark: decimal((q.bid + q.ask) / 2, 3),
     last: decimal(last),
     'last-mkt': decimal(last),
-    open: decimal(prev * (1 + (unit(`open:${ours}`) - 0.5) * 0.01)),
+    open: decimal(q.open),
     'day-high-price': decimal(Math.max(last, prev) * 1.004),
     'day-low-price': decimal(Math.min(last, prev) * 0.996),
     'close-price-type': 'Regular',

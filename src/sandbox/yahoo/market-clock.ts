@@ -10,11 +10,11 @@ const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
-export function dayStartUtc(time: number): number {
+function dayStartUtc(time: number): number {
   return Math.floor(time / DAY_MS) * DAY_MS;
 }
 
-export function isOpen(session: Session, time: number): boolean {
+function isOpen(session: Session, time: number): boolean {
   if (session === 'always') return true;
   if (session === 'us-equity') {
     const start = dayStartUtc(time);
@@ -31,7 +31,7 @@ export function isOpen(session: Session, time: number): boolean {
 }
 
 /** Inside a US weekday's extended hours, 04:00 to 20:00 New York time (pre-market, regular and post-market). */
-export function isExtendedOpen(time: number): boolean {
+function isExtendedOpen(time: number): boolean {
   const start = dayStartUtc(time);
   if (!isUtcWeekday(start)) return false;
   const day = usTradingDay(start);
@@ -76,7 +76,7 @@ export function sessionClose(session: Session, open: number): number {
 }
 
 /** The weekday a session belongs to (futures sessions open the evening before). */
-export function isTradingDay(session: Session, sessionStart: number): boolean {
+function isTradingDay(session: Session, sessionStart: number): boolean {
   if (session === 'always') return true;
   const day = new Date(sessionStart + 2 * HOUR_MS).getUTCDay();
   return day >= 1 && day <= 5;

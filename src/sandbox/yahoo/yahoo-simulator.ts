@@ -25,7 +25,7 @@ import {
   sessionsBetween,
 } from './market-clock.js';
 
-export const CHART_PREFIX = '/v8/finance/chart/';
+const CHART_PREFIX = '/v8/finance/chart/';
 
 export interface YahooQuirks {
   /** Leave `previousClose` out of intraday charts' meta too (daily charts never have it). */
@@ -79,12 +79,7 @@ const INTERVALS: Record<string, number> = {
 };
 const MAX_BARS = 5_000;
 /** Yahoo's edge refuses in plain text (recorded: too-many-requests-429-getcrumb). */
-export const TOO_MANY_REQUESTS = 'Edge: Too Many Requests';
-
-/** The path a chart request for `symbol` is counted under (`^GSPC` -> `/v8/finance/chart/%5EGSPC`). */
-export function chartPath(symbol: string): string {
-  return CHART_PREFIX + encodeURIComponent(symbol);
-}
+const TOO_MANY_REQUESTS = 'Edge: Too Many Requests';
 
 interface Bars {
   timestamp: number[];

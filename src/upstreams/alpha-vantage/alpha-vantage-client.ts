@@ -35,9 +35,6 @@ export interface AlphaVantageClientOptions {
 /** The provider asks for one call a second; two leave a margin for jitter. */
 const SECOND_BACKOFF_MS = 2_000;
 
-/** Provider A's client; throws PROVIDER_NOT_CONFIGURED when there is no key (live mode). */
-export type AlphaVantageGetter = () => AlphaVantageClient;
-
 export class AlphaVantageClient {
   /**
    * Refusals in a row, each met by the first call after the previous back-off ended: the next back-off
@@ -107,7 +104,7 @@ export class AlphaVantageClient {
   }
 }
 
-/** The real API requires interval, and time_period / series_type where the indicator takes them. */
+/** The real API requires interval, and time_period / series_type where the indicator takes them. @internal */
 export function technicalParams(query: TechnicalQuery): Record<string, string> {
   const spec = indicatorSpec(query.indicator);
   if (spec === undefined) throw new ApiError('INVALID_PARAMETER', `unknown indicator ${query.indicator}`);
@@ -119,7 +116,7 @@ export function technicalParams(query: TechnicalQuery): Record<string, string> {
   return params;
 }
 
-/** Only the parameters the function takes; intraday needs `interval`, which the route always supplies. */
+/** Only the parameters the function takes; intraday needs `interval`, which the route always supplies. @internal */
 export function seriesParams(query: SeriesQuery): Record<string, string> {
   const params: Record<string, string> = { function: query.fn, symbol: query.symbol };
   if (takesOutputSize(query.fn)) params.outputsize = query.outputsize ?? 'compact';

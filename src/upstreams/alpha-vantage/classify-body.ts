@@ -8,6 +8,7 @@ import { ApiError, UnreadableAnswerError } from '../../core/errors.js';
 
 /** A limit window a refusal names. */
 export type LimitWindow = 'second' | 'minute' | 'day';
+/** @internal */
 export const LIMIT_WINDOWS: readonly LimitWindow[] = ['second', 'minute', 'day'];
 
 export type Classified =
@@ -84,7 +85,7 @@ const REFUSALS: Record<LimitWindow | 'several', string> = {
 const RATE = /\b\d[\d,]*\s+(?:api\s+)?(?:requests?|calls?)\s+(?:per|a|an|each|every|\/)\s*(second|minute|hour|day)\b/gi;
 const WORDED = /\b(?:per|a|an|each|every)\s+(second|minute|day)\b|\b(daily)\b/gi;
 
-export function namedWindows(text: string): Set<LimitWindow> {
+function namedWindows(text: string): Set<LimitWindow> {
   const found = new Set<LimitWindow>();
   const add = (unit: string) => {
     const u = unit.toLowerCase();

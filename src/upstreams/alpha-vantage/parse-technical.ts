@@ -4,7 +4,7 @@ import { UnreadableAnswerError } from '../../core/errors.js';
 import { parseDecimal } from '../../wire/alpha-vantage/decimal.js';
 import { sectionKey } from '../../wire/alpha-vantage/indicators.js';
 
-export type TechnicalRow = Record<string, string>;
+type TechnicalRow = Record<string, string>;
 export type TechnicalBody = { 'Meta Data': Record<string, string | number> } & Record<string, Record<string, TechnicalRow>>;
 
 const ROW_KEY = /^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?$/;

@@ -5,7 +5,7 @@ import { UnreadableAnswerError } from '../../core/errors.js';
 import { parseDecimal } from '../../wire/alpha-vantage/decimal.js';
 import { BAR_FIELDS, type SeriesFunction, type SeriesInterval, seriesKey } from '../../wire/alpha-vantage/time-series.js';
 
-export type BarRow = Record<(typeof BAR_FIELDS)[number], string>;
+type BarRow = Record<(typeof BAR_FIELDS)[number], string>;
 export type TimeSeriesBody = { 'Meta Data': Record<string, string> } & Record<string, Record<string, BarRow>>;
 
 const DAY_KEY = /^\d{4}-\d{2}-\d{2}$/;

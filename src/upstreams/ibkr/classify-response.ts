@@ -6,7 +6,7 @@
 // retry, never a wrong error code. Pure, so every recorded answer can be tested, and so the websocket
 // client can classify the error frames it receives with the same meanings.
 
-/** What a refusal's text says, as far as known wordings tell. */
+/** What a refusal's text says, as far as known wordings tell. @internal */
 export type RefusalMeaning =
   /** No brokerage session (or it lapsed): starting one (ssodh/init) mends it. */
   | 'no_session'
@@ -34,6 +34,7 @@ const WORDINGS: Record<Exclude<RefusalMeaning, 'unknown'>, RegExp> = {
   not_found: /^no symbol found$/i,
 };
 
+/** @internal */
 export function refusalMeaning(wording: string): RefusalMeaning {
   const claimed = (Object.keys(WORDINGS) as (keyof typeof WORDINGS)[]).filter((meaning) => WORDINGS[meaning].test(wording.trim()));
   return claimed.length === 1 ? (claimed[0] as RefusalMeaning) : 'unknown';
@@ -56,7 +57,7 @@ export function classifyGatewayAnswer(
   return { kind: 'error', status, message: `the IBKR gateway answered HTTP ${status}` };
 }
 
-/** The `error` text of a gateway error body (`{"error":"…","statusCode":400}`), if any. */
+/** The `error` text of a gateway error body (`{"error":"…","statusCode":400}`), if any. @internal */
 export function errorText(json: unknown): string | undefined {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return undefined;
   const error = (json as Record<string, unknown>).error;

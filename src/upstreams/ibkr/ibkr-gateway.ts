@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ApiError, UnreadableAnswerError, UpstreamTransportError } from '../../core/errors.js';
+import { IBKR, UPSTREAMS } from '../../core/upstream-ids.js';
 import { type Pacer, RequestPacer, type RequestPacerOptions } from '../../broker/request-pacer.js';
 import type { HttpClient, UpstreamResponse } from '../http-client.js';
 import { classifyGatewayAnswer, type GatewayAnswer } from './classify-response.js';
@@ -59,9 +60,8 @@ export class SessionRefusedError extends ApiError {
   }
 }
 
-/** The gateway's own limits: 10 requests in any second (a penalty box for violators), /portfolio/accounts once per 5 s. */
-export const IBKR_GATEWAY_PER_SECOND = 10;
-export const DEFAULT_IBKR_REQUESTS_PER_SECOND = 8;
+// The gateway's own limits: 10 requests in any second (a penalty box for violators), /portfolio/accounts once per 5 s.
+const DEFAULT_IBKR_REQUESTS_PER_SECOND = 8;
 
 /**
  * Our pacing, with a margin under the gateway's: `perSecond` (default 8) in any second, spread evenly
@@ -70,7 +70,7 @@ export const DEFAULT_IBKR_REQUESTS_PER_SECOND = 8;
  */
 export function ibkrPacerOptions(perSecond = DEFAULT_IBKR_REQUESTS_PER_SECOND): RequestPacerOptions {
   return {
-    name: 'the IBKR gateway',
+    name: `the ${UPSTREAMS[IBKR].label}`,
     perWindow: perSecond,
     windowMs: 1_000,
     minIntervalMs: Math.ceil(1_000 / perSecond),
@@ -264,7 +264,7 @@ export class IbkrGateway {
 const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
 
 /** Connection refused answers at once: the caller learns "gateway down" without waiting for a timeout. */
-export function gatewayTransportError(error: unknown): ApiError {
+function gatewayTransportError(error: unknown): ApiError {
   if (!(error instanceof UpstreamTransportError))
     return error instanceof ApiError ? error : new ApiError('UPSTREAM_ERROR', 'the IBKR gateway call failed');
   const cause = error.cause as { code?: string; cause?: { code?: string } } | undefined;

@@ -13,7 +13,8 @@
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import type { StreamedQuote, BrokerQuoteStream, QuoteStreamState, QuoteStreamStatus } from '../../broker/quote-stream.js';
-import { isComplete } from '../../broker/quote-completion.js';
+import { QuoteUpdates } from '../../broker/quote-updates.js';
+import { ReconnectSchedule } from '../../broker/reconnect-schedule.js';
 import { ApiError } from '../../core/errors.js';
 import { inExtendedSession } from '../../core/us-market-time.js';
 import { SessionRefusedError } from './ibkr-gateway.js';
@@ -91,8 +92,8 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
   private readonly wanted = new Map<string, number | null | Promise<unknown> | typeof RETRY>();
   private lookupsRetriedAt = 0;
   private readonly conids = new Map<number, ConidState>();
-  private readonly latestBySymbol = new Map<string, StreamedQuote>();
-  private readonly listeners = new Set<(update: StreamedQuote) => void>();
+  private readonly updates: QuoteUpdates;
+  private readonly reconnect: ReconnectSchedule;
   private socket: WebSocket | undefined;
   private authorised = false;
   /** The last socket was refused for want of a brokerage session: the next one has the session verified first. */
@@ -100,14 +101,11 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
   private state: QuoteStreamState = 'off';
   private started = false;
   private closed = false;
-  private reconnects = 0;
-  private attempt = 0;
   private lastError: string | null = null;
   private lastTickAt: number | undefined;
   private lastHeartbeatAt = 0;
   private idleSince: number | undefined;
   private connecting: Promise<void> | undefined;
-  private reconnectTimer: NodeJS.Timeout | undefined;
   private ticTimer: NodeJS.Timeout | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
   private authTimer: NodeJS.Timeout | undefined;
@@ -128,6 +126,8 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
       lookupRetryMs: 10_000,
       ...options,
     };
+    this.updates = new QuoteUpdates(options.logger);
+    this.reconnect = new ReconnectSchedule(this.options.backOffMs);
     const url = new URL(`${options.url.replace(/\/+$/, '')}/ws`);
     url.protocol = url.protocol === 'http:' ? 'ws:' : 'wss:';
     this.wsUrl = url.toString();
@@ -145,14 +145,14 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
   subscribe(symbols: readonly string[]): void {
     for (const symbol of symbols) if (!this.wanted.has(symbol)) this.lookUp(symbol);
     if (this.wanted.size > 0) this.idleSince = undefined;
-    if (this.started && this.socket === undefined && this.reconnectTimer === undefined) this.connect();
+    if (this.started && this.socket === undefined && !this.reconnect.pending) this.connect();
   }
 
   unsubscribe(symbols: readonly string[]): void {
     for (const symbol of symbols) {
       const conid = this.wanted.get(symbol);
       this.wanted.delete(symbol);
-      this.latestBySymbol.delete(symbol);
+      this.updates.forget(symbol);
       if (typeof conid !== 'number') continue;
       const state = this.conids.get(conid);
       state?.symbols.delete(symbol);
@@ -165,12 +165,11 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
   }
 
   onQuote(listener: (update: StreamedQuote) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.updates.on(listener);
   }
 
   latest(symbol: string): StreamedQuote | undefined {
-    return this.latestBySymbol.get(symbol);
+    return this.updates.latest(symbol);
   }
 
   status(): QuoteStreamStatus {
@@ -185,7 +184,7 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
       state: silent ? 'disconnected' : this.state,
       subscriptions,
       lastTickAgeMs: this.lastTickAt === undefined ? null : now - this.lastTickAt,
-      reconnects: this.reconnects,
+      reconnects: this.reconnect.reconnects,
       lastError: silent ? `no heartbeat from the IBKR websocket for ${Math.round(silentMs / 1000)} s` : this.lastError,
     };
   }
@@ -194,10 +193,9 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
     this.closed = true;
     this.state = 'off';
     clearInterval(this.watchTimer);
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
+    this.reconnect.cancel();
     this.drop(1000);
-    this.listeners.clear();
+    this.updates.clear();
     await this.connecting?.catch(() => {});
   }
 
@@ -245,8 +243,7 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
 
   private connect(): void {
     if (this.closed || this.connecting !== undefined || this.socket !== undefined) return;
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
+    this.reconnect.cancel();
     this.state = 'connecting';
     this.connecting = this.open().finally(() => {
       this.connecting = undefined;
@@ -347,7 +344,7 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
     clearTimeout(this.authTimer);
     this.authorised = true;
     this.state = 'connected';
-    this.attempt = 0;
+    this.reconnect.succeeded();
     this.lastError = null;
     this.lastHeartbeatAt = now;
     this.ticTimer = setInterval(() => this.sendText('tic'), this.options.ticMs);
@@ -371,21 +368,9 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
   }
 
   private emit(state: ConidState, symbol: string): void {
-    if (state.fields === undefined) return;
-    const tickAt = state.tickAt;
-    const quote = streamedQuote(symbol, state.conid, state.fields, tickAt);
-    const previous = this.latestBySymbol.get(symbol);
-    // A first frame without any market field (as recorded) is no quote yet.
-    if (previous === undefined ? !hasValues(quote) : sameValues(previous.quote, quote)) return;
-    const update: StreamedQuote = { symbol, quote, tickAt, complete: isComplete(quote) };
-    this.latestBySymbol.set(symbol, update);
-    for (const listener of this.listeners) {
-      try {
-        listener(update);
-      } catch (error) {
-        this.options.logger.error({ err: error }, 'IBKR stream listener failed');
-      }
-    }
+    // A first frame without any market field (as recorded) is no quote yet: QuoteUpdates skips it.
+    if (state.fields !== undefined)
+      this.updates.publish(symbol, streamedQuote(symbol, state.conid, state.fields, state.tickAt), state.tickAt);
   }
 
   private request(state: ConidState): void {
@@ -444,17 +429,10 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
     this.lastError = reason;
     if (this.closed) return;
     this.state = unauthenticated ? 'unauthenticated' : 'disconnected';
-    this.options.logger.warn({ upstream: 'ibkr', reason, attempt: this.attempt }, 'IBKR websocket lost; reconnecting');
-    const { first, max } = this.options.backOffMs;
-    const delay = Math.min(max, first * 2 ** this.attempt) * (0.5 + Math.random() * 0.5);
-    this.attempt += 1;
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      this.reconnects += 1;
+    this.options.logger.warn({ upstream: 'ibkr', reason, attempt: this.reconnect.attempts }, 'IBKR websocket lost; reconnecting');
+    this.reconnect.after(() => {
       if (this.wanted.size > 0) this.connect();
-    }, delay);
-    this.reconnectTimer.unref();
+    });
   }
 
   private drop(code: number | undefined): void {
@@ -473,21 +451,4 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
     if (code !== undefined && socket.readyState === WebSocket.OPEN) socket.close(code);
     else socket.terminate();
   }
-}
-
-function sameValues(a: StreamedQuote['quote'], b: StreamedQuote['quote']): boolean {
-  return (
-    a.last === b.last &&
-    a.bid === b.bid &&
-    a.ask === b.ask &&
-    a.bidSize === b.bidSize &&
-    a.askSize === b.askSize &&
-    a.change === b.change &&
-    a.changePercent === b.changePercent &&
-    a.volume === b.volume
-  );
-}
-
-function hasValues(q: StreamedQuote['quote']): boolean {
-  return [q.last, q.bid, q.ask, q.bidSize, q.askSize, q.change, q.changePercent, q.volume].some((v) => v !== null);
 }

@@ -21,6 +21,7 @@ const ASSET_CLASSES: Record<string, AssetClass> = {
   IND: 'index',
 };
 
+/** @internal */
 export function ibkrAssetClass(raw: unknown): AssetClass {
   const code = toText(raw)?.toUpperCase();
   return code === undefined ? 'other' : (ASSET_CLASSES[code] ?? 'other');

@@ -59,7 +59,7 @@ function exchangeOf(row: Record<string, unknown>): string | null {
 }
 
 /** IBKR writes share classes with a space ("BRK B") where tickers elsewhere use "." or "-". */
-export function sameSymbol(a: string, b: string): boolean {
+function sameSymbol(a: string, b: string): boolean {
   const norm = (s: string) => s.toUpperCase().replace(/[.\-/ ]/g, ' ');
   return norm(a) === norm(b);
 }

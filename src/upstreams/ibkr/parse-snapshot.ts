@@ -5,6 +5,7 @@ import { UnreadableAnswerError } from '../../core/errors.js';
 import type { BrokerQuote } from '../../broker/broker.js';
 import { changeFrom, toNumber, toText } from '../../broker/numbers.js';
 
+/** @internal */
 export const FIELD = {
   last: '31',
   symbol: '55',
@@ -40,6 +41,7 @@ export const SNAPSHOT_FIELDS = QUOTE_FIELDS.join(',');
 
 const PRICE_FIELDS = [FIELD.last, FIELD.bid, FIELD.ask, FIELD.change, FIELD.priorClose, FIELD.close];
 
+/** @internal */
 export type PriceFlag = 'closing' | 'halted' | null;
 
 export interface SnapshotRow {
@@ -61,7 +63,7 @@ export interface SnapshotRow {
   updatedAt: number | null;
 }
 
-/** A price that may carry IBKR's one-letter prefix. */
+/** A price that may carry IBKR's one-letter prefix. @internal */
 export function parsePrice(raw: unknown): { value: number | null; flag: PriceFlag } {
   if (typeof raw === 'string') {
     const match = /^\s*([CH])\s*(.+)$/i.exec(raw);

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RedisConnection } from '../../store/redis-connection.js';
 
+/** @internal */
 export const CURSOR_SECRET_KEY = 'cursor-secret';
 
 /** The keys, signing key first. The array is updated in place when the shared key arrives later. */

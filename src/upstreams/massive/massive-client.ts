@@ -8,6 +8,7 @@ import type { BudgetGuard } from '../../budget/budget-guard.js';
 import type { HttpClient } from '../http-client.js';
 import { classifyDividendsResponse, type DividendsPage, saysKeyNotProvided } from './parse-dividends.js';
 
+/** @internal */
 export const DIVIDENDS_PATH = '/v3/reference/dividends';
 
 export interface DividendsQuery {
@@ -55,7 +56,7 @@ export class MassiveClient {
   }
 }
 
-/** Newest ex-dividend date first; a cursor page carries only the cursor, as the upstream's next_url does. */
+/** Newest ex-dividend date first; a cursor page carries only the cursor, as the upstream's next_url does. @internal */
 export function dividendsUrl(base: string, query: DividendsQuery): URL {
   const url = new URL(base.replace(/\/+$/, '') + DIVIDENDS_PATH);
   if (query.cursor !== undefined) {

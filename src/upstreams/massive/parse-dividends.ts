@@ -84,7 +84,7 @@ export function classifyDividendsResponse(res: MassiveResponse, options: ParseOp
  * (recorded pages of 2022 carry neither), and a full page may come without next_url. Throws
  * UnreadableAnswerError for anything else.
  */
-export function parseDividendsBody(json: unknown, ticker?: string): DividendsPage {
+function parseDividendsBody(json: unknown, ticker?: string): DividendsPage {
   if (json === undefined) throw unexpected('not-json', 'a body that is not JSON');
   if (!isObject(json)) throw unexpected('dividends-body', 'a body that is not a JSON object');
   const status = json.status;
@@ -128,7 +128,7 @@ function parseRecord(item: unknown, index: number): DividendRecord {
   return record;
 }
 
-/** The `cursor` value of `next_url`, read from the raw query so a `+` in base64 stays a `+`. */
+/** The `cursor` value of `next_url`, read from the raw query so a `+` in base64 stays a `+`. @internal */
 export function cursorOf(nextUrl: unknown): string | null {
   if (nextUrl === undefined || nextUrl === null || nextUrl === '') return null;
   if (typeof nextUrl !== 'string') throw unexpected('next-url', 'a next_url that is not text');

@@ -18,6 +18,7 @@ const ASSET_CLASSES: Record<string, AssetClass> = {
   index: 'index',
 };
 
+/** Our asset class for a Tastytrade instrument type. @internal */
 export function tastytradeAssetClass(raw: unknown): AssetClass {
   const type = toText(raw)?.toLowerCase();
   return type === undefined ? 'other' : (ASSET_CLASSES[type] ?? 'other');

@@ -9,7 +9,7 @@ export interface AccessToken {
 }
 
 /** Tastytrade's documented lifetime, used when the answer does not state one. */
-export const DEFAULT_TOKEN_LIFETIME_MS = 900_000;
+const DEFAULT_TOKEN_LIFETIME_MS = 900_000;
 
 export function parseToken(json: unknown): AccessToken {
   const body = json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : {};

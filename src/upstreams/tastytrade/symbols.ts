@@ -4,7 +4,7 @@
 const INDEX_ALIASES: Record<string, string> = { '^GSPC': 'SPX', '^DJI': 'DJX', '^NDX': 'NDX', '^RUT': 'RUT', '^VIX': 'VIX' };
 const CRYPTO = /^(BTC|ETH|LTC|BCH|SOL|DOGE|ADA|AVAX|DOT|LINK|XRP|UNI|MATIC|SHIB|AAVE|XLM)-USD$/;
 
-export type MarketDataType = 'equity' | 'index' | 'cryptocurrency';
+type MarketDataType = 'equity' | 'index' | 'cryptocurrency';
 
 export interface MarketDataRequest {
   /** Instrument type -> Tastytrade symbols. */
@@ -38,4 +38,16 @@ export function marketDataQuery(byType: MarketDataRequest['byType']): string {
     .filter(([, list]) => list.length > 0)
     .map(([type, list]) => `${type}=${list.map(encodeURIComponent).join(',')}`)
     .join('&');
+}
+
+/**
+ * The dxFeed streamer symbol of one of our symbols, as Tastytrade's instruments give it in `streamer-symbol`:
+ * equities and indices as for market data ("BRK/B", "SPX"), crypto on Tastytrade's own exchange code
+ * ("BTC/USD:CXTALP", as the recorded DXLink frames name it).
+ */
+export function toStreamerSymbol(symbol: string): string {
+  const { byType } = toMarketDataRequest([symbol]);
+  const crypto = byType.cryptocurrency[0];
+  if (crypto !== undefined) return `${crypto}:CXTALP`;
+  return (byType.index[0] ?? byType.equity[0]) as string;
 }

@@ -8,6 +8,7 @@ import { HttpClient } from '../http-client.js';
 import { parseAccounts } from './parse-accounts.js';
 import { parseMarketData } from './parse-market-data.js';
 import { parsePositions } from './parse-positions.js';
+import { parseQuoteToken, type QuoteToken } from './parse-quote-token.js';
 import { marketDataQuery, toMarketDataRequest } from './symbols.js';
 import { TastytradeClient } from './tastytrade-client.js';
 import { TokenRefusedError } from './token-manager.js';
@@ -89,6 +90,11 @@ export class TastytradeBroker implements Broker {
       ),
     );
     return lists.flat();
+  }
+
+  /** The DXLink token and address for the real-time feed (tastytrade-quote-stream.ts). */
+  quoteToken(): Promise<QuoteToken> {
+    return this.client.get('/api-quote-tokens', parseQuoteToken);
   }
 
   async quotes(symbols: string[]): Promise<BrokerQuotes> {

@@ -22,7 +22,7 @@ export interface ChartSeries {
 }
 
 /** The newest chart's meta fields a quote needs (parse-chart-quote.ts reads them as it reads a chart's meta). */
-export interface ChartLatest {
+interface ChartLatest {
   regularMarketPrice?: number;
   regularMarketTime?: number;
   regularMarketDayHigh?: number;
@@ -124,6 +124,7 @@ export function trimSeries(series: ChartSeries, fromDate: string): ChartSeries {
  * one step above 4.279's own float32). The value at the chart's `priceHint` decimals when Yahoo's number is
  * within one float32 step of it; else (more decimals than the hint, as crypto's) the shortest decimal that
  * float32 stands for; a number that is no float32 at all is taken as sent.
+ * @internal
  */
 export function exchangePrice(value: number, priceHint: number | undefined): number {
   if (Math.fround(value) !== value || value === 0) return value;

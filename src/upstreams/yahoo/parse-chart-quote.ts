@@ -16,18 +16,19 @@ import { type ChartResult, finite, isObject, previousCloseOf, unexpected } from 
 const ticks = (value: number) => Math.round(value * 10_000);
 const fromTicks = (t: number) => fixed(t / 10_000, 4);
 
-/** What a chart was asked for: its `range` ('' for `period1`/`period2`) and its bar `interval`. */
+/** What a chart was asked for: its `range` ('' for `period1`/`period2`) and its bar `interval`. @internal */
 export interface ChartAsk {
   range: string;
   interval: string;
 }
 
 /** The chart a quote is read from: one day of daily bars. */
-export const QUOTE_CHART = { range: '1d', interval: '1d' } as const satisfies ChartAsk;
+const QUOTE_CHART = { range: '1d', interval: '1d' } as const satisfies ChartAsk;
 
 /**
  * `callerSymbol` is what the caller asked for (`BRK.B`); the chart is of its Yahoo symbol (`BRK-B`), asked
  * as `asked` (QUOTE_CHART unless a test reads a chart asked otherwise).
+ * @internal
  */
 export function chartQuote(
   { meta, result }: ChartResult,
@@ -108,7 +109,7 @@ function quoteOf(
   };
 }
 
-/** `YYYY-MM-DD` of `seconds` in the exchange's zone (its IANA name, else its fixed GMT offset). */
+/** `YYYY-MM-DD` of `seconds` in the exchange's zone (its IANA name, else its fixed GMT offset). @internal */
 export function exchangeDate(seconds: number, meta: Record<string, unknown>): string {
   const zone = typeof meta.exchangeTimezoneName === 'string' ? meta.exchangeTimezoneName : undefined;
   if (zone !== undefined) {

@@ -61,11 +61,7 @@ export function classifyChartResponse(
   return classifyChart(res, symbol, (chart) => instrumentSnapshot(chart, symbol, range), now);
 }
 
-export function parseChartBody(json: unknown, symbol: string, range: string = OVERVIEW_CHART.range): InstrumentSnapshot {
-  return instrumentSnapshot(chartResult(json, symbol), symbol, range);
-}
-
-/** The first result of a chart body, checked to be the chart of `symbol`. */
+/** The first result of a chart body, checked to be the chart of `symbol`. @internal */
 export function chartResult(json: unknown, symbol: string): ChartResult {
   const chart = isObject(json) ? json.chart : undefined;
   if (json === undefined) throw unexpected(symbol, 'not-json', 'a body that is not JSON');
@@ -137,6 +133,7 @@ const TYPE_CATEGORY: Record<string, InstrumentCategory> = {
   MUTUALFUND: 'fund',
 };
 
+/** @internal */
 export function categoryOf(instrumentType: string | null, symbol: string): InstrumentCategory {
   return (instrumentType !== null ? TYPE_CATEGORY[instrumentType.toUpperCase()] : undefined) ?? categoryFromSymbol(symbol);
 }

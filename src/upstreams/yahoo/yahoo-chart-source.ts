@@ -16,6 +16,7 @@ import {
   OVERVIEW_CHART,
 } from './parse-chart.js';
 
+/** @internal */
 export const BROWSER_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
 export interface YahooChartSourceOptions {
@@ -65,7 +66,7 @@ export class YahooChartSource implements OverviewSource {
   }
 }
 
-/** `^GSPC` becomes `%5EGSPC`, `GC=F` becomes `GC%3DF`: the symbol is one path segment, whatever it holds. */
+/** `^GSPC` becomes `%5EGSPC`, `GC=F` becomes `GC%3DF`: the symbol is one path segment, whatever it holds. @internal */
 export function chartUrl(base: string, symbol: string, range = '1d', interval = '1d'): URL {
   const url = new URL(`${base.replace(/\/+$/, '')}/v8/finance/chart/${encodeURIComponent(symbol)}`);
   url.searchParams.set('range', range);

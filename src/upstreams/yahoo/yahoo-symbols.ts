@@ -6,6 +6,7 @@
 /**
  * Alpha Vantage exchange code -> Yahoo suffix. LON, TRT, DEX and PAR are documented pairs (UPSTREAMS.md);
  * the others are the same exchanges as Alpha Vantage's SYMBOL_SEARCH regions name them.
+ * @internal
  */
 export const EXCHANGE_SUFFIXES: Readonly<Record<string, string>> = {
   LON: 'L', // London

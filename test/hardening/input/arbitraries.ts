@@ -16,7 +16,7 @@ export function pct(text: string): string {
 }
 
 /** Sent unencoded: injection, broken escapes, NUL, CRLF, traversal, other URLs. */
-export const RAW_FRAGMENTS = [
+const RAW_FRAGMENTS = [
   '%00',
   'IBM%00',
   '%00IBM',
@@ -77,7 +77,7 @@ export const validSymbol = fc.oneof(
 const controlChars = fc.string({ unit: fc.integer({ min: 0, max: 31 }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 4 });
 
 /** One encoded or raw value for any parameter. */
-export const hostileValue: fc.Arbitrary<string> = fc.oneof(
+const hostileValue: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: validSymbol.map(pct) },
   { weight: 3, arbitrary: fc.constantFrom(...RAW_FRAGMENTS) },
   { weight: 2, arbitrary: fc.tuple(validSymbol, fc.constantFrom(...RAW_FRAGMENTS)).map(([s, raw]) => `${pct(s)}${raw}`) },

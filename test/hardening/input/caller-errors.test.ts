@@ -5,6 +5,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type RunningApp, startApp } from '../../helpers/app.js';
 import { assertNoUpstreamBlamed } from '../../helpers/upstream-blame.js';
+import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 /** Valid syntax, unknown to every simulated upstream: these reach the upstream and come back refused. */
 const UNKNOWN = Array.from({ length: 12 }, (_, i) => `ZQX${String.fromCharCode(65 + i)}`);
@@ -17,7 +21,7 @@ async function expectAll(running: RunningApp, paths: string[], statuses: number[
 }
 
 test('provider A: unknown symbols and invalid parameters blame no upstream', async (t) => {
-  const running = await startApp(t);
+  const running = await startApp(t, { env: ANSWERS_ENV });
   await expectAll(
     running,
     UNKNOWN.map((s) => `/api/provider-a/quote?symbol=${s}`),
@@ -47,7 +51,7 @@ test('provider A: unknown symbols and invalid parameters blame no upstream', asy
 });
 
 test('provider B: unknown symbols, bad limits and invalid cursors blame no upstream', async (t) => {
-  const running = await startApp(t);
+  const running = await startApp(t, { env: ANSWERS_ENV });
   await expectAll(
     running,
     UNKNOWN.map((s) => `/api/provider-b/dividends?symbol=${s}`),
@@ -65,7 +69,7 @@ test('provider B: unknown symbols, bad limits and invalid cursors blame no upstr
 
 for (const broker of ['ibkr', 'tastytrade']) {
   test(`broker (${broker}): unknown symbols, too many symbols and bad syntax blame no upstream`, async (t) => {
-    const running = await startApp(t, { env: { BROKER: broker } });
+    const running = await startApp(t, { env: { ...ANSWERS_ENV, BROKER: broker } });
     for (let i = 0; i < UNKNOWN.length; i += 3) {
       const res = await running.get(`/api/broker/quotes?symbols=${UNKNOWN.slice(i, i + 3).join(',')}`);
       assert.equal(res.status, 200, res.text);
@@ -82,7 +86,7 @@ for (const broker of ['ibkr', 'tastytrade']) {
 }
 
 test('market overview and system status: junk parameters blame no upstream', async (t) => {
-  const running = await startApp(t);
+  const running = await startApp(t, { env: ANSWERS_ENV });
   await expectAll(running, ['/api/market/overview?symbol=ZZZZ', '/api/market/overview?x=%00', '/api/system/status?verbose=1'], [200, 400]);
   await expectAll(running, ['/api/market/nope', '/api/system/nope', '/api/provider-a/nope'], [404]);
   await assertNoUpstreamBlamed(running);

@@ -12,6 +12,10 @@ import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS, SERIES_TYPES } from '../.
 import { type RunningApp, startApp, type TestResponse } from '../../helpers/app.js';
 import { hostileQuery, pct, validSymbol } from './arbitraries.js';
 import { describe, recordUpstreamRequests, type SeenRequest, upstreamProblems } from './upstream-requests.js';
+import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 const SEED = Number(process.env.FC_SEED ?? 20_260_611);
 const RUNS = Number(process.env.FC_RUNS ?? 150);
@@ -24,7 +28,7 @@ interface Target {
 }
 
 async function target(t: TestContext, env: Record<string, string> = {}): Promise<Target> {
-  const running = await startApp(t, { env });
+  const running = await startApp(t, { env: { ...ANSWERS_ENV, ...env } });
   // A client of its own: paths go on the wire exactly as generated, without URL normalisation.
   const client = new Client(running.url);
   t.after(() => client.close());

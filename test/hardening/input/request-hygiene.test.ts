@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../../src/core/config.js';
-import { MAX_URL_LENGTH } from '../../../src/plugins/app/request-hygiene.js';
+import { MAX_URL_LENGTH } from '../../../src/plugins/app/server-limits.js';
 import { type RunningApp, startApp } from '../../helpers/app.js';
 
 interface RawAnswer {

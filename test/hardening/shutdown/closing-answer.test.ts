@@ -8,6 +8,10 @@ import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { startApp, type TestResponse } from '../../helpers/app.js';
 import { refused, until } from './waits.js';
+import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 const QUOTE = '/api/provider-a/quote';
 
@@ -35,7 +39,7 @@ function get(socket: Socket, path: string, requestId: string): void {
 }
 
 test('a request that arrives while the server closes gets 503 SHUTTING_DOWN in the one error shape', async (t) => {
-  const { app, sandbox, url, get: ask, contract } = await startApp(t, { transport: 'socket' });
+  const { app, sandbox, url, get: ask, contract } = await startApp(t, { env: ANSWERS_ENV, transport: 'socket' });
   const repeat = `${QUOTE}?symbol=IBM`;
   await ask(repeat);
   await ask(repeat);

@@ -5,6 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type RunningApp, startApp, type TestResponse } from '../../helpers/app.js';
+import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 /** Each cached route as three spellings of one cache key. */
 const ROUTES: readonly [string, string, string][] = [
@@ -84,7 +88,10 @@ for (const limit of ['0', '1000']) {
   describe(`hot path parity, RATE_LIMIT_PER_MINUTE=${limit}`, () => {
     for (const [canonical, armed, other] of ROUTES) {
       test(canonical, async (t) => {
-        const running = await startApp(t, { transport: 'socket', env: { RATE_LIMIT_PER_MINUTE: limit, BROKER: 'ibkr', ...FRESH } });
+        const running = await startApp(t, {
+          transport: 'socket',
+          env: { ...ANSWERS_ENV, RATE_LIMIT_PER_MINUTE: limit, BROKER: 'ibkr', ...FRESH },
+        });
         const first = await running.get(canonical);
         assert.equal(first.status, 200, first.text);
         // The pipeline answers the second spelling from the cache, which arms the hot path for it.
@@ -124,7 +131,7 @@ describe('broker data never reaches the hot path', () => {
       // Only the token admits: this loopback caller stands for any refused one.
       const running = await startApp(t, {
         transport: 'socket',
-        env: { BROKER: 'ibkr', BROKER_ALLOW_FROM: 'none', BROKER_TOKEN: token, ...FRESH },
+        env: { ...ANSWERS_ENV, BROKER: 'ibkr', BROKER_ALLOW_FROM: 'none', BROKER_TOKEN: token, ...FRESH },
       });
       const admitted = { authorization: `Bearer ${token}` };
       assert.equal((await running.get(path, admitted)).status, 200);

@@ -3,6 +3,10 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import { startApp, type TestResponse } from '../../helpers/app.js';
+import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 const QUOTE = '/api/provider-a/quote';
 const PER_REQUEST = new Set(['x-request-id', 'age', 'date', 'cache-control']);
@@ -16,7 +20,7 @@ function comparable(res: TestResponse): Record<string, unknown> {
 }
 
 test('a fresh repeat is answered by the hot path with exactly the headers and body of the full pipeline', async (t) => {
-  const { get, app } = await startApp(t, { transport: 'socket', env: { RATE_LIMIT_PER_MINUTE: '100' } });
+  const { get, app } = await startApp(t, { transport: 'socket', env: { ...ANSWERS_ENV, RATE_LIMIT_PER_MINUTE: '100' } });
   assert.equal((await get(`${QUOTE}?symbol=IBM`)).headers['x-cache'], 'MISS');
   // Another spelling of the same key: a cache HIT rendered by Fastify, which then arms the hot path for it.
   const viaFastify = await get(`${QUOTE}?symbol=ibm`);
@@ -35,7 +39,7 @@ test('a fresh repeat is answered by the hot path with exactly the headers and bo
 });
 
 test('the hot path answers 304 and HEAD like the pipeline, and counts in metrics and cache figures', async (t) => {
-  const { get, scrape, app } = await startApp(t, { transport: 'socket' });
+  const { get, scrape, app } = await startApp(t, { env: ANSWERS_ENV, transport: 'socket' });
   const first = await get(`${QUOTE}?symbol=MSFT`);
   await get(`${QUOTE}?symbol=MSFT`);
   const served = app.hotPath.served;
@@ -53,7 +57,7 @@ test('the hot path answers 304 and HEAD like the pipeline, and counts in metrics
 });
 
 test('the per-caller limit counts hot answers, and the pipeline renders the 429', async (t) => {
-  const { get } = await startApp(t, { transport: 'socket', env: { RATE_LIMIT_PER_MINUTE: '3' } });
+  const { get } = await startApp(t, { transport: 'socket', env: { ...ANSWERS_ENV, RATE_LIMIT_PER_MINUTE: '3' } });
   const answers = [];
   for (let i = 0; i < 5; i += 1) answers.push(await get(`${QUOTE}?symbol=KO`));
   assert.deepEqual(
@@ -69,18 +73,18 @@ test('the per-caller limit counts hot answers, and the pipeline renders the 429'
 });
 
 test('stale entries, bodies on GET and per-origin CORS always go through the pipeline', async (t) => {
-  const stale = await startApp(t, { transport: 'socket', env: { CACHE_QUOTE_FRESH_SECONDS: '0' } });
+  const stale = await startApp(t, { transport: 'socket', env: { ...ANSWERS_ENV, CACHE_QUOTE_FRESH_SECONDS: '0' } });
   await stale.get(`${QUOTE}?symbol=PEP`);
   assert.equal((await stale.get(`${QUOTE}?symbol=PEP`)).headers['x-cache'], 'STALE');
   assert.equal(stale.app.hotPath.served, 0);
 
-  const strict = await startApp(t, { transport: 'socket', env: { CORS_ORIGINS: 'https://good.example' } });
+  const strict = await startApp(t, { transport: 'socket', env: { ...ANSWERS_ENV, CORS_ORIGINS: 'https://good.example' } });
   await strict.get(`${QUOTE}?symbol=PEP`);
   const evil = await strict.get(`${QUOTE}?symbol=PEP`, { origin: 'https://evil.example' });
   assert.equal(evil.headers['access-control-allow-origin'], undefined);
   assert.equal(strict.app.hotPath.served, 0);
 
-  const open = await startApp(t, { transport: 'socket' });
+  const open = await startApp(t, { env: ANSWERS_ENV, transport: 'socket' });
   await open.get(`${QUOTE}?symbol=PEP`);
   const answer = await rawRequest(
     open.url,

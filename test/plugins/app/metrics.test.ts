@@ -2,6 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../../src/core/config.js';
 import { httpGet, startApp } from '../../helpers/app.js';
+import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 /** Sample lines of the Prometheus text format, keyed by `name{labels}` exactly as written. */
 function samples(text: string): Map<string, number> {
@@ -27,7 +31,7 @@ function sample(all: Map<string, number>, name: string, labels: Record<string, s
 }
 
 test('metrics count requests per route and status, with latency histograms', async (t) => {
-  const { get, scrape } = await startApp(t);
+  const { get, scrape } = await startApp(t, { env: ANSWERS_ENV });
   await get('/api/provider-a/quote?symbol=IBM');
   await get('/api/provider-a/quote?symbol=IBM');
   await get('/api/provider-a/quote');
@@ -49,7 +53,7 @@ test('metrics count requests per route and status, with latency histograms', asy
 
 test('metrics export cache outcomes, upstream calls and errors, and budget left', async (t) => {
   const { get, scrape, sandbox, app } = await startApp(t, {
-    env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500' },
+    env: { ...ANSWERS_ENV, ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500' },
   });
   await get('/api/provider-a/quote?symbol=IBM');
   await get('/api/provider-a/quote?symbol=IBM');
@@ -78,7 +82,7 @@ test('metrics export cache outcomes, upstream calls and errors, and budget left'
 });
 
 test('metrics are not rate limited and are never cached', async (t) => {
-  const { scrape } = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '2' } });
+  const { scrape } = await startApp(t, { env: { ...ANSWERS_ENV, RATE_LIMIT_PER_MINUTE: '2' } });
   for (let i = 0; i < 5; i++) {
     const res = await scrape();
     assert.equal(res.status, 200);
@@ -87,7 +91,7 @@ test('metrics are not rate limited and are never cached', async (t) => {
 });
 
 test('metrics count single-flight waits when concurrent misses share one upstream call', async (t) => {
-  const { get, scrape, sandbox, app } = await startApp(t);
+  const { get, scrape, sandbox, app } = await startApp(t, { env: ANSWERS_ENV });
   sandbox.alphaVantage.setFaults({ latencyMs: 150 });
   const answers = await Promise.all(Array.from({ length: 5 }, () => get('/api/provider-a/quote?symbol=IBM')));
   assert.ok(answers.every((a) => a.status === 200));
@@ -99,7 +103,7 @@ test('metrics count single-flight waits when concurrent misses share one upstrea
 });
 
 test('by default /metrics is not on the public port; the loopback listener serves it, without CORS', async (t) => {
-  const { get, scrape, metricsUrl } = await startApp(t);
+  const { get, scrape, metricsUrl } = await startApp(t, { env: ANSWERS_ENV });
   const publicPort = await get('/metrics', { origin: 'https://evil.example' });
   assert.equal(publicPort.status, 404);
   assert.equal(publicPort.body.error.code, 'NOT_FOUND');
@@ -115,7 +119,7 @@ test('by default /metrics is not on the public port; the loopback listener serve
 
 test('with METRICS_TOKEN, /metrics is on the public port for a bearer of the token only, and the token is never shown', async (t) => {
   const token = 'metrics-token-0123456789abcdef';
-  const running = await startApp(t, { env: { METRICS_TOKEN: token, METRICS_PORT: 'off' } });
+  const running = await startApp(t, { env: { ...ANSWERS_ENV, METRICS_TOKEN: token, METRICS_PORT: 'off' } });
   assert.equal(running.metricsUrl, undefined, 'METRICS_PORT=off: no listener');
   for (const authorization of [undefined, 'Bearer wrong', `Bearer ${token}x`, token, `Basic ${token}`]) {
     const res = await running.get('/metrics', authorization === undefined ? {} : { authorization });
@@ -131,13 +135,13 @@ test('with METRICS_TOKEN, /metrics is on the public port for a bearer of the tok
 
 test('the metrics listener asks for the token too when one is set', async (t) => {
   const token = 'metrics-token-fedcba9876543210';
-  const { scrape } = await startApp(t, { env: { METRICS_TOKEN: token } });
+  const { scrape } = await startApp(t, { env: { ...ANSWERS_ENV, METRICS_TOKEN: token } });
   assert.equal((await scrape()).status, 404);
   assert.equal((await scrape({ authorization: `Bearer ${token}` })).status, 200);
 });
 
 test('metric names: the service own carry the mdp_ prefix and their unit; only standard process metrics do not', async (t) => {
-  const { get, scrape } = await startApp(t);
+  const { get, scrape } = await startApp(t, { env: ANSWERS_ENV });
   await get('/api/provider-a/quote?symbol=IBM');
   const types = [...(await scrape()).text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => ({ name: name!, type: type! }));
   const own = types.filter((m) => m.name.startsWith('mdp_'));

@@ -6,6 +6,10 @@ import CachePolicy from 'http-cache-semantics';
 import type { CacheEntry } from '../../../src/cache/cache-store.js';
 import { ALPHA_VANTAGE } from '../../../src/core/upstream-ids.js';
 import { startApp, type TestResponse } from '../../helpers/app.js';
+import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 const QUOTE = '/api/provider-a/quote';
 
@@ -30,7 +34,7 @@ function parseDirectives(header: unknown): Record<string, string> {
 }
 
 test('an RFC 9111 cache counts the age once: Age 19 of a 60 s window leaves 41 s fresh, on both answer paths', async (t) => {
-  const { get, app } = await startApp(t, { transport: 'socket' });
+  const { get, app } = await startApp(t, { env: ANSWERS_ENV, transport: 'socket' });
   assert.equal((await get(`${QUOTE}?symbol=IBM`)).status, 200);
   const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:quote:IBM`;
   const stored = app.deps.cache.store.getSync(key)!;
@@ -58,7 +62,7 @@ test('an RFC 9111 cache counts the age once: Age 19 of a 60 s window leaves 41 s
 });
 
 test('a stale answer is stale to an RFC 9111 cache, usable while revalidating or on error until the service stops serving it', async (t) => {
-  const { get, app } = await startApp(t, { transport: 'socket' });
+  const { get, app } = await startApp(t, { env: ANSWERS_ENV, transport: 'socket' });
   assert.equal((await get(`${QUOTE}?symbol=KO`)).status, 200);
   const key = `${app.deps.scopes.of(ALPHA_VANTAGE)}:quote:KO`;
   const stored = app.deps.cache.store.getSync(key)!;

@@ -6,6 +6,10 @@ import fc from 'fast-check';
 import { Client } from 'undici';
 import { integerParameters } from '../../../src/plugins/app/strict-integers.js';
 import { startApp } from '../../helpers/app.js';
+import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 const SEED = Number(process.env.FC_SEED ?? 20_261_123);
 const RUNS = Number(process.env.FC_RUNS ?? 80);
@@ -53,7 +57,7 @@ const CASES = [
 
 for (const { route, min, max, upstream, path } of CASES) {
   test(`${route.split('?')[0]}: accepted exactly when the value is plain digits within ${min}-${max}`, async (t) => {
-    const running = await startApp(t);
+    const running = await startApp(t, { env: ANSWERS_ENV });
     const client = new Client(running.url);
     t.after(() => client.close());
     const seen = { accepted: 0, refused: 0 };
@@ -80,7 +84,7 @@ for (const { route, min, max, upstream, path } of CASES) {
 }
 
 test('the spellings the audit found are refused with a message naming the parameter', async (t) => {
-  const { get } = await startApp(t);
+  const { get } = await startApp(t, { env: ANSWERS_ENV });
   const technical = '/api/provider-a/technical?symbol=IBM&time_period=';
   for (const value of ['1e2', '0x10', '%2B14', '+14', '%2014', '14.0', '']) {
     const res = await get(technical + value);

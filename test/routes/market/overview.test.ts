@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Agent, request } from 'undici';
-import { DEFAULT_OVERVIEW_SYMBOLS } from '../../../src/core/config.js';
+import { DEFAULT_OVERVIEW_SYMBOLS } from '../../../src/core/config-schema.js';
 import { MarketOverview } from '../../../src/services/market-overview.js';
-import { chartPath } from '../../../src/sandbox/yahoo/yahoo-simulator.js';
+import { chartPath } from '../../helpers/yahoo-paths.js';
 import { HttpClient } from '../../../src/upstreams/http-client.js';
 import { BROWSER_USER_AGENT, YahooChartSource } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';
 import { startApp } from '../../helpers/app.js';
+import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 const TWO = /^-?\d+\.\d{2}$/;
 const CATEGORY: Record<string, string> = {
@@ -24,7 +28,7 @@ const CATEGORY: Record<string, string> = {
 
 describe('GET /api/market/overview', () => {
   it('covers the default instruments in the documented formats, against the previous daily close', async (t) => {
-    const running = await startApp(t);
+    const running = await startApp(t, { env: ANSWERS_ENV });
     const res = await running.get('/api/market/overview');
     assert.equal(res.status, 200, res.text);
     assert.equal(res.headers['x-cache'], 'MISS');
@@ -57,7 +61,7 @@ describe('GET /api/market/overview', () => {
   });
 
   it('costs no upstream call when warm', async (t) => {
-    const running = await startApp(t);
+    const running = await startApp(t, { env: ANSWERS_ENV });
     const cold = await running.get('/api/market/overview');
     assert.equal(running.sandbox.yahoo.count(), 10);
     const warm = await running.get('/api/market/overview');
@@ -70,7 +74,7 @@ describe('GET /api/market/overview', () => {
   });
 
   it('1,000 concurrent requests in one fresh window cost one upstream call per instrument', async (t) => {
-    const running = await startApp(t);
+    const running = await startApp(t, { env: ANSWERS_ENV });
     running.sandbox.yahoo.setFaults({ latencyMs: 40 });
     const agent = new Agent({ connections: 1000 });
     t.after(() => agent.close());
@@ -87,7 +91,7 @@ describe('GET /api/market/overview', () => {
   });
 
   it('leaves out a failing instrument and names it in X-Partial', async (t) => {
-    const running = await startApp(t, { env: { OVERVIEW_SYMBOLS: '^GSPC,GC=F,BTC-USD,NOPE' } });
+    const running = await startApp(t, { env: { ...ANSWERS_ENV, OVERVIEW_SYMBOLS: '^GSPC,GC=F,BTC-USD,NOPE' } });
     running.sandbox.yahoo.failSymbol('GC=F', 500);
     const res = await running.get('/api/market/overview');
     assert.equal(res.status, 200);
@@ -100,7 +104,7 @@ describe('GET /api/market/overview', () => {
   });
 
   it('answers one JSON error, uncached, only when no instrument can be served', async (t) => {
-    const running = await startApp(t, { env: { OVERVIEW_SYMBOLS: '^GSPC,GC=F' } });
+    const running = await startApp(t, { env: { ...ANSWERS_ENV, OVERVIEW_SYMBOLS: '^GSPC,GC=F' } });
     running.sandbox.yahoo.failSymbol('^GSPC', 503);
     running.sandbox.yahoo.failSymbol('GC=F', 404);
     const res = await running.get('/api/market/overview');
@@ -116,7 +120,7 @@ describe('GET /api/market/overview', () => {
   });
 
   it('says when to retry when the source refused every instrument (429), and backs off', async (t) => {
-    const running = await startApp(t, { env: { OVERVIEW_SYMBOLS: '^GSPC,GC=F' } });
+    const running = await startApp(t, { env: { ...ANSWERS_ENV, OVERVIEW_SYMBOLS: '^GSPC,GC=F' } });
     running.sandbox.yahoo.setFaults({ fault: 'http429', retryAfter: 30 });
     const res = await running.get('/api/market/overview');
     assert.equal(res.status, 502);
@@ -130,7 +134,7 @@ describe('GET /api/market/overview', () => {
 
 describe('MarketOverview instruments', () => {
   it('serve a stale instrument when its refresh fails, but refresh it when it can', async (t) => {
-    const running = await startApp(t);
+    const running = await startApp(t, { env: ANSWERS_ENV });
     const { cache, health, logger } = running.app.deps;
     const http = new HttpClient({ name: 'Yahoo', timeoutMs: 2_000, logger });
     const source = new YahooChartSource({

@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SANDBOX_CREDENTIALS } from '../../../src/sandbox/index.js';
-import { chartPath } from '../../../src/sandbox/yahoo/yahoo-simulator.js';
+import { chartPath } from '../../helpers/yahoo-paths.js';
 import { intervalBars } from '../../../src/upstreams/yahoo/chart-bars.js';
 import { INTERVAL_SERIES, SERIES_SPANS } from '../../../src/upstreams/yahoo/chart-spans.js';
 import { readChartSeries } from '../../../src/upstreams/yahoo/chart-series.js';

@@ -7,11 +7,15 @@ import { test } from 'node:test';
 import alphavantage from 'alphavantage';
 import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
 import { startApp } from '../../helpers/app.js';
+import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 const CALLER_KEY = 'BROWSERKEY987654';
 
 test('the alphavantage npm client works against /query with only its base URL changed', async (t) => {
-  const { url, sandbox, config, get } = await startApp(t);
+  const { url, sandbox, config, get } = await startApp(t, { env: ANSWERS_ENV });
   const upstream: URLSearchParams[] = [];
   sandbox.alphaVantage.on('request', (event: SimRequestEvent) => upstream.push(event.query));
   const settings: { key: string; base?: string } = { key: CALLER_KEY };

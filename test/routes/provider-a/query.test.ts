@@ -2,12 +2,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
 import { startApp } from '../../helpers/app.js';
+import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 const QUERY = '/api/provider-a/query';
 const CALLER_KEY = 'CALLERKEY0123456';
 
 test('GLOBAL_QUOTE answers the /quote body from the same cache entry; the caller key is ignored and redacted', async (t) => {
-  const { get, sandbox, scan } = await startApp(t);
+  const { get, sandbox, scan } = await startApp(t, { env: ANSWERS_ENV });
   const seen: SimRequestEvent[] = [];
   sandbox.alphaVantage.on('request', (event: SimRequestEvent) => seen.push(event));
   const viaQuery = await get(`${QUERY}?function=GLOBAL_QUOTE&symbol=ibm&apikey=${CALLER_KEY}&outputsize=full&datatype=json`);
@@ -33,7 +37,7 @@ test('GLOBAL_QUOTE answers the /quote body from the same cache entry; the caller
 });
 
 test("an unsupported function is a 400 naming the supported ones, with Alpha Vantage's key, and no upstream call", async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   for (const fn of ['OVERVIEW', 'TIME_SERIES_DAILY_ADJUSTED', '']) {
     const res = await get(`${QUERY}?function=${fn}&symbol=IBM`);
     assert.equal(res.status, 400, fn);
@@ -49,7 +53,7 @@ test("an unsupported function is a 400 naming the supported ones, with Alpha Van
 });
 
 test('bad input is a 400 with "Error Message"; an unknown symbol a 404 with it; datatype=csv a clear 400', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const cases: Array<[string, string, RegExp]> = [
     ['function=GLOBAL_QUOTE', 'MISSING_PARAMETER', /symbol is required for GLOBAL_QUOTE/],
     ['function=SYMBOL_SEARCH', 'MISSING_PARAMETER', /keywords is required/],
@@ -77,7 +81,7 @@ test('bad input is a 400 with "Error Message"; an unknown symbol a 404 with it; 
 });
 
 test('a spent budget is a 429 with Retry-After and "Information"', async (t) => {
-  const { get } = await startApp(t, { env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '1' } });
+  const { get } = await startApp(t, { env: { ...ANSWERS_ENV, ALPHA_VANTAGE_CALLS_PER_MINUTE: '1' } });
   assert.equal((await get(`${QUERY}?function=GLOBAL_QUOTE&symbol=AAPL`)).status, 200);
   const refused = await get(`${QUERY}?function=SYMBOL_SEARCH&keywords=micro`);
   assert.equal(refused.status, 429);
@@ -88,7 +92,7 @@ test('a spent budget is a 429 with Retry-After and "Information"', async (t) => 
 });
 
 test('indicators answer as /technical does, from the same cache entries, with their optional parameters', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const seen: SimRequestEvent[] = [];
   sandbox.alphaVantage.on('request', (event: SimRequestEvent) => seen.push(event));
   const macd = await get(
@@ -106,7 +110,7 @@ test('indicators answer as /technical does, from the same cache entries, with th
 });
 
 test("SYMBOL_SEARCH and the TIME_SERIES functions answer in Alpha Vantage's shapes with only their own parameters forwarded", async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const seen: SimRequestEvent[] = [];
   sandbox.alphaVantage.on('request', (event: SimRequestEvent) => seen.push(event));
   const search = await get(`${QUERY}?function=SYMBOL_SEARCH&keywords=micro&apikey=${CALLER_KEY}`);
@@ -137,7 +141,7 @@ test("SYMBOL_SEARCH and the TIME_SERIES functions answer in Alpha Vantage's shap
 });
 
 test('a caller over its own limit gets the 429 with "Information" too', async (t) => {
-  const { get } = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '2' } });
+  const { get } = await startApp(t, { env: { ...ANSWERS_ENV, RATE_LIMIT_PER_MINUTE: '2' } });
   for (let i = 0; i < 2; i += 1) assert.equal((await get(`${QUERY}?function=GLOBAL_QUOTE&symbol=IBM&n=${i}`)).status, 200);
   const limited = await get(`${QUERY}?function=GLOBAL_QUOTE&symbol=IBM&n=3`);
   assert.equal(limited.status, 429);
@@ -147,7 +151,7 @@ test('a caller over its own limit gets the 429 with "Information" too', async (t
 });
 
 test('TIME_SERIES_INTRADAY: extended_hours=false gives the regular session only; the flags are forwarded and keyed', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const seen: SimRequestEvent[] = [];
   sandbox.alphaVantage.on('request', (event: SimRequestEvent) => seen.push(event));
   const base = `${QUERY}?function=TIME_SERIES_INTRADAY&symbol=IBM&interval=30min&month=2024-05`;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SANDBOX_CREDENTIALS } from '../../../src/sandbox/index.js';
-import { chartPath } from '../../../src/sandbox/yahoo/yahoo-simulator.js';
+import { chartPath } from '../../helpers/yahoo-paths.js';
 import { chartResult } from '../../../src/upstreams/yahoo/parse-chart.js';
 import { chartQuote } from '../../../src/upstreams/yahoo/parse-chart-quote.js';
 import { BROWSER_USER_AGENT } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';

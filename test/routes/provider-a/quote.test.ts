@@ -3,11 +3,15 @@ import { once } from 'node:events';
 import { test } from 'node:test';
 import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
 import { startApp } from '../../helpers/app.js';
+import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 const QUOTE = '/api/provider-a/quote';
 
 test('a quote has exactly one key, ten fields in the documented formats, and is cached', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const first = await get(`${QUOTE}?symbol=ibm`);
   assert.equal(first.status, 200);
   assert.deepEqual(Object.keys(first.body), ['Global Quote']);
@@ -28,7 +32,7 @@ test('a quote has exactly one key, ten fields in the documented formats, and is 
 });
 
 test('If-None-Match with the ETag answers 304 with no body', async (t) => {
-  const { get } = await startApp(t);
+  const { get } = await startApp(t, { env: ANSWERS_ENV });
   const first = await get(`${QUOTE}?symbol=MSFT`);
   const etag = String(first.headers.etag);
   const second = await get(`${QUOTE}?symbol=MSFT`, { 'if-none-match': etag });
@@ -37,7 +41,7 @@ test('If-None-Match with the ETag answers 304 with no body', async (t) => {
 });
 
 test('missing, empty, malformed and repeated symbols are 400s in the one error shape', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const cases: [string, string][] = [
     ['', 'MISSING_PARAMETER'],
     ['?symbol=', 'MISSING_PARAMETER'],
@@ -59,7 +63,7 @@ test('missing, empty, malformed and repeated symbols are 400s in the one error s
 });
 
 test('the upstream receives only the documented parameters', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const seen = once(sandbox.alphaVantage, 'request') as Promise<[SimRequestEvent]>;
   await get(`${QUOTE}?symbol=AAPL&apikey=attacker&function=TIME_SERIES_DAILY`);
   const [event] = await seen;
@@ -69,7 +73,7 @@ test('the upstream receives only the documented parameters', async (t) => {
 });
 
 test('an unknown symbol is 404 SYMBOL_NOT_FOUND and is not cached', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const res = await get(`${QUOTE}?symbol=ZZZZQX`);
   assert.equal(res.status, 404);
   assert.equal(res.body.error.code, 'SYMBOL_NOT_FOUND');
@@ -78,7 +82,7 @@ test('an unknown symbol is 404 SYMBOL_NOT_FOUND and is not cached', async (t) =>
 });
 
 test('upstream faults become 502 or 504 JSON errors, and nothing bad is cached', async (t) => {
-  const { app, get, sandbox } = await startApp(t, { env: { UPSTREAM_TIMEOUT_MS: '300' } });
+  const { app, get, sandbox } = await startApp(t, { env: { ...ANSWERS_ENV, UPSTREAM_TIMEOUT_MS: '300' } });
   // Seven faults in a row would open the circuit (its own tests: test/hardening/faults); here each must show.
   app.deps.health.configureBreakers({ failureThreshold: 100 });
   const av = sandbox.alphaVantage;
@@ -106,7 +110,10 @@ test('upstream faults become 502 or 504 JSON errors, and nothing bad is cached',
 
 test('a limit body is a 429 QUOTA_EXHAUSTED with Retry-After, and the guard backs off', async (t) => {
   // The service's own guard is off here, so the simulated plan (5 a minute) is what refuses.
-  const { get, sandbox } = await startApp(t, { sandbox: { alphaVantage: { callsPerMinute: 5, callsPerDay: 0, burstPerSecond: 0 } } });
+  const { get, sandbox } = await startApp(t, {
+    env: ANSWERS_ENV,
+    sandbox: { alphaVantage: { callsPerMinute: 5, callsPerDay: 0, burstPerSecond: 0 } },
+  });
   const av = sandbox.alphaVantage;
   // Spend the simulator's own per-minute allowance (5) so it answers with its Note body.
   for (const symbol of ['AAPL', 'MSFT', 'GOOGL', 'AMZN', 'NVDA']) assert.equal((await get(`${QUOTE}?symbol=${symbol}`)).status, 200);
@@ -123,7 +130,7 @@ test('a limit body is a 429 QUOTA_EXHAUSTED with Retry-After, and the guard back
 });
 
 test('the budget guard refuses before calling, with Retry-After', async (t) => {
-  const { get, sandbox } = await startApp(t, { env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '2' } });
+  const { get, sandbox } = await startApp(t, { env: { ...ANSWERS_ENV, ALPHA_VANTAGE_CALLS_PER_MINUTE: '2' } });
   assert.equal((await get(`${QUOTE}?symbol=AAPL`)).status, 200);
   assert.equal((await get(`${QUOTE}?symbol=MSFT`)).status, 200);
   const refused = await get(`${QUOTE}?symbol=IBM`);
@@ -136,7 +143,7 @@ test('the budget guard refuses before calling, with Retry-After', async (t) => {
 });
 
 test('a stale entry is served at once while one refresh runs in the background', async (t) => {
-  const { get, sandbox } = await startApp(t, { env: { CACHE_QUOTE_FRESH_SECONDS: '0' } });
+  const { get, sandbox } = await startApp(t, { env: { ...ANSWERS_ENV, CACHE_QUOTE_FRESH_SECONDS: '0' } });
   assert.equal((await get(`${QUOTE}?symbol=PEP`)).headers['x-cache'], 'MISS');
   const refreshed = once(sandbox.alphaVantage, 'request');
   const stale = await get(`${QUOTE}?symbol=PEP`);
@@ -148,7 +155,10 @@ test('a stale entry is served at once while one refresh runs in the background',
 });
 
 test('live mode without a key answers 503 PROVIDER_NOT_CONFIGURED', async (t) => {
-  const { get } = await startApp(t, { configure: (c) => ({ ...c, mode: 'live', alphaVantage: { ...c.alphaVantage, apiKey: undefined } }) });
+  const { get } = await startApp(t, {
+    env: ANSWERS_ENV,
+    configure: (c) => ({ ...c, mode: 'live', alphaVantage: { ...c.alphaVantage, apiKey: undefined } }),
+  });
   const res = await get(`${QUOTE}?symbol=IBM`);
   assert.equal(res.status, 503);
   assert.equal(res.body.error.code, 'PROVIDER_NOT_CONFIGURED');
@@ -157,7 +167,7 @@ test('live mode without a key answers 503 PROVIDER_NOT_CONFIGURED', async (t) =>
 
 test('with Redis unreachable the refusal says so: the shared store is down and the service is being conservative', async (t) => {
   const { get, sandbox } = await startApp(t, {
-    env: { REDIS_URL: 'redis://127.0.0.1:1', ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500' },
+    env: { ...ANSWERS_ENV, REDIS_URL: 'redis://127.0.0.1:1', ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500' },
   });
   const res = await get(`${QUOTE}?symbol=IBM`);
   assert.equal(res.status, 429);

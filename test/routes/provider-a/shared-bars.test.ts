@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
-import { chartPath } from '../../../src/sandbox/yahoo/yahoo-simulator.js';
+import { chartPath } from '../../helpers/yahoo-paths.js';
 import { tempDir } from '../../helpers/config.js';
 import { startApp } from '../../helpers/app.js';
 import { REDIS_URL, redisPrefix } from '../../store/redis-helper.js';

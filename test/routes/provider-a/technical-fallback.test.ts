@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { computeIndicator, type OhlcvBar } from '../../../src/indicators/compute-indicator.js';
 import { ROWS } from '../../../src/indicators/technical-body.js';
 import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
-import { chartPath } from '../../../src/sandbox/yahoo/yahoo-simulator.js';
+import { chartPath } from '../../helpers/yahoo-paths.js';
 import { INTERVALS } from '../../../src/wire/alpha-vantage/indicators.js';
 import { BROWSER_USER_AGENT } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';
 import { httpGet, startApp } from '../../helpers/app.js';

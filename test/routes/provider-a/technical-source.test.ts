@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../../src/core/config.js';
-import { chartPath } from '../../../src/sandbox/yahoo/yahoo-simulator.js';
+import { chartPath } from '../../helpers/yahoo-paths.js';
 import { startApp } from '../../helpers/app.js';
 
 const TECH = '/api/provider-a/technical';

@@ -4,11 +4,15 @@ import { test } from 'node:test';
 import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
 import { INDICATORS, indicatorSpec, sectionKey } from '../../../src/wire/alpha-vantage/indicators.js';
 import { startApp } from '../../helpers/app.js';
+import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 const TECH = '/api/provider-a/technical';
 
 test('RSI daily is the default and keeps the upstream shape', async (t) => {
-  const { get } = await startApp(t);
+  const { get } = await startApp(t, { env: ANSWERS_ENV });
   const res = await get(`${TECH}?symbol=IBM`);
   assert.equal(res.status, 200);
   assert.deepEqual(Object.keys(res.body).sort(), ['Meta Data', 'Technical Analysis: RSI']);
@@ -22,7 +26,7 @@ test('RSI daily is the default and keeps the upstream shape', async (t) => {
 });
 
 test('every catalogued indicator answers with its section and value keys', async (t) => {
-  const { get } = await startApp(t);
+  const { get } = await startApp(t, { env: ANSWERS_ENV });
   for (const indicator of INDICATORS) {
     const res = await get(`${TECH}?symbol=MSFT&indicator=${indicator.toLowerCase()}&interval=weekly`);
     assert.equal(res.status, 200, `${indicator}: ${res.text.slice(0, 200)}`);
@@ -34,7 +38,7 @@ test('every catalogued indicator answers with its section and value keys', async
 });
 
 test('the upstream gets the required parameters with defaults, and nothing a caller adds', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const seen = once(sandbox.alphaVantage, 'request') as Promise<[SimRequestEvent]>;
   await get(`${TECH}?symbol=IBM&indicator=BBANDS&interval=60min&series_type=open&outputsize=full`);
   const [event] = await seen;
@@ -46,7 +50,7 @@ test('the upstream gets the required parameters with defaults, and nothing a cal
 });
 
 test('unknown indicators and intervals are 400s that list the allowed values', async (t) => {
-  const { get } = await startApp(t);
+  const { get } = await startApp(t, { env: ANSWERS_ENV });
   const badIndicator = await get(`${TECH}?symbol=IBM&indicator=FOO`);
   assert.equal(badIndicator.status, 400);
   assert.equal(badIndicator.body.error.code, 'INVALID_PARAMETER');
@@ -57,7 +61,7 @@ test('unknown indicators and intervals are 400s that list the allowed values', a
 });
 
 test('parameters an indicator does not take are ignored and never forwarded, as Alpha Vantage ignores them', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const seen = once(sandbox.alphaVantage, 'request') as Promise<[SimRequestEvent]>;
   const res = await get(`${TECH}?symbol=IBM&indicator=STOCH&time_period=10&series_type=close&fastperiod=abc&month=2024-01`);
   assert.equal(res.status, 200, res.text);
@@ -69,7 +73,7 @@ test('parameters an indicator does not take are ignored and never forwarded, as 
 });
 
 test('optional parameters are validated strictly where they apply, forwarded, and part of the cache key', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const seen = once(sandbox.alphaVantage, 'request') as Promise<[SimRequestEvent]>;
   const macd = await get(`${TECH}?symbol=IBM&indicator=MACD&fastperiod=05&slowperiod=35&signalperiod=5&time_period=9`);
   assert.equal(macd.status, 200, macd.text);
@@ -109,7 +113,7 @@ test('optional parameters are validated strictly where they apply, forwarded, an
 });
 
 test('month selects a month of intraday history and is ignored on daily intervals', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const seen = once(sandbox.alphaVantage, 'request') as Promise<[SimRequestEvent]>;
   const res = await get(`${TECH}?symbol=IBM&indicator=SMA&interval=60min&month=2024-03`);
   assert.equal(res.status, 200, res.text);
@@ -120,7 +124,7 @@ test('month selects a month of intraday history and is ignored on daily interval
 });
 
 test('an unknown symbol is 404', async (t) => {
-  const { get } = await startApp(t);
+  const { get } = await startApp(t, { env: ANSWERS_ENV });
   const res = await get(`${TECH}?symbol=ZZZZQX`);
   assert.equal(res.status, 404);
   assert.equal(res.body.error.code, 'SYMBOL_NOT_FOUND');

@@ -3,7 +3,8 @@ import { describe, it, type TestContext } from 'node:test';
 import { request } from 'undici';
 import { priceAt } from '../../../src/sandbox/price-model.js';
 import { cents } from '../../../src/sandbox/session-bars.js';
-import { chartPath, YahooSimulator } from '../../../src/sandbox/yahoo/yahoo-simulator.js';
+import { YahooSimulator } from '../../../src/sandbox/yahoo/yahoo-simulator.js';
+import { chartPath } from '../../helpers/yahoo-paths.js';
 import { classifyChartResponse } from '../../../src/upstreams/yahoo/parse-chart.js';
 
 const UA = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)' };

@@ -189,7 +189,7 @@ test('a socket with nothing subscribed is closed after the idle time', async (t)
   await eventually(() => sim.stream.openSockets === 0, 'the idle socket closed', 3_000);
 });
 
-// Issue 27's recorded refusals: the session lost under the socket, whatever the wording of the data calls'
+// The recorded refusals: the session lost under the socket, whatever the wording of the data calls'
 // refusal, and even while the tickle and auth status claim the session is there (users report both), the
 // socket's next connection has the session mended through the same classifier as REST and streams again.
 for (const refusal of Object.keys(SESSION_REFUSALS) as SessionRefusalName[]) {

@@ -47,7 +47,7 @@ describe('dividend cursor', () => {
         refused(() => c.decode(join(tag, { ...payload, ...edit }))),
         JSON.stringify(edit),
       );
-    // The unsigned cursors of the previous version are no longer accepted.
+    // An unsigned cursor (the v1 shape, without a signature) is refused: only a signed one is this service's.
     const v1 = Buffer.from(JSON.stringify({ v: 1, s: 'KO', l: 1000, c: 'eA' })).toString('base64url');
     assert.ok(refused(() => c.decode(v1)));
   });

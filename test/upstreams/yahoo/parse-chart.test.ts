@@ -1,10 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type ApiError, driftOf } from '../../../src/core/errors.js';
-import { type ChartResponse, classifyChartResponse, parseChartBody } from '../../../src/upstreams/yahoo/parse-chart.js';
+import { type ChartResponse, classifyChartResponse } from '../../../src/upstreams/yahoo/parse-chart.js';
 import { chartUrl } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';
 import { fixture, fixtureText } from '../../helpers/fixtures.js';
 import { recording } from '../../helpers/recorded.js';
+
+/** A recorded 200 body as the overview reads it (classifyChartResponse): its snapshot, or the error it reads as, thrown. */
+function parseChartBody(json: unknown, symbol: string, range: string) {
+  const classified = classifyChartResponse({ status: 200, headers: {}, json }, symbol, range);
+  if (classified.kind === 'data') return classified.value;
+  throw classified.kind === 'error' ? classified.error : new Error(classified.message);
+}
 
 function res(status: number, name: string, headers: Record<string, string> = {}): ChartResponse {
   const text = fixtureText('yahoo', name);

@@ -1,19 +1,22 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
-import { REDIS_URL } from '../../store/redis-helper.js';
-import { createDeps } from '../../../src/deps.js';
-import { ApiError } from '../../../src/core/errors.js';
-import { SANDBOX_CREDENTIALS } from '../../../src/sandbox/index.js';
-import { buildSystemStatus, readStoreStatus } from '../../../src/routes/system/system-status.js';
-import { buildApp } from '../../../src/app.js';
-import { startApp } from '../../helpers/app.js';
-import { testConfig } from '../../helpers/config.js';
+import { createDeps } from '../../src/deps.js';
+import { REDIS_URL } from '../store/redis-helper.js';
+import { ApiError } from '../../src/core/errors.js';
+import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index.js';
+import { buildSystemStatus, readStoreStatus } from '../../src/services/system-status.js';
+import { buildApp } from '../../src/app.js';
+import { startApp } from '../helpers/app.js';
+import { NO_FALLBACK, testConfig, UNCAPPED } from '../helpers/config.js';
+
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
 const KNOWN = ['provider-a', 'provider-b', 'overview', 'broker'];
 
 test('status reports version, mode, store and every known upstream before any call', async (t) => {
-  const { get } = await startApp(t);
+  const { get } = await startApp(t, { env: ANSWERS_ENV });
   const res = await get('/api/system/status');
   assert.equal(res.status, 200);
   assert.equal(res.headers['cache-control'], 'no-store');
@@ -33,7 +36,7 @@ test('status reports version, mode, store and every known upstream before any ca
 });
 
 test('status shows the last error while provider A fails, and recovery after', async (t) => {
-  const { get, sandbox } = await startApp(t);
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   sandbox.alphaVantage.setFaults({ fault: 'http5xx', status: 503 });
   const failed = await get('/api/provider-a/quote?symbol=IBM');
   assert.equal(failed.status, 502);
@@ -60,7 +63,7 @@ test('status shows the last error while provider A fails, and recovery after', a
 });
 
 test('status shows provider A budget used and left, and its cache hit ratio', async (t) => {
-  const { get } = await startApp(t, { env: { ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500' } });
+  const { get } = await startApp(t, { env: { ...ANSWERS_ENV, ALPHA_VANTAGE_CALLS_PER_MINUTE: '5', ALPHA_VANTAGE_CALLS_PER_DAY: '500' } });
   assert.equal((await get('/api/provider-a/quote?symbol=IBM')).status, 200);
   assert.equal((await get('/api/provider-a/quote?symbol=IBM')).headers['x-cache'], 'HIT');
   const a = (await get('/api/system/status')).body.upstreams.find((u: { id: string }) => u.id === 'provider-a');
@@ -74,7 +77,7 @@ test('status shows provider A budget used and left, and its cache hit ratio', as
 });
 
 test('system routes are never rate limited', async (t) => {
-  const { get } = await startApp(t, { env: { RATE_LIMIT_PER_MINUTE: '2' } });
+  const { get } = await startApp(t, { env: { ...ANSWERS_ENV, RATE_LIMIT_PER_MINUTE: '2' } });
   for (let i = 0; i < 6; i++) {
     for (const path of ['/api/system/status', '/api/system/live', '/api/system/ready']) {
       assert.equal((await get(path)).status, 200, `${path} request ${i}`);
@@ -83,7 +86,7 @@ test('system routes are never rate limited', async (t) => {
 });
 
 test('live and ready answer for orchestrators', async (t) => {
-  const { get } = await startApp(t);
+  const { get } = await startApp(t, { env: ANSWERS_ENV });
   assert.deepEqual((await get('/api/system/live')).body, { status: 'live' });
   const ready = await get('/api/system/ready');
   assert.equal(ready.status, 200);
@@ -91,7 +94,7 @@ test('live and ready answer for orchestrators', async (t) => {
 });
 
 test('overall status is down when every configured upstream is failing', async (t) => {
-  const config = testConfig(t, { ALPHA_VANTAGE_API_KEY: 'k-123456', MASSIVE_API_KEY: 'm-123456' });
+  const config = testConfig(t, { ...ANSWERS_ENV, ALPHA_VANTAGE_API_KEY: 'k-123456', MASSIVE_API_KEY: 'm-123456' });
   const deps = await createDeps(config, pino({ level: 'silent' }));
   t.after(() => deps.close());
   // Names as the adapters record them; the catalogue maps them onto the four known upstreams.
@@ -112,7 +115,7 @@ test('overall status is down when every configured upstream is failing', async (
 });
 
 test('an upstream name no catalogue entry claims still gets its own row', async (t) => {
-  const deps = await createDeps(testConfig(t), pino({ level: 'silent' }));
+  const deps = await createDeps(testConfig(t, ANSWERS_ENV), pino({ level: 'silent' }));
   t.after(() => deps.close());
   deps.health.recordSuccess('new-source');
   const s = await buildSystemStatus({ deps, startedAt: new Date() });
@@ -121,7 +124,7 @@ test('an upstream name no catalogue entry claims still gets its own row', async 
 });
 
 test('a spent budget makes the status degraded with the time it returns', async (t) => {
-  const deps = await createDeps(testConfig(t, { ALPHA_VANTAGE_API_KEY: 'k-123456' }), pino({ level: 'silent' }), {
+  const deps = await createDeps(testConfig(t, { ...ANSWERS_ENV, ALPHA_VANTAGE_API_KEY: 'k-123456' }), pino({ level: 'silent' }), {
     budgets: { alphaVantage: { perMinute: 1, perDay: 10, minIntervalMs: 0 } },
   });
   t.after(() => deps.close());
@@ -136,7 +139,7 @@ test('a spent budget makes the status degraded with the time it returns', async 
 });
 
 test('a store that does not answer in time is reported as fallen back, not waited on', async (t) => {
-  const deps = await createDeps(testConfig(t, { REDIS_URL: 'redis://127.0.0.1:1' }), pino({ level: 'silent' }));
+  const deps = await createDeps(testConfig(t, { ...ANSWERS_ENV, REDIS_URL: 'redis://127.0.0.1:1' }), pino({ level: 'silent' }));
   t.after(() => deps.close());
   const hanging = Object.assign(deps, { store: { status: () => new Promise(() => {}) } });
   // Without the deadline this would never settle and the test would time out.
@@ -148,7 +151,7 @@ test('a store that does not answer in time is reported as fallen back, not waite
 });
 
 test('a store report is read loosely: kind, reachability and fallback', async (t) => {
-  const deps = await createDeps(testConfig(t, { REDIS_URL }), pino({ level: 'silent' }));
+  const deps = await createDeps(testConfig(t, { ...ANSWERS_ENV, REDIS_URL }), pino({ level: 'silent' }));
   t.after(() => deps.close());
   const reporting = (report: unknown) => Object.assign(deps, { store: { status: async () => report } });
   assert.deepEqual(await readStoreStatus(reporting({ kind: 'redis', redis: { reachable: true } })), {
@@ -175,7 +178,7 @@ test('a store report is read loosely: kind, reachability and fallback', async (t
 });
 
 test('ready is 503 when Redis is configured, unreachable and nothing took over', async (t) => {
-  const config = testConfig(t, { REDIS_URL });
+  const config = testConfig(t, { ...ANSWERS_ENV, REDIS_URL });
   const logger = pino({ level: 'silent' });
   const deps = Object.assign(await createDeps(config, logger), {
     store: { status: async () => ({ kind: 'redis', redisReachable: false, fallback: false, message: 'Redis is unreachable' }) },

@@ -14,7 +14,7 @@ const Nullable = <
 
 const IsoTime = Type.String({ format: 'date-time' });
 
-export const OverallStatus = Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')], {
+const OverallStatus = Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')], {
   description:
     'ok: everything configured works; degraded: something is failing, spent or fallen back but data is served; down: no configured upstream is answering.',
 });

@@ -1,13 +1,43 @@
-// Builds /api/system/status from state the service already holds (health records, budget ledgers, cache
-// counters, store state). It never calls an upstream, so it answers in milliseconds when all are down.
-import type { BudgetSnapshot } from '../../budget/budget-guard.js';
-import type { AppDeps } from '../../deps.js';
-import type { OutcomeCounts } from '../../plugins/app/metrics.js';
-import type { CircuitSnapshot } from '../../health/circuit-breaker.js';
-import type { UpstreamState } from '../../health/upstream-health.js';
-import type { StoreStatus, SystemStatus, UpstreamStatus } from './status-schema.js';
-import { AREAS, areaOf } from '../../core/upstream-ids.js';
-import { within } from '../../core/within.js';
+// The service's status (/api/system/status and the status stream topic) and readiness, from state the
+// service already holds (health records, budget ledgers, cache counters, store state). It never calls an
+// upstream, so it answers in milliseconds when all are down.
+import type { BudgetSnapshot } from '../budget/budget-guard.js';
+import type { CacheWindow } from '../cache/cache-store.js';
+import type { AppDeps } from '../deps.js';
+import type { CircuitSnapshot } from '../health/circuit-breaker.js';
+import type { UpstreamState } from '../health/upstream-health.js';
+import type { ReadyResponse, StoreStatus, SystemStatus, UpstreamStatus } from './system-status-schema.js';
+import { AREAS, areaOf } from '../core/upstream-ids.js';
+import { within } from '../core/within.js';
+
+/** Cache outcomes of API responses (X-Cache) for one upstream, as the metrics count them. */
+export interface OutcomeCounts {
+  HIT: number;
+  MISS: number;
+  STALE: number;
+}
+
+/** The status stream topic is re-read this often; it reads local state only. */
+export const STATUS_WINDOW: CacheWindow = { freshMs: 5_000, staleMs: 0 };
+
+/** A status differs from the last one when more than its clock fields changed. */
+export function statusFingerprint(value: unknown): string {
+  const { checkedAt: _checkedAt, uptimeSeconds: _uptime, brokerStream, ...rest } = value as SystemStatus;
+  // The newest tick's age changes with every look: not a change of the status.
+  const stream = brokerStream === null ? null : { ...brokerStream, lastTickAgeMs: undefined };
+  return JSON.stringify({ ...rest, stream });
+}
+
+/** Ready unless the store is lost without a local fallback: a lost Redis with one is a designed mode, not a reason to stop traffic. */
+export async function readReadiness(deps: AppDeps): Promise<ReadyResponse> {
+  const store = await readStoreStatus(deps);
+  const storeOk = !store.redisConfigured || store.redisReachable !== false || store.fallback;
+  return {
+    status: storeOk ? 'ready' : 'not_ready',
+    checks: { config: true, store: storeOk },
+    reason: storeOk ? null : (store.message ?? 'Redis is unreachable and no local fallback is active'),
+  };
+}
 
 export interface StatusSources {
   deps: AppDeps;
@@ -190,6 +220,7 @@ interface StatusReporter {
   status(): unknown;
 }
 
+/** @internal */
 export async function readStoreStatus(deps: AppDeps): Promise<StoreStatus> {
   const redisConfigured = deps.config.redis.target !== undefined;
   const reporter = (deps as { store?: Partial<StatusReporter> }).store;
