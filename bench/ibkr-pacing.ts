@@ -13,7 +13,6 @@ import { SharedRequestPacer } from '../src/broker/shared-request-pacer.js';
 import { createIbkrSimulator, type IbkrSimulator } from '../src/sandbox/ibkr/ibkr-simulator.js';
 import { UNIVERSE } from '../src/sandbox/universe.js';
 import { DegradedMode } from '../src/store/degraded-mode.js';
-import { ReplicaHeartbeat } from '../src/store/replica-heartbeat.js';
 import { RedisConnection } from '../src/store/redis-connection.js';
 import { IbkrBroker } from '../src/upstreams/ibkr/ibkr-broker.js';
 import { ibkrPacerOptions } from '../src/upstreams/ibkr/ibkr-gateway.js';
@@ -87,9 +86,10 @@ async function replica(gateway: IbkrSimulator, variant: Variant, prefix: string)
     const target = { kind: 'redis', url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } as const;
     const redis = new RedisConnection({ target, keyPrefix: prefix, logger });
     await redis.waitReady(2_000);
-    const heartbeat = new ReplicaHeartbeat(redis);
+    const degraded = new DegradedMode(redis);
+    const { heartbeat } = degraded;
     await heartbeat.beat();
-    pacer = new SharedRequestPacer(options, { redis, heartbeat, degraded: new DegradedMode(redis, heartbeat) }, 'ibkr:bench');
+    pacer = new SharedRequestPacer(options, { redis, heartbeat, degraded }, 'ibkr:bench');
     close = async () => {
       await heartbeat.stop();
       const keys = await redis.client.keys(`${prefix}*`);

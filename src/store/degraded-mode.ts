@@ -22,7 +22,7 @@
 // reads the connection's state itself, so what "lost" means is decided here alone.
 import { EventEmitter } from 'node:events';
 import type { RedisClient, RedisConnection } from './redis-connection.js';
-import type { ReplicaHeartbeat } from './replica-heartbeat.js';
+import { ReplicaHeartbeat } from './replica-heartbeat.js';
 
 /** What a concept shared by replicas needs: the connection, the heartbeat and this policy. */
 export interface SharedStore {
@@ -43,15 +43,18 @@ export class DegradedMode extends EventEmitter {
   private settlingSince: number | undefined;
   private writtenBack = '';
 
+  /** The replicas' heartbeat, which announces what this replica has written back after a failover. */
+  readonly heartbeat: ReplicaHeartbeat;
+
   constructor(
     private readonly redis: RedisConnection,
-    private readonly heartbeat: ReplicaHeartbeat,
+    heartbeatMs?: number,
   ) {
     super();
-    heartbeat.writtenBack = () => (this.settlingSince === undefined ? redis.epoch : this.writtenBack);
+    this.heartbeat = new ReplicaHeartbeat(redis, heartbeatMs, () => (this.settlingSince === undefined ? redis.epoch : this.writtenBack));
     redis.on('failover', () => void this.failover());
     redis.on('state:ready', () => void this.restore());
-    heartbeat.on('beat', () => this.settle());
+    this.heartbeat.on('beat', () => this.settle());
   }
 
   /** Budgets and pacing may decide in the shared ledgers: Redis answers, and no failover is being settled. */

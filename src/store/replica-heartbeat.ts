@@ -33,15 +33,13 @@ export class ReplicaHeartbeat extends EventEmitter {
   private waiting = 0;
   /** Redis clock minus local clock, from the last beat: converts Redis times to local ones. */
   private offset = 0;
-  /** The epoch this replica has written back into; the degraded-mode policy holds it back after a failover. */
-  writtenBack: () => string;
-
   constructor(
     private readonly redis: RedisConnection,
     readonly intervalMs = 2_000,
+    /** The epoch this replica has written back into; the degraded-mode policy holds it back after a failover. */
+    private readonly writtenBack: () => string = () => redis.epoch,
   ) {
     super();
-    this.writtenBack = () => redis.epoch;
   }
 
   start(): void {

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import { ConfigError, type RedisTarget } from '../core/config.js';
 import { DegradedMode, type SharedStore } from './degraded-mode.js';
-import { ReplicaHeartbeat } from './replica-heartbeat.js';
+import type { ReplicaHeartbeat } from './replica-heartbeat.js';
 import { RedisConnection, type RedisKind, type RedisState } from './redis-connection.js';
 import { openStateDatabase, type StateDatabase } from './state-database.js';
 
@@ -54,8 +54,8 @@ export class StateStore {
     } else {
       this.kind = options.redis.kind;
       this.redis = new RedisConnection({ target: options.redis, keyPrefix: options.redisKeyPrefix, logger: options.logger });
-      this.heartbeat = new ReplicaHeartbeat(this.redis, options.heartbeatMs);
-      this.degraded = new DegradedMode(this.redis, this.heartbeat);
+      this.degraded = new DegradedMode(this.redis, options.heartbeatMs);
+      this.heartbeat = this.degraded.heartbeat;
       this.redis.on('state:ready', () => void this.heartbeat?.beat());
     }
   }

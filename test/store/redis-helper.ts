@@ -7,7 +7,6 @@ import pino from 'pino';
 import type { RedisTarget } from '../../src/core/config.js';
 import { DegradedMode, type SharedStore } from '../../src/store/degraded-mode.js';
 import { RedisConnection } from '../../src/store/redis-connection.js';
-import { ReplicaHeartbeat } from '../../src/store/replica-heartbeat.js';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -48,8 +47,8 @@ export async function sharedStore(
   beatMs = 100,
 ): Promise<SharedStore> {
   const redis = await connectRedis(t, prefix, url);
-  const heartbeat = new ReplicaHeartbeat(redis, beatMs);
-  const degraded = new DegradedMode(redis, heartbeat);
+  const degraded = new DegradedMode(redis, beatMs);
+  const { heartbeat } = degraded;
   heartbeat.start();
   t.after(() => heartbeat.stop());
   await heartbeat.beat();
