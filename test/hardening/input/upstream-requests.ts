@@ -160,7 +160,7 @@ function ibkr(e: SimRequestEvent): string[] {
 
 function tastytrade(e: SimRequestEvent): string[] {
   const q = e.query;
-  if (e.path === '/oauth/token' || e.path === '/customers/me/accounts') return paramProblems(q, []);
+  if (e.path === '/oauth/token' || e.path === '/customers/me/accounts' || e.path === '/api-quote-tokens') return paramProblems(q, []);
   if (/^\/accounts\/[A-Za-z0-9]{1,20}\/positions$/.test(e.path)) {
     return [...paramProblems(q, ['include-marks']), ...(q.get('include-marks') === 'true' ? [] : ['include-marks'])];
   }
