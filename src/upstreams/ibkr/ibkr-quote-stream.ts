@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import type { StreamedQuote, BrokerQuoteStream, QuoteStreamState, QuoteStreamStatus } from '../../broker/quote-stream.js';
 import { QuoteUpdates } from '../../broker/quote-updates.js';
+import { discardSocket } from '../../broker/discard-socket.js';
 import { ReconnectSchedule } from '../../broker/reconnect-schedule.js';
 import { ApiError } from '../../core/errors.js';
 import { inExtendedSession } from '../../core/us-market-time.js';
@@ -445,10 +446,6 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
       state.requestedAt = 0;
       state.stallRequests = 0;
     }
-    if (socket === undefined) return;
-    socket.removeAllListeners('message');
-    socket.on('error', () => {});
-    if (code !== undefined && socket.readyState === WebSocket.OPEN) socket.close(code);
-    else socket.terminate();
+    if (socket !== undefined) discardSocket(socket, code);
   }
 }

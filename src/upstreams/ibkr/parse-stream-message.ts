@@ -6,6 +6,7 @@
 import type { BrokerQuote } from '../../broker/broker.js';
 import { toNumber, toText } from '../../broker/numbers.js';
 import { readFields, snapshotToQuote } from './parse-snapshot.js';
+import { socketMessageObject } from '../socket-message.js';
 
 export type StreamMessage =
   /** Fields of one conid that changed, keyed by field code. */
@@ -28,14 +29,9 @@ export type StreamMessage =
 const ENVELOPE = new Set(['topic', 'conid', 'conidEx', '_updated', 'server_id', '6119']);
 
 export function parseStreamMessage(text: string): StreamMessage {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { kind: 'unreadable', reason: 'not JSON' };
-  }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) return { kind: 'unreadable', reason: 'not a JSON object' };
-  const message = json as Record<string, unknown>;
+  const read = socketMessageObject(text);
+  if ('unreadable' in read) return { kind: 'unreadable', reason: read.unreadable };
+  const message = read.object;
   const topic = typeof message.topic === 'string' ? message.topic : undefined;
   if (topic === undefined) {
     if (toText(message.message)?.toLowerCase() === 'waiting for session') return { kind: 'waiting-for-session' };

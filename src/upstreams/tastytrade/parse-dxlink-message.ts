@@ -8,6 +8,7 @@
 // previous close).
 import type { BrokerQuote } from '../../broker/broker.js';
 import { changeFrom, toNumber, toText } from '../../broker/numbers.js';
+import { socketMessageObject } from '../socket-message.js';
 
 export type DxlinkMessage =
   /** The server's answer to SETUP: its keepalive timeouts in seconds (null when absent). */
@@ -24,14 +25,9 @@ export type DxlinkMessage =
   | { kind: 'unreadable'; reason: string };
 
 export function parseDxlinkMessage(text: string): DxlinkMessage {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { kind: 'unreadable', reason: 'not JSON' };
-  }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) return { kind: 'unreadable', reason: 'not a JSON object' };
-  const message = json as Record<string, unknown>;
+  const read = socketMessageObject(text);
+  if ('unreadable' in read) return { kind: 'unreadable', reason: read.unreadable };
+  const message = read.object;
   const channel = toNumber(message.channel);
   if (typeof message.type !== 'string' || channel === null) return { kind: 'unreadable', reason: 'no type or channel' };
   switch (message.type) {

@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import type { BrokerQuoteStream, QuoteStreamState, QuoteStreamStatus, StreamedQuote } from '../../broker/quote-stream.js';
 import { QuoteUpdates } from '../../broker/quote-updates.js';
+import { discardSocket } from '../../broker/discard-socket.js';
 import { ReconnectSchedule } from '../../broker/reconnect-schedule.js';
 import { ApiError } from '../../core/errors.js';
 import {
@@ -462,10 +463,6 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
     const socket = this.socket;
     this.socket = undefined;
     this.phase = 'setup';
-    if (socket === undefined) return;
-    socket.removeAllListeners('message');
-    socket.on('error', () => {});
-    if (code !== undefined && socket.readyState === WebSocket.OPEN) socket.close(code);
-    else socket.terminate();
+    if (socket !== undefined) discardSocket(socket, code);
   }
 }
