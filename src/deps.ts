@@ -31,6 +31,8 @@ import { MarketOverview } from './services/market-overview.js';
 import { SearchService } from './services/search-service.js';
 import { SeriesService } from './services/series-service.js';
 import { DividendService } from './services/dividend-service.js';
+import { ForwardService } from './services/forward-service.js';
+import { AlphaVantageQuery } from './services/alpha-vantage-query.js';
 import { BrokerService } from './services/broker-service.js';
 import { StateStore } from './store/state-store.js';
 import { StateScopes } from './store/upstream-identity.js';
@@ -76,6 +78,8 @@ export interface AppDeps {
   search: SearchService;
   /** Provider A's TIME_SERIES_* functions. */
   series: SeriesService;
+  /** /query: Alpha Vantage's parameters read; each function answered by the service that owns it, the rest forwarded. */
+  query: AlphaVantageQuery;
   /** Provider B's dividends, a page at a time. */
   dividends: DividendService;
   /** The stored Yahoo bar series quotes and computed indicators read; undefined when QUOTE_FALLBACK is `none`. */
@@ -154,7 +158,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
   const alphaVantage = optional(
     av.apiKey === undefined
       ? undefined
-      : new AlphaVantageClient({ url: av.url, apiKey: av.apiKey, http: http(ALPHA_VANTAGE), budget: avBudget }),
+      : new AlphaVantageClient({ url: av.url, apiKey: av.apiKey, http: http(ALPHA_VANTAGE), budget: avBudget, plan: av.plan }),
     'provider A is not configured: set ALPHA_VANTAGE_API_KEY',
   );
 
@@ -191,6 +195,15 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     source: config.technical.source,
     tally: sources,
   });
+
+  const search = new SearchService({ cache, window: windows.SEARCH, scope: scopes.of(ALPHA_VANTAGE), alphaVantage });
+  const series = new SeriesService({
+    cache,
+    windows: { daily: windows.SERIES_DAILY, intraday: windows.SERIES_INTRADAY },
+    scope: scopes.of(ALPHA_VANTAGE),
+    alphaVantage,
+  });
+  const forwarded = new ForwardService({ cache, windows: config.cache.avFamilies, scope: scopes.of(ALPHA_VANTAGE), alphaVantage });
 
   const mv = config.massive;
   const massiveBudget = limits(MASSIVE, { perMinute: mv.callsPerMinute, perDay: 0, minIntervalMs: 0 });
@@ -272,13 +285,9 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     quotes,
     technical,
     bars,
-    search: new SearchService({ cache, window: windows.SEARCH, scope: scopes.of(ALPHA_VANTAGE), alphaVantage }),
-    series: new SeriesService({
-      cache,
-      windows: { daily: windows.SERIES_DAILY, intraday: windows.SERIES_INTRADAY },
-      scope: scopes.of(ALPHA_VANTAGE),
-      alphaVantage,
-    }),
+    search,
+    series,
+    query: new AlphaVantageQuery({ quotes, technical, search, series, forwarded }),
     dividends: new DividendService({ cache, window: windows.DIVIDENDS, scope: scopes.of(MASSIVE), massive, cursors }),
     overview,
     broker,

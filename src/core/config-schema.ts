@@ -37,11 +37,54 @@ export const CACHE_WINDOWS = {
 } as const;
 export type CacheWindowName = keyof typeof CACHE_WINDOWS;
 
+/**
+ * The families of Alpha Vantage functions the service forwards (wire/alpha-vantage/functions.ts), each cached
+ * for its own fresh window: a day for what changes daily or slower, a minute for rates, quotes and intraday
+ * series, 15 minutes for news. `stale`: how long after that an answer may still be served while the provider
+ * cannot answer (not a setting).
+ */
+export const AV_FAMILIES = {
+  FUNDAMENTALS: { fresh: 86_400, stale: 604_800, what: 'company fundamentals, earnings, filings (OVERVIEW, INCOME_STATEMENT, …)' },
+  LISTINGS: { fresh: 86_400, stale: 604_800, what: 'listings and catalogues (LISTING_STATUS, INDEX_CATALOG, …)' },
+  CALENDARS: { fresh: 86_400, stale: 604_800, what: 'the earnings and IPO calendars' },
+  ECONOMIC: { fresh: 86_400, stale: 604_800, what: 'economic indicators (REAL_GDP, TREASURY_YIELD, …)' },
+  COMMODITIES: { fresh: 86_400, stale: 604_800, what: 'commodity prices (WTI, COPPER, …)' },
+  FX: { fresh: 60, stale: 86_400, what: 'FX exchange rates and FX series (CURRENCY_EXCHANGE_RATE, FX_DAILY, …)' },
+  CRYPTO: { fresh: 60, stale: 86_400, what: 'crypto series (DIGITAL_CURRENCY_DAILY, …)' },
+  INTRADAY: { fresh: 60, stale: 3_600, what: 'intraday series, and forwarded indicators on an intraday interval' },
+  NEWS: { fresh: 900, stale: 86_400, what: 'NEWS_SENTIMENT' },
+  OPTIONS: { fresh: 60, stale: 3_600, what: 'options chains and put-call ratios' },
+  MARKET: { fresh: 60, stale: 3_600, what: 'market-wide and live answers (TOP_GAINERS_LOSERS, MARKET_STATUS, bulk quotes, …)' },
+  SERIES: {
+    fresh: 3_600,
+    stale: 86_400,
+    what: 'daily-or-longer series the service does not store (adjusted series, INDEX_DATA, analytics)',
+  },
+  INDICATORS: {
+    fresh: 3_600,
+    stale: 86_400,
+    what: 'indicators the service does not compute (MACDEXT, STOCHRSI, …) on a daily or longer interval',
+  },
+} as const;
+export type AvFamily = keyof typeof AV_FAMILIES;
+
 const YEAR_SECONDS = 31_536_000;
 const cacheWindowVariables: Record<string, TSchema> = Object.fromEntries(
   Object.entries(CACHE_WINDOWS).flatMap(([name, { fresh, stale }]) => [
     [`CACHE_${name}_FRESH_SECONDS`, int(fresh, 0, YEAR_SECONDS, `How long a ${name} answer is fresh.`)],
     [`CACHE_${name}_STALE_SECONDS`, int(stale, 0, YEAR_SECONDS, `How long after that a ${name} answer may still be served stale.`)],
+  ]),
+);
+
+const avFamilyVariables: Record<string, TSchema> = Object.fromEntries(
+  Object.entries(AV_FAMILIES).map(([name, { fresh, stale, what }]) => [
+    `CACHE_AV_${name}_SECONDS`,
+    int(
+      fresh,
+      0,
+      YEAR_SECONDS,
+      `How long a forwarded Alpha Vantage answer of ${what} is fresh (then served stale, while the provider cannot answer, for ${stale} s at most).`,
+    ),
   ]),
 );
 
@@ -72,6 +115,11 @@ export const EnvSchema = Type.Object({
     0,
     60_000,
     'Minimum spacing of provider A calls (the provider allows 1 a second; the slack absorbs jitter).',
+  ),
+  ALPHA_VANTAGE_PLAN: oneOf(
+    ['free', 'premium'] as const,
+    "The key's plan: free answers a premium function with Alpha Vantage's own premium notice at once, no call spent (indicators the service computes are computed); premium asks the provider. Set the premium plan's rate in ALPHA_VANTAGE_CALLS_PER_MINUTE.",
+    'free',
   ),
   MASSIVE_API_KEY: secret('Provider B key.'),
   MASSIVE_URL: text('https://api.massive.com', 'Provider B endpoint.'),
@@ -136,6 +184,7 @@ export const EnvSchema = Type.Object({
   CACHE_MAX_ENTRIES: int(10_000, 10, Number.MAX_SAFE_INTEGER, 'Entries of the in-process cache.'),
   CACHE_MAX_BYTES: int(67_108_864, 1_024, Number.MAX_SAFE_INTEGER, 'Bytes of the in-process cache.'),
   ...cacheWindowVariables,
+  ...avFamilyVariables,
   STREAM_HEARTBEAT_SECONDS: int(15, 1, 60, 'Comment heartbeat on /api/stream.'),
   STREAM_MAX_CONNECTIONS: int(10_000, 1, 1_000_000, 'Open streams per server.'),
   STREAM_MAX_PER_CLIENT: int(20, 0, 1_000_000, 'Open streams per client address (0 = no limit).'),

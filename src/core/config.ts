@@ -4,7 +4,17 @@
 import { existsSync } from 'node:fs';
 import { envSchema } from 'env-schema';
 import type { Static } from '@sinclair/typebox';
-import { CACHE_WINDOWS, type CacheWindowName, CREDENTIALS, EnvSchema, SECRET, type TECHNICAL_SOURCES, VARIABLES } from './config-schema.js';
+import {
+  AV_FAMILIES,
+  type AvFamily,
+  CACHE_WINDOWS,
+  type CacheWindowName,
+  CREDENTIALS,
+  EnvSchema,
+  SECRET,
+  type TECHNICAL_SOURCES,
+  VARIABLES,
+} from './config-schema.js';
 import { networkMatcher, proxyTrust } from './networks.js';
 import { LOOPBACK_ORIGINS, parseOrigins } from './web-origins.js';
 
@@ -37,7 +47,15 @@ export interface Config {
   upstreamTimeoutMs: number;
   /** Limits on slow clients: headers must arrive within headersTimeoutMs, the whole request within requestTimeoutMs. */
   server: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
-  alphaVantage: { url: string; apiKey: string | undefined; callsPerMinute: number; callsPerDay: number; minIntervalMs: number };
+  alphaVantage: {
+    url: string;
+    apiKey: string | undefined;
+    callsPerMinute: number;
+    callsPerDay: number;
+    minIntervalMs: number;
+    /** free: premium functions are answered with Alpha Vantage's premium notice, never asked. */
+    plan: 'free' | 'premium';
+  };
   massive: { url: string; apiKey: string | undefined; callsPerMinute: number };
   /** `none` turns the overview off (e.g. where Yahoo's terms forbid redistribution). */
   overview: { source: OverviewSourceName; url: string; symbols: string[]; concurrency: number };
@@ -72,7 +90,13 @@ export interface Config {
   /** HMAC key of paging cursors; unset: one generated and shared through Redis (or per process without it). */
   cursorSecret: string | undefined;
   stateDir: string;
-  cache: { maxEntries: number; maxBytes: number; windows: Record<CacheWindowName, CacheWindow> };
+  cache: {
+    maxEntries: number;
+    maxBytes: number;
+    windows: Record<CacheWindowName, CacheWindow>;
+    /** Forwarded Alpha Vantage functions, by family (CACHE_AV_<FAMILY>_SECONDS). */
+    avFamilies: Record<AvFamily, CacheWindow>;
+  };
   /** Server-Sent Events (/api/stream): heartbeat period and connection limits (0 = no per-address limit). */
   stream: { heartbeatSeconds: number; maxConnections: number; maxPerClient: number };
 }
@@ -162,6 +186,10 @@ export function loadConfig(env: Env = process.env): Config {
     const seconds = (edge: 'FRESH' | 'STALE') => (v as Record<string, unknown>)[`CACHE_${name}_${edge}_SECONDS`] as number;
     windows[name] = { freshMs: seconds('FRESH') * 1000, staleMs: seconds('STALE') * 1000 };
   }
+  const avFamilies = {} as Record<AvFamily, CacheWindow>;
+  for (const [name, { stale }] of Object.entries(AV_FAMILIES) as [AvFamily, { stale: number }][]) {
+    avFamilies[name] = { freshMs: ((v as Record<string, unknown>)[`CACHE_AV_${name}_SECONDS`] as number) * 1000, staleMs: stale * 1000 };
+  }
 
   const config: Config = {
     port: v.PORT,
@@ -181,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
       callsPerMinute: v.ALPHA_VANTAGE_CALLS_PER_MINUTE,
       callsPerDay: v.ALPHA_VANTAGE_CALLS_PER_DAY,
       minIntervalMs: v.ALPHA_VANTAGE_MIN_INTERVAL_MS,
+      plan: v.ALPHA_VANTAGE_PLAN,
     },
     massive: { url: url('MASSIVE_URL'), apiKey: v.MASSIVE_API_KEY, callsPerMinute: v.MASSIVE_CALLS_PER_MINUTE },
     overview: { source: v.OVERVIEW_SOURCE, url: url('YAHOO_URL'), symbols: overviewSymbols, concurrency: v.OVERVIEW_CONCURRENCY },
@@ -209,7 +238,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     cursorSecret: v.CURSOR_SECRET,
     stateDir: v.STATE_DIR,
-    cache: { maxEntries: v.CACHE_MAX_ENTRIES, maxBytes: v.CACHE_MAX_BYTES, windows },
+    cache: { maxEntries: v.CACHE_MAX_ENTRIES, maxBytes: v.CACHE_MAX_BYTES, windows, avFamilies },
     stream: {
       heartbeatSeconds: v.STREAM_HEARTBEAT_SECONDS,
       maxConnections: v.STREAM_MAX_CONNECTIONS,

@@ -94,6 +94,17 @@ export class BudgetExhaustedError extends ApiError {
   }
 }
 
+/**
+ * Refused before any call, by the plan the key is on: a premium function asked on a free plan. Like a
+ * budget refusal it is no upstream call; the message is the provider's own notice, which clients recognise.
+ */
+export class PlanRefusalError extends ApiError {
+  constructor(message: string) {
+    super('PROVIDER_NOT_CONFIGURED', message);
+    this.name = 'PlanRefusalError';
+  }
+}
+
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; status: number; requestId: string };
 }

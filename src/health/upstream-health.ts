@@ -1,6 +1,6 @@
 // What each upstream last did, for /api/system/status, and the circuit breaker in front of each one.
 // Reads state; never calls an upstream by itself.
-import { ApiError, BudgetExhaustedError, driftOf, type ErrorCode } from '../core/errors.js';
+import { ApiError, BudgetExhaustedError, driftOf, type ErrorCode, PlanRefusalError } from '../core/errors.js';
 import { CircuitBreaker, type CircuitBreakerOptions, CircuitOpenError, type CircuitSnapshot } from './circuit-breaker.js';
 
 /** Limits (429) say something about the upstream; every other 4xx is about what the caller asked for. */
@@ -99,7 +99,7 @@ export class UpstreamHealth {
 
   /**
    * Runs one upstream call through the upstream's circuit breaker and records how it went. A call our own
-   * budget declined, or the open circuit refused, was never sent: it is no upstream call.
+   * budget or the key's plan declined, or the open circuit refused, was never sent: it is no upstream call.
    */
   async track<T>(upstream: string, call: () => Promise<T>, options: TrackOptions = {}): Promise<T> {
     const started = performance.now();
@@ -115,7 +115,7 @@ export class UpstreamHealth {
         // The upstream answered as it should ("no such symbol") or nothing was sent: not its failure.
         this.state(upstream).calls += 1;
         this.observer?.(upstream, performance.now() - started, error);
-      } else if (!(error instanceof BudgetExhaustedError) && !(error instanceof CircuitOpenError)) {
+      } else if (!(error instanceof BudgetExhaustedError) && !(error instanceof CircuitOpenError) && !(error instanceof PlanRefusalError)) {
         this.recordError(upstream, error);
         this.observer?.(upstream, performance.now() - started, error);
       }

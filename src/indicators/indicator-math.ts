@@ -129,7 +129,6 @@ export function t3(x: Series, n: number, vFactor = 0.7): Series {
 /** Alpha Vantage's `matype` numbering (it differs from TA-Lib's after 5). */
 export const MA_TYPES = ['SMA', 'EMA', 'WMA', 'DEMA', 'TEMA', 'TRIMA', 'T3', 'KAMA', 'MAMA'] as const;
 
-/** @internal */
 export function movingAverage(maType: number, x: Series, n: number): Series {
   switch (MA_TYPES[maType]) {
     case 'SMA':
@@ -414,8 +413,8 @@ export function htTrendMode(x: Series): Series {
   );
 }
 
-/** MESA adaptive moving average (fast limit 0.5, slow limit 0.05), for `matype=8`. */
-function mama(x: Series, fastLimit = 0.5, slowLimit = 0.05): { mama: Series; fama: Series } {
+/** MESA adaptive moving average and its follower (fast limit 0.5, slow limit 0.05 for `matype=8`). */
+export function mama(x: Series, fastLimit = 0.5, slowLimit = 0.05): { mama: Series; fama: Series } {
   const h = hilbert(x);
   const outMama = nanArray(x.length);
   const outFama = nanArray(x.length);

@@ -29,8 +29,8 @@ export interface Sandbox {
 export interface SandboxOptions {
   /** Listen on fixed ports (base, base+1, … in the order of `all()`) instead of ephemeral ones. */
   portBase?: number;
-  /** The simulated Alpha Vantage plan (0 = no limit); defaults to the documented 5/min, 500/day, 1/s. */
-  alphaVantage?: { callsPerMinute?: number; callsPerDay?: number; burstPerSecond?: number };
+  /** The simulated Alpha Vantage plan (0 = no limit); defaults to the documented 5/min, 500/day, 1/s, free. */
+  alphaVantage?: { callsPerMinute?: number; callsPerDay?: number; burstPerSecond?: number; plan?: 'free' | 'premium' };
   /** The market data simulators' clock (Alpha Vantage and Yahoo: prices, sessions, limits); tests hold it still. */
   now?: () => number;
   /** The IBKR gateway's market sessions and websocket timings (tests hold the market open or closed). */
@@ -41,8 +41,8 @@ export interface SandboxOptions {
 
 /** Simulate the plan the service is configured for, so the guard and the provider agree. */
 export function sandboxOptionsFor(config: Config): SandboxOptions {
-  const { callsPerMinute, callsPerDay, minIntervalMs } = config.alphaVantage;
-  return { alphaVantage: { callsPerMinute, callsPerDay, burstPerSecond: minIntervalMs > 0 ? 1 : 0 } };
+  const { callsPerMinute, callsPerDay, minIntervalMs, plan } = config.alphaVantage;
+  return { alphaVantage: { callsPerMinute, callsPerDay, burstPerSecond: minIntervalMs > 0 ? 1 : 0, plan } };
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

@@ -2,7 +2,7 @@
 // upstream whose answer it holds (store/upstream-identity.ts), so that answers of another mode, provider or
 // account are never read as this one's; what follows says which call it is, with defaults made explicit so
 // that calls meaning the same share one key.
-import type { TechnicalQuery } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import type { ForwardCall, TechnicalQuery } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
 import type { SeriesSize } from '../upstreams/yahoo/chart-spans.js';
 import { indicatorSpec } from '../wire/alpha-vantage/indicators.js';
 import type { SeriesQuery } from '../wire/alpha-vantage/time-series.js';
@@ -18,6 +18,9 @@ export const alphaVantageKeys = {
   /** `query` canonical (SeriesService): the defaults of its function filled in, the rest undefined. */
   series: (scope: string, { fn, symbol, outputsize, interval, month, extendedHours, adjusted }: SeriesQuery) =>
     `${scope}:series:${fn}:${symbol}:${outputsize ?? '-'}:${interval ?? '-'}:${month ?? '-'}:${extendedHours ?? '-'}:${adjusted ?? '-'}`,
+  /** A forwarded call, its parameters in the documented order (AlphaVantageQuery) and encoded; CSV under its own key. */
+  forwarded: (scope: string, { fn, params, format }: ForwardCall) =>
+    `${scope}:fn:${fn}:${format}:${new URLSearchParams(params as [string, string][]).toString()}`,
 };
 
 /** Yahoo: the stored bar series, the overview and its instruments. */

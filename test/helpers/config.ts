@@ -36,5 +36,11 @@ export const UNCAPPED: Readonly<Record<string, string>> = {
   RATE_LIMIT_PER_MINUTE: '0',
 };
 
+/**
+ * A key on a premium plan: every function is asked of provider A. On the default free plan a premium function
+ * (MACD among the indicators) is refused before any call, and computed from Yahoo's bars where it can be.
+ */
+export const PREMIUM_PLAN: Readonly<Record<string, string>> = { ALPHA_VANTAGE_PLAN: 'premium' };
+
 /** For a test of provider A's own answers: no Yahoo fallback to answer in its place. */
 export const NO_FALLBACK: Readonly<Record<string, string>> = { QUOTE_FALLBACK: 'none' };

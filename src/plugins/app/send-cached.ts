@@ -12,10 +12,11 @@ interface Rendered {
 
 const rendered = new WeakMap<CacheEntry, Rendered>();
 
+/** A string value is sent as it is (a CSV answer); anything else as JSON. */
 function render(entry: CacheEntry): Rendered {
   let out = rendered.get(entry);
   if (out === undefined) {
-    const body = JSON.stringify(entry.value);
+    const body = typeof entry.value === 'string' ? entry.value : JSON.stringify(entry.value);
     out = { body, etag: `"${createHash('sha1').update(body).digest('base64url').slice(0, 27)}"` };
     rendered.set(entry, out);
   }
@@ -32,6 +33,8 @@ export interface SendOptions {
   visibility?: 'public' | 'private';
   /** Told each time the hot path answers this entry by itself (it skips the route). */
   onHotAnswer?: (entry: CacheEntry) => void;
+  /** `csv`: the entry holds CSV text, sent as text/csv (Alpha Vantage's datatype=csv). Default json. */
+  format?: 'json' | 'csv';
 }
 
 export function sendCached(
@@ -51,7 +54,7 @@ export function sendCached(
     etag,
   });
   if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
-  reply.type('application/json; charset=utf-8');
+  reply.type(options.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
   if (status !== 'STALE' && options.hot !== false && visibility === 'public')
     request.server.hotPath.remember(request, reply, entry, body, etag, options.onHotAnswer);
   return reply.send(body);

@@ -1,6 +1,9 @@
-// The simulated Alpha Vantage: `GET /query` (quotes, indicators, SYMBOL_SEARCH, TIME_SERIES_*) exactly as
-// UPSTREAMS.md documents it, always HTTP 200 JSON, errors and limits included, so the adapter runs the
-// same code path against it as against the real API.
+// The simulated Alpha Vantage: `GET /query` for every documented function (wire/alpha-vantage/functions.ts)
+// as the recorded answers show them, always HTTP 200, JSON or `datatype=csv`, errors and limits included (in
+// JSON, whatever was asked), so the adapter runs the same code path against it as against the real API. A
+// premium function answers the premium notice to a key on the free plan.
+import { csvOf } from '../../wire/alpha-vantage/csv.js';
+import { ALPHA_VANTAGE_FUNCTIONS, functionSpec } from '../../wire/alpha-vantage/functions.js';
 import { indicatorSpec, INTRADAY_INTERVALS } from '../../wire/alpha-vantage/indicators.js';
 import {
   isSeriesFunction,
@@ -24,6 +27,7 @@ import {
   invalidApiCall,
   perMinuteNote,
 } from '../../wire/alpha-vantage/notices.js';
+import { functionAnswer } from './function-answers.js';
 import { symbolSearch } from './symbol-search.js';
 import { readIndicatorParams, technicalIndicatorBody } from './technical-indicator.js';
 import { timeSeriesBody } from './time-series.js';
@@ -37,8 +41,10 @@ export interface AlphaVantageSimulatorOptions {
   burstPerSecond?: number;
   /** Early arrival forgiven on the second and minute windows (default 100 ms; see call-limits.ts). */
   jitterAllowanceMs?: number;
-  /** Functions that answer the premium-endpoint notice (default `VWAP`, premium on the real API). */
+  /** Functions that answer the premium-endpoint notice on the free plan (default: the documented premium ones). */
   premiumFunctions?: string[];
+  /** The plan of the valid keys (default free): a premium function answers only a premium key. */
+  plan?: 'free' | 'premium';
   /** The clock limits and prices follow (tests inject one). */
   now?: () => number;
   host?: string;
@@ -52,7 +58,10 @@ const FREE_KEY_DAILY = 25;
 
 export function createAlphaVantageSimulator(options: AlphaVantageSimulatorOptions): SimulatedUpstream {
   const validKeys = new Set(options.validKeys);
-  const premium = new Set((options.premiumFunctions ?? ['VWAP']).map((f) => f.toUpperCase()));
+  const premium = new Set(
+    (options.premiumFunctions ?? ALPHA_VANTAGE_FUNCTIONS.filter((f) => f.premium).map((f) => f.name)).map((f) => f.toUpperCase()),
+  );
+  const premiumPlan = options.plan === 'premium';
   const limits = new CallLimits({
     perMinute: options.callsPerMinute ?? 5,
     perDay: options.callsPerDay ?? 500,
@@ -72,19 +81,48 @@ export function createAlphaVantageSimulator(options: AlphaVantageSimulatorOption
     const verdict = limits.take(key, nowMs);
     if (verdict !== 'ok') return ok(limitBody(verdict, limits.options));
     const fn = (query.get('function') ?? '').trim().toUpperCase();
-    if (premium.has(fn)) return ok(PREMIUM_ENDPOINT);
-    if (fn === 'GLOBAL_QUOTE') return ok(quoteBody(query.get('symbol'), nowMs));
-    if (indicatorSpec(fn) !== undefined) return ok(indicatorBody(fn, query, nowMs));
-    if (fn === 'SYMBOL_SEARCH') return ok(searchBody(query.get('keywords'), nowMs));
-    if (isSeriesFunction(fn)) return ok(seriesBody(fn, query, nowMs));
-    return ok(invalidApiCall(fn));
+    if (premium.has(fn) && !premiumPlan) return ok(PREMIUM_ENDPOINT);
+    return answer(fn, query, body(fn, query, nowMs));
   };
 
   return new SimulatedUpstream({ name: 'alpha-vantage', handler, host: options.host, port: options.port });
 }
 
+function body(fn: string, query: URLSearchParams, nowMs: number): unknown {
+  if (fn === 'GLOBAL_QUOTE') return quoteBody(query.get('symbol'), nowMs);
+  if (indicatorSpec(fn) !== undefined) return indicatorBody(fn, query, nowMs);
+  if (fn === 'SYMBOL_SEARCH') return searchBody(query.get('keywords'), nowMs);
+  if (isSeriesFunction(fn)) return seriesBody(fn, query, nowMs);
+  return functionAnswer(fn, query, nowMs);
+}
+
 function ok(body: unknown): SimResponse {
   return { status: 200, body };
+}
+
+/**
+ * The body in the format asked: CSV where the function answers CSV and `datatype=csv` (or always, for the
+ * CSV-only ones); JSON otherwise. Errors and notices stay JSON, as Alpha Vantage sends them.
+ */
+function answer(fn: string, query: URLSearchParams, json: unknown): SimResponse {
+  const formats = functionSpec(fn)?.formats;
+  const text = (json as { csv?: unknown }).csv;
+  if (typeof text === 'string') return { status: 200, body: text, headers: { 'content-type': 'text/csv' } };
+  const datatype = query.get('datatype');
+  if (datatype !== null && datatype !== 'json' && datatype !== 'csv') return ok(invalidApiCall(fn));
+  const data = isData(json);
+  if (formats === 'both' && datatype === 'csv' && data) {
+    const rendered = csvOf(json as Record<string, unknown>);
+    if (rendered !== undefined) return { status: 200, body: rendered, headers: { 'content-type': 'text/csv' } };
+  }
+  return ok(json);
+}
+
+/** A data body, not Alpha Vantage's error or notice. */
+function isData(json: unknown): boolean {
+  if (json === null || typeof json !== 'object') return false;
+  const keys = Object.keys(json);
+  return keys.length > 0 && !keys.some((k) => k === 'Error Message' || k === 'Information' || k === 'Note');
 }
 
 function limitBody(verdict: Exclude<LimitVerdict, 'ok'>, limits: CallLimits['options']): unknown {

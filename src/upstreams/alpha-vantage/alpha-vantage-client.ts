@@ -1,10 +1,15 @@
 // The Alpha Vantage adapter: builds the query from validated values only, spends the budget before each
-// call, and classifies every body. The key goes into the upstream URL and nowhere else.
-import { ApiError, UpstreamRefusalError } from '../../core/errors.js';
+// call, and classifies every body. The key goes into the upstream URL and nowhere else. Every call, the
+// functions the service reads and the ones it forwards alike, leaves through send(): the one place where a
+// parameter every call carries (the key, the plan's) is added, and where the plan refuses a premium function.
+import { ApiError, PlanRefusalError, UpstreamRefusalError } from '../../core/errors.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
 import { dayOf, minuteOf } from '../../budget/budget-ledger.js';
 import type { HttpClient } from '../http-client.js';
-import { classifyAlphaVantageBody, type LimitWindow } from './classify-body.js';
+import type { UpstreamResponse } from '../http-client.js';
+import { type Classified, classifyAlphaVantageBody, classifyAlphaVantageCsv, type LimitWindow } from './classify-body.js';
+import { functionSpec } from '../../wire/alpha-vantage/functions.js';
+import { PREMIUM_ENDPOINT } from '../../wire/alpha-vantage/notices.js';
 import { indicatorParams, indicatorSpec, type Interval, type SeriesType } from '../../wire/alpha-vantage/indicators.js';
 import type { GlobalQuoteBody, SymbolSearchBody } from '../../wire/alpha-vantage/bodies.js';
 import { parseGlobalQuote } from './parse-global-quote.js';
@@ -25,11 +30,24 @@ export interface TechnicalQuery {
   month?: string;
 }
 
+/** A call of a function the service forwards: its documented parameters only, in a canonical order. */
+export interface ForwardCall {
+  fn: string;
+  /** Name and value pairs; a name repeats only where the function documents it (ANALYTICS_* RANGE). */
+  params: readonly (readonly [string, string])[];
+  format: 'json' | 'csv';
+}
+
+/** A forwarded answer: the JSON object, or the CSV text, as Alpha Vantage sent it. */
+export type Forwarded = Record<string, unknown> | string;
+
 export interface AlphaVantageClientOptions {
   url: string;
   apiKey: string;
   http: HttpClient;
   budget: BudgetGuard;
+  /** free: a premium function is refused here with Alpha Vantage's own notice, before the budget. */
+  plan: 'free' | 'premium';
 }
 
 /** The provider asks for one call a second; two leave a margin for jitter. */
@@ -61,17 +79,40 @@ export class AlphaVantageClient {
     return parseTimeSeries(await this.call(seriesParams(query)), query.fn, query.interval);
   }
 
+  /** Whether the key's plan may call `fn` (a free key may not call a premium function). */
+  entitled(fn: string): boolean {
+    return this.options.plan === 'premium' || functionSpec(fn)?.premium !== true;
+  }
+
+  /** A function the service does not read itself, passed on: the JSON object or the CSV text. */
+  async forward(call: ForwardCall): Promise<Forwarded> {
+    const res = await this.send([['function', call.fn], ...call.params, ...(call.format === 'csv' ? [['datatype', 'csv'] as const] : [])]);
+    const classified = call.format === 'csv' ? classifyAlphaVantageCsv(res.text, res.json) : classifyAlphaVantageBody(res.json);
+    if (classified.kind !== 'csv') return this.accept(classified);
+    this.refusedInARow = 0;
+    return classified.text;
+  }
+
   private async call(params: Record<string, string>): Promise<Record<string, unknown>> {
+    return this.accept(classifyAlphaVantageBody((await this.send(Object.entries(params))).json));
+  }
+
+  private async send(params: readonly (readonly [string, string])[]): Promise<UpstreamResponse> {
+    const fn = params.find(([name]) => name === 'function')?.[1] ?? '';
+    if (!this.entitled(fn)) throw new PlanRefusalError(PREMIUM_ENDPOINT.Information);
     const url = new URL(this.options.url);
     // URLSearchParams encodes every value, so nothing a caller sends can add a parameter.
-    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    for (const [name, value] of params) url.searchParams.append(name, value);
     url.searchParams.set('apikey', this.options.apiKey);
 
     await this.options.budget.acquire();
     const res = await this.options.http.request(url);
     if (res.status === 429) return this.refuse('Alpha Vantage answered 429 Too Many Requests', ['minute', 'day']);
     if (res.status !== 200) throw new ApiError('UPSTREAM_ERROR', `Alpha Vantage answered HTTP ${res.status}`);
-    const classified = classifyAlphaVantageBody(res.json);
+    return res;
+  }
+
+  private async accept(classified: Classified): Promise<Record<string, unknown>> {
     if (classified.kind === 'refusal') return this.refuse(classified.message, classified.windows);
     this.refusedInARow = 0;
     if (classified.kind === 'error') throw classified.error;

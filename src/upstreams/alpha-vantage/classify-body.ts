@@ -40,6 +40,23 @@ export function classifyAlphaVantageBody(json: unknown): Classified {
   return { kind: 'data', body };
 }
 
+/**
+ * A `datatype=csv` answer. Errors and limits still come as JSON objects, classified as above; data is text
+ * whose first line is a header of at least two columns. Anything else (an HTML page, an empty body, a JSON
+ * data object) is unreadable: the caller asked for CSV.
+ */
+export function classifyAlphaVantageCsv(text: string, json: unknown): Classified | { kind: 'csv'; text: string } {
+  if (json !== undefined) {
+    const classified = classifyAlphaVantageBody(json);
+    if (classified.kind !== 'data') return classified;
+    return { kind: 'error', error: new UnreadableAnswerError('csv-json', 'Alpha Vantage answered JSON data to a CSV call') };
+  }
+  const header = text.split(/\r?\n/, 1)[0] ?? '';
+  if (!/^[^,<>\r\n]+(,[^,<>\r\n]*)+$/.test(header))
+    return { kind: 'error', error: new UnreadableAnswerError('csv-header', 'Alpha Vantage sent a CSV answer without a header line') };
+  return { kind: 'csv', text };
+}
+
 function fromErrorMessage(text: string): ApiError {
   if (/apikey|api key/i.test(text)) return badKey();
   if (/invalid api call/i.test(text)) {

@@ -7,7 +7,7 @@ import { test, type TestContext } from 'node:test';
 import fc from 'fast-check';
 import { Client } from 'undici';
 import { ERROR_CODES } from '../../../src/core/errors.js';
-import { ALPHA_VANTAGE_FUNCTIONS } from '../../../src/routes/provider-a/query.js';
+import { FUNCTION_NAMES } from '../../../src/wire/alpha-vantage/functions.js';
 import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS, SERIES_TYPES } from '../../../src/wire/alpha-vantage/indicators.js';
 import { type RunningApp, startApp, type TestResponse } from '../../helpers/app.js';
 import { hostileQuery, pct, validSymbol } from './arbitraries.js';
@@ -172,7 +172,7 @@ test("provider-a query: every function and parameter fuzzed; the caller's apikey
   const query = hostileQuery(
     {
       function: mostly(
-        fc.oneof(anyCase(ALPHA_VANTAGE_FUNCTIONS.slice(0, 6)), anyCase(ALPHA_VANTAGE_FUNCTIONS)),
+        fc.oneof(anyCase(FUNCTION_NAMES.slice(0, 6)), anyCase(FUNCTION_NAMES)),
         fc.constantFrom('OVERVIEW', 'TIME_SERIES_DAILY_ADJUSTED', 'GLOBAL_QUOTE%26apikey%3Devil', 'RSI%00', ''),
       ),
       symbol,

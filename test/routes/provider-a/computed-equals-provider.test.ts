@@ -23,14 +23,15 @@ import { chartResult } from '../../../src/upstreams/yahoo/parse-chart.js';
 import { BROWSER_USER_AGENT } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';
 import { indicatorSpec, type Interval, sectionKey } from '../../../src/wire/alpha-vantage/indicators.js';
 import { httpGet, startApp } from '../../helpers/app.js';
+import { PREMIUM_PLAN } from '../../helpers/config.js';
 
 /** Tuesday 2026-11-17 11:30 in New York (standard time), and a summer day's 08:15, in the pre-market. */
 const CLOCKS = { november: Date.parse('2026-11-17T16:30:00Z'), mayPreMarket: Date.parse('2026-05-12T12:15:00Z') };
-const OPEN_PLAN = { callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 };
+const OPEN_PLAN = { callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0, plan: 'premium' } as const;
 
 async function sandboxAt(t: Parameters<typeof startApp>[0], now: number) {
   const running = await startApp(t, {
-    env: { QUOTE_FALLBACK: 'yahoo', TECHNICAL_SOURCE: 'computed' },
+    env: { QUOTE_FALLBACK: 'yahoo', TECHNICAL_SOURCE: 'computed', ...PREMIUM_PLAN },
     sandbox: { now: () => now, alphaVantage: OPEN_PLAN },
   });
   running.sandbox.yahoo.setQuirks({ noEmptyBars: true });

@@ -7,10 +7,10 @@ import { test } from 'node:test';
 import alphavantage from 'alphavantage';
 import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
 import { startApp } from '../../helpers/app.js';
-import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+import { NO_FALLBACK, PREMIUM_PLAN, UNCAPPED } from '../../helpers/config.js';
 
-/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
-const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit, on a plan that allows every function. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK, ...PREMIUM_PLAN };
 
 const CALLER_KEY = 'BROWSERKEY987654';
 

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
 import { startApp } from '../../helpers/app.js';
-import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+import { NO_FALLBACK, PREMIUM_PLAN, UNCAPPED } from '../../helpers/config.js';
 
-/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
-const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
+/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit, on a plan that allows every function. */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK, ...PREMIUM_PLAN };
 
 const QUERY = '/api/provider-a/query';
 const CALLER_KEY = 'CALLERKEY0123456';
@@ -36,13 +36,20 @@ test('GLOBAL_QUOTE answers the /quote body from the same cache entry; the caller
   }
 });
 
-test("an unsupported function is a 400 naming the supported ones, with Alpha Vantage's key, and no upstream call", async (t) => {
+test('a function Alpha Vantage does not document is its own invalid-call answer, with no upstream call', async (t) => {
   const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
-  for (const fn of ['OVERVIEW', 'TIME_SERIES_DAILY_ADJUSTED', '']) {
+  for (const [fn, named] of [
+    ['NOT_A_FUNCTION', ' for NOT_A_FUNCTION'],
+    ['sector', ' for SECTOR'],
+    ['', ''],
+  ]) {
     const res = await get(`${QUERY}?function=${fn}&symbol=IBM`);
     assert.equal(res.status, 400, fn);
     assert.equal(res.body.error.code, 'INVALID_PARAMETER');
-    assert.match(res.body.error.message, /function must be one of: GLOBAL_QUOTE, SYMBOL_SEARCH, TIME_SERIES_DAILY, .*RSI/);
+    assert.equal(
+      res.body.error.message,
+      `Invalid API call. Please retry or visit the documentation (https://www.alphavantage.co/documentation/)${named}.`,
+    );
     assert.equal(res.body['Error Message'], res.body.error.message);
   }
   const missing = await get(`${QUERY}?symbol=IBM`);
@@ -52,7 +59,7 @@ test("an unsupported function is a 400 naming the supported ones, with Alpha Van
   assert.equal(sandbox.alphaVantage.count(), 0);
 });
 
-test('bad input is a 400 with "Error Message"; an unknown symbol a 404 with it; datatype=csv a clear 400', async (t) => {
+test('bad input is a 400 with "Error Message"; an unknown symbol a 404 with it', async (t) => {
   const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const cases: Array<[string, string, RegExp]> = [
     ['function=GLOBAL_QUOTE', 'MISSING_PARAMETER', /symbol is required for GLOBAL_QUOTE/],
@@ -62,7 +69,9 @@ test('bad input is a 400 with "Error Message"; an unknown symbol a 404 with it; 
     ['function=TIME_SERIES_DAILY&symbol=IBM&outputsize=huge', 'INVALID_PARAMETER', /outputsize must be one of: compact, full/],
     ['function=RSI&symbol=IBM&interval=2min', 'INVALID_PARAMETER', /interval must be one of/],
     ['function=MACD&symbol=IBM&fastperiod=1e1', 'INVALID_PARAMETER', /fastperiod must be a whole number/],
-    ['function=GLOBAL_QUOTE&symbol=IBM&datatype=csv', 'INVALID_PARAMETER', /datatype=csv is not supported/],
+    ['function=GLOBAL_QUOTE&symbol=IBM&datatype=xml', 'INVALID_PARAMETER', /datatype must be one of: json, csv/],
+    ['function=OVERVIEW', 'MISSING_PARAMETER', /symbol is required for OVERVIEW/],
+    ['function=CURRENCY_EXCHANGE_RATE&from_currency=USD', 'MISSING_PARAMETER', /to_currency is required for CURRENCY_EXCHANGE_RATE/],
     ['function=GLOBAL_QUOTE&symbol=IB%20M', 'INVALID_PARAMETER', /symbol/],
   ];
   for (const [query, code, message] of cases) {

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../../src/core/config.js';
 import { chartPath } from '../../helpers/yahoo-paths.js';
 import { startApp } from '../../helpers/app.js';
+import { PREMIUM_PLAN } from '../../helpers/config.js';
 
 const TECH = '/api/provider-a/technical';
 
@@ -67,7 +68,8 @@ test('auto: Yahoo unable and nothing stored, provider A answers; stored bars ans
 });
 
 test('auto: a symbol Yahoo does not know is not asked of Yahoo again for a while; provider A answers it', async (t) => {
-  const { get, sandbox } = await startApp(t, { env: { QUOTE_FALLBACK: 'yahoo' } });
+  // A premium key: MACD is asked of provider A too (test/routes/provider-a/query-plan.test.ts has the free plan).
+  const { get, sandbox } = await startApp(t, { env: { QUOTE_FALLBACK: 'yahoo', ...PREMIUM_PLAN } });
   sandbox.yahoo.failSymbol('KO', 404);
   for (const indicator of ['RSI', 'MACD', 'SMA']) {
     const res = await get(`${TECH}?symbol=KO&indicator=${indicator}&interval=daily`);

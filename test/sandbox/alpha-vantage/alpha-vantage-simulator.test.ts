@@ -44,11 +44,12 @@ interface Reply {
   body: any;
 }
 
-/** A simulator on loopback with its own clock; limits off unless the test sets them. */
+/** A simulator on loopback with its own clock; limits off and a premium key unless the test says otherwise. */
 async function start(t: TestContext, options: Partial<AlphaVantageSimulatorOptions> = {}) {
   const clock = { now: FRIDAY };
   const sim = createAlphaVantageSimulator({
     validKeys: [KEY],
+    plan: 'premium',
     callsPerMinute: 0,
     callsPerDay: 0,
     burstPerSecond: 0,
@@ -247,13 +248,21 @@ describe('functions', () => {
     assert.deepEqual((await query({ function: 'NOT_A_FUNCTION', symbol: 'IBM' })).body, { 'Error Message': invalidCall('NOT_A_FUNCTION') });
   });
 
-  test('premium functions answer the premium notice (VWAP by default, configurable)', async (t) => {
-    const { query } = await start(t);
-    assert.deepEqual((await query({ function: 'VWAP', symbol: 'IBM', interval: '15min' })).body, { Information: PREMIUM });
-    const custom = await start(t, { premiumFunctions: ['MACD'] });
-    assert.deepEqual((await custom.query({ function: 'MACD', symbol: 'IBM', interval: 'daily', series_type: 'close' })).body, {
-      Information: PREMIUM,
-    });
+  test('a free key gets the premium notice for the documented premium functions (configurable); a premium key gets data', async (t) => {
+    const free = await start(t, { plan: 'free' });
+    const vwap = { function: 'VWAP', symbol: 'IBM', interval: '15min' };
+    const macd = { function: 'MACD', symbol: 'IBM', interval: 'daily', series_type: 'close' };
+    for (const params of [vwap, macd, { function: 'TIME_SERIES_DAILY_ADJUSTED', symbol: 'IBM' }])
+      assert.deepEqual((await free.query(params)).body, { Information: PREMIUM }, params.function);
+    assert.ok(
+      (await free.query({ function: 'RSI', symbol: 'IBM', interval: 'daily', time_period: '14', series_type: 'close' })).body[
+        'Technical Analysis: RSI'
+      ],
+    );
+    const custom = await start(t, { plan: 'free', premiumFunctions: ['RSI'] });
+    assert.ok((await custom.query(macd)).body['Technical Analysis: MACD'], 'only the functions named are premium');
+    const premium = await start(t);
+    assert.ok((await premium.query(vwap)).body['Technical Analysis: VWAP']);
     assert.equal(classifyAlphaVantageBody({ Information: PREMIUM }).kind, 'error');
   });
 

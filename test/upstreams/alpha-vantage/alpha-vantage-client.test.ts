@@ -22,7 +22,7 @@ function clientAnswering(bodies: unknown[]) {
     return { status: 200, headers: {}, json, text: JSON.stringify(json) };
   };
   const budget = new MemoryBudgetGuard('alphaVantage', { perMinute: 0, perDay: 0, minIntervalMs: 0 });
-  return new AlphaVantageClient({ url: 'http://127.0.0.1:9/query', apiKey: 'k', http, budget });
+  return new AlphaVantageClient({ url: 'http://127.0.0.1:9/query', apiKey: 'k', http, budget, plan: 'free' });
 }
 
 async function refusal(call: Promise<unknown>): Promise<UpstreamRefusalError> {
