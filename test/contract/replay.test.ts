@@ -10,6 +10,7 @@ import { tempDir } from '../helpers/config.js';
 import { type Loaded, type Provider, recording, recordings } from '../helpers/recorded.js';
 import { type ReplayUpstream, startReplay } from '../helpers/replay-upstream.js';
 import { iserverAccountsStandIn } from '../upstreams/ibkr/iserver-accounts-stand-in.js';
+import { ownerOf } from '../../src/wire/alpha-vantage/functions.js';
 
 interface Answer {
   status: number;
@@ -85,7 +86,8 @@ describe('live mode against the recorded answers', () => {
           iserverAccountsStandIn(recording('ibkr', 'auth-status-authenticated-2023')),
         ],
       },
-      { BROKER: 'ibkr', OVERVIEW_SYMBOLS: 'AAPL', QUOTE_FALLBACK: 'none' },
+      // A premium key: MACD (recorded 2020-2021, before it became premium) is asked of provider A.
+      { BROKER: 'ibkr', OVERVIEW_SYMBOLS: 'AAPL', QUOTE_FALLBACK: 'none', ALPHA_VANTAGE_PLAN: 'premium' },
     );
 
     // Quotes: the ten recorded fields, re-rendered as the spec asks (prices to four decimals).
@@ -187,6 +189,37 @@ describe('live mode against the recorded answers', () => {
     assert.equal(refused.status, 429, JSON.stringify(refused.body));
     assert.ok(Number(refused.headers['retry-after']) >= 86_400, String(refused.headers['retry-after']));
     assert.equal(replays['alpha-vantage']?.served.length, 1, 'backed off after the first refusal');
+  });
+
+  test("provider A's other functions: the recorded answers passed through as Alpha Vantage sent them, then from the cache", async (t) => {
+    // Data answers of the functions the service forwards, one per distinct request (a second would never be asked).
+    const seen = new Set<string>();
+    const forwarded = recordings('alpha-vantage').filter((r) => {
+      const query = new URLSearchParams(r.request.query).toString();
+      const data =
+        r.json !== undefined && !Object.keys(r.json as object).every((k) => ['Information', 'Note', 'Error Message'].includes(k));
+      if (ownerOf(String(r.request.query?.function)) !== undefined || !data || seen.has(query)) return false;
+      seen.add(query);
+      return true;
+    });
+    assert.ok(forwarded.length >= 15, `${forwarded.length} forwarded recordings`);
+    const { base, replays } = await liveService(
+      t,
+      { 'alpha-vantage': forwarded },
+      // A premium key: the corpus holds answers of premium functions (daily adjusted, VWAP), given to premium keys.
+      { BROKER: 'none', OVERVIEW_SOURCE: 'none', ALPHA_VANTAGE_PLAN: 'premium' },
+    );
+    for (const r of forwarded) {
+      const path = `/api/provider-a/query?${new URLSearchParams({ ...r.request.query, apikey: 'CALLERKEY' })}`;
+      const res = await get(base, path);
+      assert.equal(res.status, 200, `${r.name}: ${JSON.stringify(res.body)}`);
+      assert.deepEqual(res.body, r.json, r.name);
+      assert.equal(res.headers['x-data-source'], 'alpha-vantage', r.name);
+      assert.equal((await get(base, path)).headers['x-cache'], 'HIT', r.name);
+    }
+    const upstream = replays['alpha-vantage'];
+    assert.deepEqual(upstream?.misses, []);
+    assert.deepEqual([...(upstream?.served ?? [])].sort(), forwarded.map((r) => r.name).sort(), 'one call each, the repeat from the cache');
   });
 
   test('Tastytrade: quotes from the recorded market data', async (t) => {

@@ -7,6 +7,7 @@ import { DAY_MS, HOUR_MS } from '../../core/us-market-time.js';
 import { previousClose, priceAt, unit } from '../price-model.js';
 import { findInstrument, UNIVERSE } from '../universe.js';
 import { formatDecimal } from './format.js';
+import { plain } from './market-data.js';
 
 const LABELS: Array<[number, string]> = [
   [-0.35, 'Bearish'],
@@ -36,7 +37,7 @@ export function newsSentiment(query: URLSearchParams, nowMs: number): unknown {
       time_published: stamp(at),
       authors: ['Sandbox Newsroom'],
       summary: `A simulated article about ${name}, so that a dashboard has news to show without a key.`,
-      banner_image: null,
+      banner_image: `https://news.example/sandbox/${ticker.toLowerCase().replace(':', '-')}.png`,
       source: 'Sandbox Wire',
       category_within_source: 'n/a',
       source_domain: 'news.example',
@@ -74,12 +75,12 @@ export function topGainersLosers(nowMs: number): unknown {
       volume: Math.round(unit(`v:${i.symbol}:${Math.floor(nowMs / DAY_MS)}`) * 9e7),
     };
   });
-  // Recorded: prices and changes with as few decimals as they need, percentages with "%".
+  // Recorded: prices and changes with as few decimals as they need (at least one), percentages with "%".
   const row = (m: (typeof moves)[number]) => ({
     ticker: m.i.symbol,
-    price: String(Number(m.price.toFixed(4))),
-    change_amount: String(Number(m.change.toFixed(4))),
-    change_percentage: `${Number(m.percent.toFixed(4))}%`,
+    price: plain(m.price),
+    change_amount: plain(m.change),
+    change_percentage: `${plain(m.percent)}%`,
     volume: String(m.volume),
   });
   const by = (order: (a: (typeof moves)[number], b: (typeof moves)[number]) => number) => [...moves].sort(order).slice(0, 20).map(row);

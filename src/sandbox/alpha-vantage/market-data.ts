@@ -10,8 +10,11 @@ import { barHistory } from './bar-history.js';
 import { formatDecimal } from './format.js';
 import { INDEX_SYMBOLS } from './listings.js';
 
-/** As many decimals as the value needs, up to four (the recorded adjusted series). */
-const plain = (value: number) => String(Number(value.toFixed(4)));
+/** As many decimals as the value needs, up to four, and at least one (the recorded adjusted series: "719.8", "698.0"). */
+export const plain = (value: number) => {
+  const text = String(Number(value.toFixed(4)));
+  return text.includes('.') ? text : `${text}.0`;
+};
 
 const ADJUSTED = {
   TIME_SERIES_DAILY_ADJUSTED: ['daily', 'Daily Time Series with Splits and Dividend Events', 'Time Series (Daily)'],
