@@ -47,7 +47,7 @@ export function earningsCalendar(query: URLSearchParams, nowMs: number): unknown
 
 export function ipoCalendar(nowMs: number): unknown {
   const rows = Array.from({ length: 6 }, (_, i) => {
-    const low = 10 + Math.floor(unit(`ipo-low:${i}`) * 20);
+    const low = 10 + i * 3 + Math.floor(unit(`ipo-low:${nowMs}:${i}`) * 4);
     return [
       `SIMU${String.fromCharCode(65 + i)}`,
       `Simulated Listing ${i + 1} Inc`,

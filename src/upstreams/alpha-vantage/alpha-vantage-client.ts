@@ -87,6 +87,12 @@ export class AlphaVantageClient {
   /** A function the service does not read itself, passed on: the JSON object or the CSV text. */
   async forward(call: ForwardCall): Promise<Forwarded> {
     const res = await this.send([['function', call.fn], ...call.params, ...(call.format === 'csv' ? [['datatype', 'csv'] as const] : [])]);
+    // `{}` is how Alpha Vantage answers a fundamentals call for a symbol it has none for (an ETF's OVERVIEW):
+    // the symbol's answer, not the provider failing as it is for the series the service reads itself.
+    if (isEmptyObject(res.json)) {
+      this.refusedInARow = 0;
+      throw new ApiError('SYMBOL_NOT_FOUND', `Alpha Vantage has no ${call.fn} data for this symbol`);
+    }
     const classified = call.format === 'csv' ? classifyAlphaVantageCsv(res.text, res.json) : classifyAlphaVantageBody(res.json);
     if (classified.kind !== 'csv') return this.accept(classified);
     this.refusedInARow = 0;
@@ -168,4 +174,8 @@ export function seriesParams(query: SeriesQuery): Record<string, string> {
     if (query.adjusted !== undefined) params.adjusted = String(query.adjusted);
   }
   return params;
+}
+
+function isEmptyObject(json: unknown): boolean {
+  return json !== null && typeof json === 'object' && !Array.isArray(json) && Object.keys(json).length === 0;
 }

@@ -3,7 +3,8 @@
 // (`symbol,open,high,low,price,volume,latestDay,previousClose,change,changePercent`) and of the price series
 // (`timestamp,open,high,low,close,volume`); the rest follow the same rule from their JSON keys: the number
 // ("1. ", "5. ") dropped and spaces joined by "_" (`adjusted_close`), the indicators' own value names after
-// `time`. The service renders the functions it owns with it (from its stored answers), the simulator every one.
+// `time`, a lone record (the exchange rate) its fields in one row. The service renders the functions it owns
+// with it (from its stored answers), the simulator every one.
 import { stringify } from 'csv-stringify/sync';
 import { MATCH_FIELDS, QUOTE_FIELDS } from './bodies.js';
 
@@ -35,7 +36,15 @@ export function csvOf(body: Json): string | undefined {
   }
   if (isObject(body['Meta Data'])) return series(body);
   if (Array.isArray(body.data)) return table(body);
-  return undefined;
+  return record(body);
+}
+
+/** One flat record under one key (`Realtime Currency Exchange Rate`): its fields as columns, one row. */
+function record(body: Json): string | undefined {
+  const keys = Object.keys(body);
+  const only = keys.length === 1 ? body[keys[0] as string] : undefined;
+  if (!isObject(only) || Object.values(only).some((v) => typeof v === 'object' && v !== null)) return undefined;
+  return csv(Object.keys(only).map(column), [Object.values(only)]);
 }
 
 /** `Meta Data` beside one object of rows keyed by date or time. */

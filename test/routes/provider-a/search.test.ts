@@ -24,6 +24,7 @@ test('keywords are required, bounded and plain text', async (t) => {
   for (const [query, code] of [
     ['', 'MISSING_PARAMETER'],
     ['?keywords=', 'MISSING_PARAMETER'],
+    ['?keywords=+', 'MISSING_PARAMETER'],
     [`?keywords=${'a'.repeat(65)}`, 'INVALID_PARAMETER'],
     ['?keywords=%3Cscript%3E', 'INVALID_PARAMETER'],
     ['?keywords=a&keywords=b', 'INVALID_PARAMETER'],

@@ -8,9 +8,10 @@ import pino from 'pino';
 import { DAY_MS, MINUTE_MS } from '../../../src/budget/budget-guard.js';
 import { minuteOf } from '../../../src/budget/budget-ledger.js';
 import { MemoryBudgetGuard } from '../../../src/budget/memory-budget-guard.js';
-import { UpstreamRefusalError } from '../../../src/core/errors.js';
+import { PlanRefusalError, UpstreamRefusalError } from '../../../src/core/errors.js';
 import { AlphaVantageClient } from '../../../src/upstreams/alpha-vantage/alpha-vantage-client.js';
 import { HttpClient, type UpstreamResponse } from '../../../src/upstreams/http-client.js';
+import { PREMIUM_ENDPOINT } from '../../../src/wire/alpha-vantage/notices.js';
 import { recording } from '../../helpers/recorded.js';
 
 /** A client whose answers are queued bodies, and whose budget has no caps (only the back-off counts). */
@@ -82,5 +83,83 @@ test('a notice naming no window: a minute, then twice as long each time, counted
   assert.deepEqual(
     seconds,
     [1, 2, 4].map((k) => Math.ceil((k * minute) / 1000)),
+  );
+});
+
+/** A client on `plan` whose one answer is `text`, counting HTTP calls, the URLs asked and budget acquisitions. */
+function countingClient(plan: 'free' | 'premium', text: string) {
+  const http = new HttpClient({ name: 'Alpha Vantage', timeoutMs: 1_000, logger: pino({ level: 'silent' }) });
+  const seen = { http: 0, budget: 0, urls: [] as string[] };
+  http.request = async (url: URL): Promise<UpstreamResponse> => {
+    seen.http++;
+    seen.urls.push(url.search);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: 200, headers: {}, json, text };
+  };
+  const budget = new MemoryBudgetGuard('alphaVantage', { perMinute: 0, perDay: 0, minIntervalMs: 0 });
+  const acquire = budget.acquire.bind(budget);
+  budget.acquire = async () => {
+    seen.budget++;
+    return acquire();
+  };
+  return { client: new AlphaVantageClient({ url: 'http://127.0.0.1:9/query', apiKey: 'k', http, budget, plan }), seen };
+}
+
+test("a free plan refuses a premium function with Alpha Vantage's notice, before the budget and without a call", async () => {
+  const { client, seen } = countingClient('free', JSON.stringify(quote));
+  assert.equal(client.entitled('FX_INTRADAY'), false);
+  assert.equal(client.entitled('FX_DAILY'), true);
+  const call = {
+    fn: 'FX_INTRADAY',
+    params: [
+      ['from_symbol', 'EUR'],
+      ['to_symbol', 'USD'],
+      ['interval', '5min'],
+    ] as const,
+    format: 'json' as const,
+  };
+  await assert.rejects(client.forward(call), (e: unknown) => e instanceof PlanRefusalError && e.message === PREMIUM_ENDPOINT.Information);
+  await assert.rejects(client.technical({ indicator: 'MACD', symbol: 'IBM', interval: 'daily', seriesType: 'close' }), PlanRefusalError);
+  assert.deepEqual([seen.http, seen.budget], [0, 0]);
+  const premium = countingClient('premium', JSON.stringify({ 'Meta Data': {}, 'Time Series FX (5min)': {} }));
+  await premium.client.forward(call);
+  assert.deepEqual([premium.seen.http, premium.seen.budget], [1, 1]);
+});
+
+test('a forwarded call sends its parameters in order, datatype=csv for CSV, and the service key last', async () => {
+  const text = 'timestamp,open,high,low,close\r\n2024-05-10,1.07,1.08,1.06,1.077\r\n';
+  const { client, seen } = countingClient('free', text);
+  const answer = await client.forward({
+    fn: 'FX_DAILY',
+    params: [
+      ['from_symbol', 'EUR'],
+      ['to_symbol', 'USD'],
+    ],
+    format: 'csv',
+  });
+  assert.equal(answer, text);
+  assert.equal(seen.urls[0], '?function=FX_DAILY&from_symbol=EUR&to_symbol=USD&datatype=csv&apikey=k');
+  const json = countingClient(
+    'free',
+    JSON.stringify({
+      'Error Message':
+        'Invalid API call. Please retry or visit the documentation (https://www.alphavantage.co/documentation/) for FX_DAILY.',
+    }),
+  );
+  await assert.rejects(
+    json.client.forward({
+      fn: 'FX_DAILY',
+      params: [
+        ['from_symbol', 'EUR'],
+        ['to_symbol', 'XXX'],
+      ],
+      format: 'csv',
+    }),
+    (e: { code?: string }) => e.code === 'SYMBOL_NOT_FOUND',
   );
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { driftOf } from '../../../src/core/errors.js';
-import { classifyAlphaVantageBody } from '../../../src/upstreams/alpha-vantage/classify-body.js';
-import { fixture } from '../../helpers/fixtures.js';
+import { classifyAlphaVantageBody, classifyAlphaVantageCsv } from '../../../src/upstreams/alpha-vantage/classify-body.js';
+import { fixture, fixtureText } from '../../helpers/fixtures.js';
 import { recording } from '../../helpers/recorded.js';
 
 const av = (name: string) => classifyAlphaVantageBody(fixture('alpha-vantage', name));
@@ -92,4 +92,20 @@ test('non-objects, arrays and empty objects are upstream errors, each an unreada
 test('a key problem is not drift: the configuration, not the wire format, is wrong', () => {
   const result = av('error-apikey.json');
   assert.equal(result.kind === 'error' && driftOf(result.error), undefined);
+});
+
+test('a CSV answer is CSV when it has a header line; JSON sent to a CSV call is classified as JSON, data there being unreadable', () => {
+  const text = fixtureText('recorded/alpha-vantage', 'global-quote-ibm.csv');
+  assert.deepEqual(classifyAlphaVantageCsv(text, undefined), { kind: 'csv', text });
+  const premium = recording('alpha-vantage', 'information-premium-endpoint-2024-10').json;
+  assert.equal(classifyAlphaVantageCsv(JSON.stringify(premium), premium).kind, 'error');
+  const note = recording('alpha-vantage', 'note-5-per-minute-500-per-day').json;
+  assert.equal(classifyAlphaVantageCsv(JSON.stringify(note), note).kind, 'refusal');
+  const data = fixture('alpha-vantage', 'global-quote-msft.json');
+  const unreadable = classifyAlphaVantageCsv(JSON.stringify(data), data);
+  assert.ok(unreadable.kind === 'error' && driftOf(unreadable.error) === 'csv-json');
+  for (const bad of ['', '<html><body>Oops</body></html>', 'just one column\r\n']) {
+    const classified = classifyAlphaVantageCsv(bad, undefined);
+    assert.ok(classified.kind === 'error' && driftOf(classified.error) === 'csv-header', JSON.stringify(bad));
+  }
 });
