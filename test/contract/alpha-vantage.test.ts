@@ -1,6 +1,7 @@
 // Every recorded Alpha Vantage answer (test/fixtures/recorded/alpha-vantage/) through the adapter's own
 // pure functions, as the client runs them: classifyAlphaVantageBody first, then the parser the request's
-// `function` picks. Expected values are read from the recorded bytes here, never typed in, so the test
+// `function` picks (a function the service forwards passes as sent; a CSV answer through
+// classifyAlphaVantageCsv). Expected values are read from the recorded bytes here, never typed in, so the test
 // says "our adapter reads what the real service sent" and nothing about what we wish it sent. A recording
 // no case here can place fails under its own name, so a new recording is covered or seen.
 import assert from 'node:assert/strict';
@@ -9,9 +10,11 @@ import { type ApiError, driftOf } from '../../src/core/errors.js';
 import {
   type Classified,
   classifyAlphaVantageBody,
+  classifyAlphaVantageCsv,
   LIMIT_WINDOWS,
   type LimitWindow,
 } from '../../src/upstreams/alpha-vantage/classify-body.js';
+import { functionSpec, ownerOf } from '../../src/wire/alpha-vantage/functions.js';
 import { indicatorSpec, sectionKey } from '../../src/wire/alpha-vantage/indicators.js';
 import { parseGlobalQuote } from '../../src/upstreams/alpha-vantage/parse-global-quote.js';
 import { parseSymbolSearch } from '../../src/upstreams/alpha-vantage/parse-symbol-search.js';
@@ -126,6 +129,11 @@ function checkRecording(r: Loaded): void {
   const fn = String(r.request.query?.function ?? '').toUpperCase();
   assert.equal(r.status, 200, `${r.name}: Alpha Vantage answers 200 for everything, errors and limits included`);
 
+  if (r.json === undefined && r.request.query?.datatype === 'csv') {
+    // A CSV answer: forwarded as the text it is.
+    assert.deepEqual(classifyAlphaVantageCsv(r.text, undefined), { kind: 'csv', text: r.text }, r.name);
+    return;
+  }
   if (r.json === undefined) {
     // Only the message string was published, not its key: either key must read the same.
     for (const key of NOTICE_KEYS) checkNotice(r.text.trim(), classifyAlphaVantageBody({ [key]: r.text.trim() }), `${r.name} (as ${key})`);
@@ -159,6 +167,8 @@ function checkRecording(r: Loaded): void {
   if (fn === 'SYMBOL_SEARCH') return checkSearch(r, body);
   if (indicatorSpec(fn) !== undefined) return checkTechnical(r, fn, body);
   if (isSeriesFunction(fn)) return checkSeries(r, fn, body);
+  // A function the service forwards: passed on as Alpha Vantage sent it, key for key.
+  if (functionSpec(fn) !== undefined && ownerOf(fn) === undefined) return assert.equal(body, raw, r.name);
   assert.fail(`${r.name}: no adapter function reads a ${fn} answer, and no case here places it`);
 }
 
@@ -178,7 +188,7 @@ describe('Alpha Vantage adapter over the recorded corpus', () => {
     const tampered = { ...msft, json: { 'Global Quote': { ...(msft.json as Json)['Global Quote'], '09. change': '-0.6700' } } };
     assert.throws(() => checkRecording(tampered));
     assert.throws(
-      () => checkRecording({ ...msft, name: 'unknown-fn', request: { ...msft.request, query: { function: 'NEWS_SENTIMENT' } } }),
+      () => checkRecording({ ...msft, name: 'unknown-fn', request: { ...msft.request, query: { function: 'NOT_A_FUNCTION' } } }),
       /unknown-fn: no adapter function/,
     );
     assert.throws(() => checkNotice('Thank you! 5 calls per minute.', { kind: 'refusal', message: '', windows: ['day'] }, 'n'));

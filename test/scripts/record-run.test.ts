@@ -51,7 +51,8 @@ function sandboxEnv(sandbox: Sandbox): Record<string, string> {
 
 async function sandboxFor(
   t: TestContext,
-  options: SandboxOptions = { alphaVantage: { callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 } },
+  // A premium key: the plan records MACD, a premium function (a free key's notice has a test of its own).
+  options: SandboxOptions = { alphaVantage: { callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0, plan: 'premium' } },
 ): Promise<Sandbox> {
   const sandbox = await startSandbox(options);
   t.after(() => sandbox.close());
@@ -225,6 +226,20 @@ test('a limit notice from Alpha Vantage is recorded under a name of its own and 
     readRecordings(join(RECORDED_ROOT, 'alpha-vantage')).find((r) => r.name === 'macd-ibm-daily')?.source,
   );
   assert.ok(deps.lines.some((l) => l.includes('stopped:') && l.includes('limit notice')));
+});
+
+test("a free key's premium notice is recorded under a name of its own; the calls go on", async (t) => {
+  const sandbox = await sandboxFor(t, { alphaVantage: { callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0, plan: 'free' } });
+  const { out, cwd } = workspace(t);
+  const deps = fakeTime(sandboxEnv(sandbox), cwd);
+  const result = await record(['--only', 'alpha-vantage', '--out', out], deps);
+  assert.equal(result.exitCode, 0, deps.errors.join('\n'));
+  const recordings = readRecordings(join(out, 'alpha-vantage'));
+  const notice = recordings.find((r) => r.name === `premium-endpoint-notice-macd-${TODAY}`);
+  assert.ok(notice !== undefined, recordings.map((r) => r.name).join(', '));
+  assert.match(readFileSync(join(out, 'alpha-vantage', notice.body), 'utf8'), /This is a premium endpoint/);
+  const planned = PLAN.find((p) => p.provider === 'alpha-vantage')?.requests ?? [];
+  assert.equal(result.calls.length, planned.length, 'no call left out after the notice');
 });
 
 test('providers without credentials are skipped with one line each; nothing recorded is a failure', async (t) => {

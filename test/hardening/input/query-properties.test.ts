@@ -7,15 +7,18 @@ import { test, type TestContext } from 'node:test';
 import fc from 'fast-check';
 import { Client } from 'undici';
 import { ERROR_CODES } from '../../../src/core/errors.js';
-import { FUNCTION_NAMES } from '../../../src/wire/alpha-vantage/functions.js';
+import { ALPHA_VANTAGE_FUNCTIONS, FUNCTION_NAMES, ownerOf, parameterIndex } from '../../../src/wire/alpha-vantage/functions.js';
 import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS, SERIES_TYPES } from '../../../src/wire/alpha-vantage/indicators.js';
 import { type RunningApp, startApp, type TestResponse } from '../../helpers/app.js';
 import { hostileQuery, pct, validSymbol } from './arbitraries.js';
 import { describe, recordUpstreamRequests, type SeenRequest, upstreamProblems } from './upstream-requests.js';
-import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
+import { NO_FALLBACK, PREMIUM_PLAN, UNCAPPED } from '../../helpers/config.js';
 
-/** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
-const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
+/**
+ * These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget,
+ * pacing or caller limit, on a premium plan (the free plan's refusals have a test of their own).
+ */
+const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK, ...PREMIUM_PLAN };
 
 const SEED = Number(process.env.FC_SEED ?? 20_260_611);
 const RUNS = Number(process.env.FC_RUNS ?? 150);
@@ -50,10 +53,17 @@ async function send(target: Target, path: string): Promise<TestResponse> {
   return answer;
 }
 
-/** /query adds Alpha Vantage's own key ("Error Message" or "Information") beside `error`, same text. */
-function assertAnswer(res: TestResponse, path: string, alphaVantageKey = false): void {
+/**
+ * /query adds Alpha Vantage's own key ("Error Message" or "Information") beside `error`, same text, and may
+ * answer a 200 in CSV (`datatype=csv`, or a CSV-only function); on a free plan a premium function is a 503.
+ */
+function assertAnswer(res: TestResponse, path: string, alphaVantageKey = false, statuses = [200, 400, 404]): void {
   const where = `GET ${path.slice(0, 300)} -> ${res.status} ${res.text.slice(0, 300)}`;
-  assert.ok([200, 400, 404].includes(res.status), `status: ${where}`);
+  assert.ok(statuses.includes(res.status), `status: ${where}`);
+  if (alphaVantageKey && res.status === 200 && String(res.headers['content-type']).startsWith('text/csv')) {
+    assert.match(res.text, /^[^\r\n,]+(,[^\r\n,]*)+\r?\n/, `CSV header line: ${where}`);
+    return;
+  }
   assert.match(String(res.headers['content-type']), /^application\/json/, `content type: ${where}`);
   assert.notEqual(res.body, undefined, `JSON body: ${where}`);
   if (res.status === 200) return;
@@ -75,14 +85,21 @@ function assertUpstreams(target: Target, from: number): void {
   }
 }
 
-async function fuzz(target: Target, route: string, query: fc.Arbitrary<string>, numRuns = RUNS, alphaVantageKey = false): Promise<void> {
+async function fuzz(
+  target: Target,
+  route: string,
+  query: fc.Arbitrary<string>,
+  numRuns = RUNS,
+  alphaVantageKey = false,
+  statuses?: number[],
+): Promise<void> {
   await fc.assert(
     fc.asyncProperty(query, async (q) => {
       const from = target.seen.length;
       const path = q === '' ? route : `${route}?${q}`;
       const res = await send(target, path);
       target.statuses.set(res.status, (target.statuses.get(res.status) ?? 0) + 1);
-      assertAnswer(res, path, alphaVantageKey);
+      assertAnswer(res, path, alphaVantageKey, statuses);
       assertUpstreams(target, from);
     }),
     { numRuns, seed: SEED, includeErrorInReport: true },
@@ -167,22 +184,63 @@ test('provider-a technical: the optional indicator parameters fuzzed, applied on
   assertExplored(fuzzer, [200, 400]);
 });
 
+/** Values for the parameters only forwarded functions take: mostly plausible, sometimes hostile. */
+const OWNED_PARAMS = new Set([
+  'symbol',
+  'keywords',
+  'interval',
+  'outputsize',
+  'month',
+  'time_period',
+  'series_type',
+  'extended_hours',
+  'adjusted',
+]);
+const forwardedValue = mostly(
+  fc.constantFrom(
+    'USD',
+    'eur',
+    'BTC',
+    'JPY',
+    'IBM,AAPL',
+    'monthly',
+    'annual',
+    '10year',
+    '3month',
+    '2024-01-02',
+    'technology',
+    '50',
+    'true',
+    'delisted',
+    'AAPL',
+  ),
+  fc.constantFrom('', 'XXX', '%00', 'x%26apikey%3Devil', 'USD%0D%0A', 'a'.repeat(300), '%E2%80%AE', 'daily%26function%3DOVERVIEW'),
+);
+const forwardedParams = Object.fromEntries(
+  [...parameterIndex().keys()]
+    .filter((name) => !OWNED_PARAMS.has(name) && !INDICATOR_PARAM_NAMES.includes(name))
+    .map((name) => [name, forwardedValue]),
+);
+/** The functions the service answers itself, drawn more often than the rest. */
+const OFTEN = ['GLOBAL_QUOTE', 'SYMBOL_SEARCH', 'TIME_SERIES_DAILY', 'TIME_SERIES_INTRADAY', 'RSI', 'SMA'];
+const PREMIUM_FUNCTIONS = ALPHA_VANTAGE_FUNCTIONS.filter((f) => f.premium).map((f) => f.name);
+
 test("provider-a query: every function and parameter fuzzed; the caller's apikey never goes upstream", async (t) => {
   const fuzzer = await target(t);
   const query = hostileQuery(
     {
       function: mostly(
-        fc.oneof(anyCase(FUNCTION_NAMES.slice(0, 6)), anyCase(FUNCTION_NAMES)),
-        fc.constantFrom('OVERVIEW', 'TIME_SERIES_DAILY_ADJUSTED', 'GLOBAL_QUOTE%26apikey%3Devil', 'RSI%00', ''),
+        fc.oneof(anyCase(OFTEN), anyCase(FUNCTION_NAMES)),
+        fc.constantFrom('OVERVIEW', 'NOT_A_FUNCTION', 'GLOBAL_QUOTE%26apikey%3Devil', 'RSI%00', ''),
       ),
       symbol,
       keywords: mostly(
         fc.constantFrom('micro', 'IBM', 'Tesco%20PLC', 'bank%20of', 'Nestl%C3%A9'),
         fc.constantFrom('', '%3Cscript%3E', 'a'.repeat(65), 'x%26function%3DRSI'),
       ),
-      interval: mostly(anyCase([...INTERVALS]), fc.constantFrom('2min', 'daily%00', '')),
+      interval: mostly(anyCase([...INTERVALS, 'annual', 'quarterly']), fc.constantFrom('2min', 'daily%00', '')),
       outputsize: mostly(anyCase(['compact', 'full']), fc.constantFrom('huge', 'full%26x%3D1')),
-      datatype: mostly(fc.constantFrom('json', 'JSON'), fc.constantFrom('csv', 'xml', '')),
+      datatype: mostly(fc.constantFrom('json', 'JSON', 'csv'), fc.constantFrom('CSV', 'xml', '')),
       month,
       time_period: mostly(fc.integer({ min: 2, max: 1_000 }).map(String), fc.constantFrom('1', '14.0', '1e2', '%2014')),
       series_type: mostly(anyCase(SERIES_TYPES), fc.constantFrom('volume', '')),
@@ -190,6 +248,7 @@ test("provider-a query: every function and parameter fuzzed; the caller's apikey
       adjusted: mostly(anyCase(['true', 'false']), fc.constantFrom('no', '0')),
       apikey: fc.constantFrom('CALLERKEY123', 'demo', 'x%26function%3DOVERVIEW', ''),
       ...indicatorOptions,
+      ...forwardedParams,
     },
     ['function'],
   );
@@ -198,7 +257,27 @@ test("provider-a query: every function and parameter fuzzed; the caller's apikey
   const functions = new Set(fuzzer.seen.map((e) => e.query.get('function')));
   const reached = ['GLOBAL_QUOTE', 'SYMBOL_SEARCH', 'TIME_SERIES_DAILY', 'RSI'].filter((fn) => functions.has(fn));
   assert.ok(reached.length >= 3 && functions.size > 6, `reached the upstream with ${[...functions].join(', ')}`);
+  const forwarded = [...functions].filter((fn) => fn !== null && ownerOf(fn) === undefined);
+  assert.ok(forwarded.length > 3, `forwarded ${forwarded.join(', ')}`);
   assert.ok(fuzzer.seen.every((e) => !e.query.toString().includes('CALLERKEY123')));
+});
+
+test('provider-a query on a free plan: a premium function is the premium notice (503) or a 400, never a provider call', async (t) => {
+  const fuzzer = await target(t, { ALPHA_VANTAGE_PLAN: 'free' });
+  const query = hostileQuery(
+    {
+      function: anyCase(PREMIUM_FUNCTIONS),
+      symbol,
+      interval: mostly(anyCase(INTERVALS), fc.constantFrom('2min', '')),
+      series_type: anyCase(SERIES_TYPES),
+      datatype: fc.constantFrom('json', 'csv'),
+      ...forwardedParams,
+    },
+    ['function'],
+  );
+  await fuzz(fuzzer, '/api/provider-a/query', query, 60, true, [400, 503]);
+  assertExplored(fuzzer, [503]);
+  assert.deepEqual(fuzzer.seen.filter((e) => e.upstream === 'alpha-vantage').map(describe), []);
 });
 
 test('provider-a search and daily: every parameter fuzzed', async (t) => {

@@ -1,7 +1,9 @@
 // What the service may send upstream, per simulator: the documented paths and parameter names, each
-// parameter once, values of the documented form and the sandbox key. Anything else means a caller's
+// parameter once, values of the documented form and the sandbox key (a forwarded Alpha Vantage function:
+// its documented parameter names, printable values). Anything else means a caller's
 // input changed the upstream URL.
 import type { Config } from '../../../src/core/config.js';
+import { functionSpec, ownerOf } from '../../../src/wire/alpha-vantage/functions.js';
 import {
   indicatorParams,
   indicatorSpec,
@@ -68,6 +70,7 @@ function alphaVantage(e: SimRequestEvent, config: Config): string[] {
     expect(problems, KEYWORDS.test(keywords), `keywords ${JSON.stringify(keywords)}`);
     return [...problems, ...paramProblems(q, ['function', 'keywords', 'apikey'])];
   }
+  if (ownerOf(fn) === undefined) return [...problems, ...forwardedProblems(fn, q)];
   expect(problems, SYMBOL.test(q.get('symbol') ?? ''), `symbol ${q.get('symbol')}`);
   if (fn === 'GLOBAL_QUOTE') return [...problems, ...paramProblems(q, ['function', 'symbol', 'apikey'])];
   if (isSeriesFunction(fn)) return [...problems, ...seriesProblems(fn, q)];
@@ -87,6 +90,23 @@ function alphaVantage(e: SimRequestEvent, config: Config): string[] {
   }
   if (q.has('month')) expect(problems, MONTH.test(q.get('month') ?? ''), `month ${q.get('month')}`);
   for (const { name, kind } of extras) expect(problems, EXTRA_VALUE[kind].test(q.get(name) ?? ''), `${name} ${q.get(name)}`);
+  return problems;
+}
+
+/**
+ * A function the service forwards: documented, its documented parameter names only, each once (a repeatable
+ * one aside), the required ones present, values printable, `datatype` only `csv` and only where it is offered.
+ */
+function forwardedProblems(fn: string, q: URLSearchParams): string[] {
+  const spec = functionSpec(fn);
+  if (spec === undefined) return [`function ${fn} is not documented`];
+  const names = [...q.keys()].filter((name) => !spec.repeatable?.includes(name));
+  const problems = names.filter((name, i) => names.indexOf(name) !== i).map((name) => `repeated ${name}`);
+  const allowed = new Set(['function', 'apikey', ...spec.required, ...spec.optional, ...(spec.formats === 'json' ? [] : ['datatype'])]);
+  for (const name of new Set(q.keys())) if (!allowed.has(name)) problems.push(`unexpected parameter ${name}`);
+  for (const name of spec.required) if (!q.has(name)) problems.push(`missing ${name}`);
+  if (q.has('datatype')) expect(problems, q.get('datatype') === 'csv', `datatype ${q.get('datatype')}`);
+  for (const [name, value] of q) expect(problems, /^[^\p{Cc}]{1,200}$/u.test(value), `${name} ${JSON.stringify(value)}`);
   return problems;
 }
 

@@ -66,3 +66,62 @@ test('the alphavantage npm client works against /query with only its base URL ch
   const sentMacd = sent.find((q) => q.function === 'MACD');
   assert.deepEqual([sentMacd?.fastperiod, sentMacd?.slowperiod, sentMacd?.signalperiod], ['10', '30', '7']);
 });
+
+test("the alphavantage npm client's fundamentals, forex and crypto calls work against /query; its CSV reading agrees with the JSON", async (t) => {
+  // The production plan (free) and limits off: none of these calls is premium but FX intraday, refused as Alpha Vantage refuses it.
+  const { url, sandbox, config, get } = await startApp(t, { env: { ...UNCAPPED } });
+  const upstream: URLSearchParams[] = [];
+  sandbox.alphaVantage.on('request', (event: SimRequestEvent) => upstream.push(event.query));
+  const settings: { key: string; base?: string } = { key: CALLER_KEY };
+  const alpha = alphavantage(settings);
+  settings.base = `${url}/api/provider-a/query?apikey=${CALLER_KEY}&`;
+  const viaService = async (query: string) => (await get(`/api/provider-a/query?${query}`)).body;
+
+  const overview = await alpha.fundamental.company_overview('IBM');
+  assert.equal(overview.Name, 'International Business Machines Corporation');
+  assert.deepEqual(overview, await viaService('function=OVERVIEW&symbol=IBM'));
+  for (const statement of ['income_statement', 'balance_sheet', 'cash_flow'] as const) {
+    const body = await alpha.fundamental[statement]('IBM');
+    assert.equal(body.symbol, 'IBM', statement);
+    assert.ok(body.annualReports.length > 0 && body.quarterlyReports.length > 0, statement);
+  }
+
+  const rate = alpha.util.polish<{ rate: Record<string, string> }>(await alpha.forex.rate('EUR', 'USD'));
+  assert.ok(Number(rate.rate.value ?? rate.rate['5. Exchange Rate'] ?? Number.NaN) > 0, JSON.stringify(rate));
+  for (const period of ['daily', 'weekly', 'monthly'] as const) {
+    const fx = await alpha.forex[period]('EUR', 'USD');
+    assert.equal(fx['Meta Data']['2. From Symbol'], 'EUR', period);
+    const polished = alpha.util.polish<{ data: Record<string, unknown> }>(fx);
+    assert.ok(Object.keys(polished.data).length > 3, `forex ${period}`);
+    const crypto = await alpha.crypto[period]('BTC', 'USD');
+    assert.equal(crypto['Meta Data']['2. Digital Currency Code'], 'BTC', period);
+    assert.ok(Object.keys(alpha.util.polish<{ data: Record<string, unknown> }>(crypto).data).length > 3, `crypto ${period}`);
+  }
+  // FX intraday is premium: the library reports the premium notice as the error it is.
+  await assert.rejects(alpha.forex.intraday('EUR', 'USD', '5min', 'compact'), /An AlphaVantage error occurred. 503/);
+
+  // CSV, as the library reads it (its own splitter) and as a CSV library does, holds the rows of the JSON answer.
+  const experimental = (
+    alpha as unknown as { experimental: (fn: string, params: Record<string, string>) => Promise<Record<string, string>[]> }
+  ).experimental;
+  const csvRows = await experimental('FX_WEEKLY', { from_symbol: 'EUR', to_symbol: 'USD', datatype: 'csv' });
+  const weekly = (await viaService('function=FX_WEEKLY&from_symbol=EUR&to_symbol=USD'))['Time Series FX (Weekly)'];
+  assert.deepEqual(
+    csvRows.filter((r) => r.timestamp !== '').map((r) => [r.timestamp, r.close]),
+    Object.entries(weekly as Record<string, Record<string, string>>).map(([day, v]) => [day, v['4. close']]),
+  );
+  const listings = await experimental('LISTING_STATUS', { datatype: 'csv' });
+  assert.ok(listings.some((r) => r.symbol === 'IBM' && r.status === 'Active'));
+
+  for (const query of upstream) {
+    assert.ok(!query.toString().includes(CALLER_KEY), `the caller key reached the upstream: ${query.get('function')}`);
+    assert.equal(query.get('apikey'), config.alphaVantage.apiKey);
+  }
+  const functions = upstream.map((q) => q.get('function'));
+  assert.ok(!functions.includes('FX_INTRADAY'), 'the premium function was not asked');
+  assert.equal(
+    new Set(upstream.map((q) => q.toString())).size,
+    upstream.length,
+    'each distinct call asked once, the repeats from the cache',
+  );
+});

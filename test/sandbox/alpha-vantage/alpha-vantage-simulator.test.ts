@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
+import { parse } from 'csv-parse/sync';
 import { request } from 'undici';
 import {
   type AlphaVantageSimulatorOptions,
@@ -14,6 +15,8 @@ import { parseGlobalQuote } from '../../../src/upstreams/alpha-vantage/parse-glo
 import { parseSymbolSearch } from '../../../src/upstreams/alpha-vantage/parse-symbol-search.js';
 import { parseTechnical } from '../../../src/upstreams/alpha-vantage/parse-technical.js';
 import { parseTimeSeries } from '../../../src/upstreams/alpha-vantage/parse-time-series.js';
+import { ALPHA_VANTAGE_FUNCTIONS } from '../../../src/wire/alpha-vantage/functions.js';
+import { demoQuery } from '../../helpers/alpha-vantage-demos.js';
 import { fixture } from '../../helpers/fixtures.js';
 
 const KEY = 'test-key';
@@ -264,6 +267,31 @@ describe('functions', () => {
     const premium = await start(t);
     assert.ok((await premium.query(vwap)).body['Technical Analysis: VWAP']);
     assert.equal(classifyAlphaVantageBody({ Information: PREMIUM }).kind, 'error');
+  });
+
+  test('every documented function answers its demo call with data, as JSON and as CSV where it offers CSV', async (t) => {
+    const { query } = await start(t);
+    for (const f of ALPHA_VANTAGE_FUNCTIONS) {
+      const params = demoQuery(f.name)!;
+      const json = await query(params);
+      assert.equal(json.status, 200, f.name);
+      if (f.formats === 'csv') {
+        assert.match(json.contentType ?? '', /^text\/csv/, `${f.name} answers CSV only`);
+        assert.ok(parse(json.text, { columns: true }).length > 0, `${f.name} has CSV rows`);
+        continue;
+      }
+      assert.match(json.contentType ?? '', /^application\/json/, f.name);
+      assert.equal(classifyAlphaVantageBody(json.body).kind, 'data', `${f.name}: ${json.text.slice(0, 200)}`);
+      const asCsv = await query({ ...params, datatype: 'csv' });
+      if (f.formats === 'json') {
+        assert.deepEqual(asCsv.body, json.body, `${f.name} ignores datatype=csv`);
+        continue;
+      }
+      assert.match(asCsv.contentType ?? '', /^text\/csv/, f.name);
+      const rows = parse(asCsv.text, { columns: true }) as Record<string, string>[];
+      assert.ok(rows.length > 0, `${f.name} has CSV rows`);
+      assert.ok(asCsv.text.endsWith('\r\n'), `${f.name}: CRLF line ends`);
+    }
   });
 
   test('other paths are not the API', async (t) => {
