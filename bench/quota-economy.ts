@@ -15,8 +15,15 @@
 // the caller's symbol), bad data (a 200 that is not), refused (429), other errors; the source
 // (X-Data-Source); provider-A budget violations judged at the simulator from each call's arrival time.
 //
+// The mixed drop-in workload: the same rate and key, through Alpha Vantage's own route
+// (/api/provider-a/query) as a drop-in client calls it: GLOBAL_QUOTE (Zipf over the symbols), OVERVIEW
+// (Zipf), CURRENCY_EXCHANGE_RATE (Zipf over 12 pairs) and NEWS_SENTIMENT (Zipf over the tickers), 55/20/15/10 %,
+// each family cached for its window scaled like the quote's. Judged per function: real data (200 in Alpha
+// Vantage's shape for what was asked), refused, other errors; provider calls and violations as above.
+//
 // Runnable alone: `npx tsx bench/quota-economy.ts` (BENCH_SIM_SECONDS changes the simulated length;
-// BENCH_REDIS=cluster runs the service on one Redis node and on a Cluster, bench/redis-stores.ts).
+// BENCH_REDIS=cluster runs the service on one Redis node and on a Cluster, bench/redis-stores.ts;
+// BENCH_WORKLOAD=quotes or drop-in runs one workload alone).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,7 +37,7 @@ import { loadConfig } from '../src/core/config.js';
 import { createDeps } from '../src/deps.js';
 import { createAlphaVantageSimulator } from '../src/sandbox/alpha-vantage/alpha-vantage-simulator.js';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index.js';
-import type { SimulatedUpstream } from '../src/sandbox/simulated-upstream.js';
+import type { SimRequestEvent, SimulatedUpstream } from '../src/sandbox/simulated-upstream.js';
 import { UNIVERSE } from '../src/sandbox/universe.js';
 import { createYahooSimulator } from '../src/sandbox/yahoo/yahoo-simulator.js';
 import { QUOTE_FIELDS } from '../src/wire/alpha-vantage/bodies.js';
@@ -63,6 +70,8 @@ interface Tally {
   bySource: Record<string, number>;
   /** Simulated seconds. */
   ages: number[];
+  /** Per Alpha Vantage function (the drop-in workload): requests and real answers. */
+  byKind: Record<string, { requests: number; real: number; stale: number }>;
 }
 
 interface Violations {
@@ -75,6 +84,8 @@ interface Outcome {
   name: string;
   tally: Tally;
   primaryCalls: number;
+  /** Provider A's calls by function. */
+  primaryByFunction: Record<string, number>;
   yahooCalls: number;
   /** Judged at the simulator, from each call's arrival. */
   violations: Violations;
@@ -84,15 +95,24 @@ interface Outcome {
 
 export default async function quotaEconomyBench(): Promise<void> {
   const durationMs = (SIM_SECONDS * 1_000) / SCALE;
+  const workload = process.env.BENCH_WORKLOAD;
   console.log(
     `\nquota economy: ${SYMBOLS.length} symbols (Zipf s=${ZIPF_S}), ${RATE_PER_SECOND} req/s for ${SIM_SECONDS} s simulated (${durationMs / 1000} s real, time ×${SCALE}); provider A ${PER_MINUTE}/minute, ${PER_DAY}/day, 1/s; quote fresh 60 s`,
   );
   const results: Outcome[] = [];
+  const dropIn: Outcome[] = [];
   await onEachStore(async (store) => {
-    for (const fallback of ['yahoo', 'none'] as const) results.push(await runService(fallback, durationMs, store));
+    if (workload !== 'drop-in')
+      for (const fallback of ['yahoo', 'none'] as const) results.push(await runService(fallback, durationMs, store, quotes));
+    if (workload !== 'quotes') dropIn.push(await runService('yahoo', durationMs, store, mixedDropIn()));
   });
   // The pass-through comparison: every request a provider call (BENCH_NAIVE=1 adds it).
-  if (process.env.BENCH_NAIVE === '1') results.push(await runNaive(durationMs));
+  if (process.env.BENCH_NAIVE === '1' && workload !== 'drop-in') results.push(await runNaive(durationMs));
+  if (results.length > 0) printQuotes(results);
+  if (dropIn.length > 0) printDropIn(dropIn);
+}
+
+function printQuotes(results: Outcome[]): void {
   console.log(
     `${'variant'.padEnd(58)}${'requests'.padStart(9)}${'real'.padStart(8)}${'fresh'.padStart(8)}${'stale'.padStart(8)}${'refused'.padStart(9)}${'bad'.padStart(5)}${'errors'.padStart(8)}   sources (AV/Yahoo)   age p50/p95 s   calls AV/Yahoo   AV violations at arrival / in the ledger (minute/day/spacing)`,
   );
@@ -108,13 +128,31 @@ export default async function quotaEconomyBench(): Promise<void> {
     'real = 200 with a valid Global Quote for the symbol asked (fresh or stale); targets: yahoo ≥ 99 % real, none ≥ 62 % real, 0 bad, 0 AV violations',
   );
   console.log(
-    'arrival is stamped after the simulator answers, in the same process as the load: an event-loop stall there moves arrivals, not sends',
+    'arrival is stamped when the simulator has read the request, in the same process as the load: an event-loop stall there moves arrivals, not sends',
   );
+}
+
+function printDropIn(results: Outcome[]): void {
+  console.log('\nmixed drop-in workload through /api/provider-a/query, one key (quotes with the Yahoo fallback)');
+  console.log(
+    `${'variant / function'.padEnd(44)}${'requests'.padStart(9)}${'real'.padStart(8)}${'stale'.padStart(8)}${'refused'.padStart(9)}${'bad'.padStart(5)}${'errors'.padStart(8)}   calls AV/Yahoo   AV violations at arrival / in the ledger (minute/day/spacing)`,
+  );
+  for (const { name, tally, primaryCalls, primaryByFunction, yahooCalls, violations, ledger } of results) {
+    const pct = (n: number, of: number) => `${((100 * n) / Math.max(1, of)).toFixed(1)}%`;
+    console.log(
+      `${name.padEnd(44)}${String(tally.requests).padStart(9)}${pct(tally.real, tally.requests).padStart(8)}${pct(tally.stale, tally.requests).padStart(8)}${pct(tally.refused, tally.requests).padStart(9)}${String(tally.bad).padStart(5)}${String(tally.errors).padStart(8)}   ${`${primaryCalls}/${yahooCalls}`.padEnd(14)}   ${show(violations)} / ${ledger === undefined ? '-' : show(ledger)}`,
+    );
+    for (const [kind, k] of Object.entries(tally.byKind))
+      console.log(
+        `${`  ${kind}`.padEnd(44)}${String(k.requests).padStart(9)}${pct(k.real, k.requests).padStart(8)}${pct(k.stale, k.requests).padStart(8)}${' '.repeat(30)}   ${primaryByFunction[kind] ?? 0}`,
+      );
+  }
+  console.log("real = 200 in Alpha Vantage's shape for what was asked (fresh or stale); target: 0 bad, 0 AV violations");
 }
 
 const show = (v: Violations) => `${v.minute}/${v.day}/${v.spacing}`;
 
-async function runService(fallback: 'yahoo' | 'none', durationMs: number, store: StoreVariant): Promise<Outcome> {
+async function runService(fallback: 'yahoo' | 'none', durationMs: number, store: StoreVariant, workload: Workload): Promise<Outcome> {
   const av = await countingSimulator(
     createAlphaVantageSimulator({ validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey], callsPerMinute: 0, callsPerDay: 0, burstPerSecond: 0 }),
     '/query',
@@ -133,6 +171,10 @@ async function runService(fallback: 'yahoo' | 'none', durationMs: number, store:
     RATE_LIMIT_PER_MINUTE: '0',
     CACHE_QUOTE_FRESH_SECONDS: String(QUOTE_FRESH_SECONDS),
     CACHE_QUOTE_STALE_SECONDS: '86400',
+    // The forwarded families' windows, scaled like the quote's.
+    CACHE_AV_FUNDAMENTALS_SECONDS: String(86_400 / SCALE),
+    CACHE_AV_FX_SECONDS: String(60 / SCALE),
+    CACHE_AV_NEWS_SECONDS: String(900 / SCALE),
     ...store.env,
   });
   const logger = pino({ level: 'silent' });
@@ -147,15 +189,16 @@ async function runService(fallback: 'yahoo' | 'none', durationMs: number, store:
   const app = await buildApp(config, { logger, deps });
   await app.listen({ port: 0, host: '127.0.0.1' });
   try {
-    const tally = await drive(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, durationMs);
+    const tally = await drive(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, durationMs, workload);
     const ledger = deps.store.db
       ?.prepare('SELECT at FROM budget_calls WHERE name = ? ORDER BY at')
       .all(deps.scopes.of('alphaVantage'))
       .map((row) => Number(row.at));
     return {
-      name: `service, fallback ${fallback}${store.name}`,
+      name: workload === quotes ? `service, fallback ${fallback}${store.name}` : `service, drop-in${store.name}`,
       tally,
       primaryCalls: av.calls.length,
+      primaryByFunction: av.byFunction,
       yahooCalls: yahoo.calls.length,
       violations: violations(av.calls, 5),
       ledger: ledger === undefined ? undefined : violations(ledger, 0),
@@ -197,11 +240,12 @@ async function runNaive(durationMs: number): Promise<Outcome> {
   server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   try {
-    const tally = await drive(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, durationMs);
+    const tally = await drive(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, durationMs, quotes);
     return {
       name: 'naive pass-through',
       tally,
       primaryCalls: av.calls.length,
+      primaryByFunction: av.byFunction,
       yahooCalls: 0,
       violations: violations(av.calls, 5),
       ledger: undefined,
@@ -218,20 +262,107 @@ async function runNaive(durationMs: number): Promise<Outcome> {
 async function countingSimulator(
   upstream: SimulatedUpstream,
   path: string | undefined,
-): Promise<{ upstream: SimulatedUpstream; calls: number[] }> {
+): Promise<{ upstream: SimulatedUpstream; calls: number[]; byFunction: Record<string, number> }> {
   await upstream.listen();
   const calls: number[] = [];
-  upstream.on('request', (event: { path: string }) => {
-    if (path === undefined || event.path === path) calls.push(Date.now());
+  const byFunction: Record<string, number> = {};
+  upstream.on('request', (event: SimRequestEvent) => {
+    if (path !== undefined && event.path !== path) return;
+    calls.push(event.receivedAt);
+    const fn = event.query.get('function') ?? event.path;
+    byFunction[fn] = (byFunction[fn] ?? 0) + 1;
   });
-  return { upstream, calls };
+  return { upstream, calls, byFunction };
+}
+
+/** One request of a workload: its path, the Alpha Vantage function it calls, and what makes its answer real. */
+interface Ask {
+  kind: string;
+  path: string;
+  symbol: string;
+  isReal: (text: string) => boolean;
+}
+
+/** The next request of a workload, from its own seeded random sequence. */
+type Workload = (random: () => number) => () => Ask;
+
+/** The dashboard's quotes: /api/provider-a/quote, Zipf over the symbols. */
+const quotes: Workload = (random) => {
+  const pick = zipf(SYMBOLS.length, ZIPF_S, random);
+  return () => {
+    const symbol = SYMBOLS[pick()] as string;
+    return {
+      kind: 'GLOBAL_QUOTE',
+      path: `/api/provider-a/quote?symbol=${encodeURIComponent(symbol)}`,
+      symbol,
+      isReal: (t) => isQuoteFor(t, symbol),
+    };
+  };
+};
+
+const PAIRS = [
+  'EUR/USD',
+  'USD/JPY',
+  'GBP/USD',
+  'USD/CHF',
+  'AUD/USD',
+  'USD/CAD',
+  'EUR/GBP',
+  'EUR/JPY',
+  'BTC/USD',
+  'ETH/USD',
+  'USD/CNY',
+  'USD/INR',
+];
+
+/** A drop-in client's mix over one key: quotes, fundamentals, exchange rates and news. */
+function mixedDropIn(): Workload {
+  return (random) => {
+    const symbol = zipf(SYMBOLS.length, ZIPF_S, random);
+    const pair = zipf(PAIRS.length, ZIPF_S, random);
+    const query = (params: string) => `/api/provider-a/query?${params}&apikey=caller-key`;
+    return () => {
+      const r = random();
+      const s = SYMBOLS[symbol()] as string;
+      if (r < 0.55)
+        return { kind: 'GLOBAL_QUOTE', path: query(`function=GLOBAL_QUOTE&symbol=${s}`), symbol: s, isReal: (t) => isQuoteFor(t, s) };
+      if (r < 0.75)
+        return { kind: 'OVERVIEW', path: query(`function=OVERVIEW&symbol=${s}`), symbol: s, isReal: (t) => field(t, 'Symbol') === s };
+      if (r < 0.9) {
+        const [from, to] = (PAIRS[pair()] as string).split('/') as [string, string];
+        return {
+          kind: 'CURRENCY_EXCHANGE_RATE',
+          path: query(`function=CURRENCY_EXCHANGE_RATE&from_currency=${from}&to_currency=${to}`),
+          symbol: `${from}/${to}`,
+          isReal: (t) => field(t, 'Realtime Currency Exchange Rate', '3. To_Currency Code') === to,
+        };
+      }
+      return {
+        kind: 'NEWS_SENTIMENT',
+        path: query(`function=NEWS_SENTIMENT&tickers=${s}`),
+        symbol: s,
+        isReal: (t) => Array.isArray(field(t, 'feed')),
+      };
+    };
+  };
+}
+
+/** A value in a JSON text, or undefined. */
+function field(text: string, ...path: string[]): unknown {
+  try {
+    let value: unknown = JSON.parse(text);
+    for (const key of path) value = (value as Record<string, unknown> | undefined)?.[key];
+    return value;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Requests at a fixed rate (open loop: a slow answer does not slow the callers down). */
-async function drive(base: string, durationMs: number): Promise<Tally> {
+async function drive(base: string, durationMs: number, workload: Workload): Promise<Tally> {
   const pool = new Pool(base, { connections: 64, pipelining: 1 });
-  const tally: Tally = { requests: 0, real: 0, fresh: 0, stale: 0, refused: 0, bad: 0, errors: 0, bySource: {}, ages: [] };
-  const pick = zipf(SYMBOLS.length, ZIPF_S, seeded(42));
+  const tally: Tally = { requests: 0, real: 0, fresh: 0, stale: 0, refused: 0, bad: 0, errors: 0, bySource: {}, ages: [], byKind: {} };
+  const next = workload(seeded(42));
   const intervalMs = 1_000 / (RATE_PER_SECOND * SCALE);
   const started = Date.now();
   const total = Math.floor(durationMs / intervalMs);
@@ -240,8 +371,7 @@ async function drive(base: string, durationMs: number): Promise<Tally> {
     const due = started + i * intervalMs;
     if (due > Date.now()) await sleep(due - Date.now());
     while (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
-    const symbol = SYMBOLS[pick()] as string;
-    const one = ask(pool, symbol, tally).finally(() => inFlight.delete(one));
+    const one = ask(pool, next(), tally).finally(() => inFlight.delete(one));
     inFlight.add(one);
   }
   await Promise.all(inFlight);
@@ -249,18 +379,24 @@ async function drive(base: string, durationMs: number): Promise<Tally> {
   return tally;
 }
 
-async function ask(pool: Pool, symbol: string, tally: Tally): Promise<void> {
+async function ask(pool: Pool, request: Ask, tally: Tally): Promise<void> {
   tally.requests += 1;
+  const kind = tally.byKind[request.kind] ?? { requests: 0, real: 0, stale: 0 };
+  tally.byKind[request.kind] = kind;
+  kind.requests += 1;
   try {
-    const res = await pool.request({ method: 'GET', path: `/api/provider-a/quote?symbol=${encodeURIComponent(symbol)}` });
+    const res = await pool.request({ method: 'GET', path: request.path });
     const body = await res.body.text();
     if (res.statusCode === 429) tally.refused += 1;
     else if (res.statusCode !== 200) tally.errors += 1;
-    else if (!isQuoteFor(body, symbol)) tally.bad += 1;
+    else if (!request.isReal(body)) tally.bad += 1;
     else {
       tally.real += 1;
-      if (res.headers['x-cache'] === 'STALE') tally.stale += 1;
-      else tally.fresh += 1;
+      kind.real += 1;
+      if (res.headers['x-cache'] === 'STALE') {
+        tally.stale += 1;
+        kind.stale += 1;
+      } else tally.fresh += 1;
       const source = String(res.headers['x-data-source'] ?? 'none');
       tally.bySource[source] = (tally.bySource[source] ?? 0) + 1;
       tally.ages.push(Number(res.headers.age ?? 0) * SCALE);

@@ -57,6 +57,8 @@ export interface SimRequestEvent {
   path: string;
   /** The query exactly as received, for tests that check nothing was smuggled into it. */
   query: URLSearchParams;
+  /** When the request had arrived (Date.now(), its body read), before it was answered. */
+  receivedAt: number;
 }
 
 /** Emits `request` (a SimRequestEvent) after each counted request is answered. */
@@ -124,6 +126,7 @@ export class SimulatedUpstream extends EventEmitter {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox.local');
     const rawBody = await readBody(req);
+    const receivedAt = Date.now();
     if (url.pathname.startsWith('/__sandbox/')) {
       this.control(req.method ?? 'GET', url.pathname, rawBody, res);
       return;
@@ -139,7 +142,12 @@ export class SimulatedUpstream extends EventEmitter {
     } catch (error) {
       send(res, { status: 500, body: { error: `simulator failure: ${(error as Error).message}` } });
     } finally {
-      this.emit('request', { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams } satisfies SimRequestEvent);
+      this.emit('request', {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        receivedAt,
+      } satisfies SimRequestEvent);
     }
   }
 

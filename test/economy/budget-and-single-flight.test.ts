@@ -82,6 +82,34 @@ test('a burst of distinct symbols: the upstream sees at most the minute budget; 
   assert.equal(providerA?.budget?.leftMinute, 0);
 });
 
+test("a drop-in client's mix over one key (quotes, fundamentals, FX, news): one minute budget, paced; every answer 200 or 429", async (t) => {
+  const upstream = await startCountingUpstream(t);
+  const service = await serviceOn(t, upstream, {
+    ALPHA_VANTAGE_CALLS_PER_MINUTE: '4',
+    ALPHA_VANTAGE_CALLS_PER_DAY: '500',
+    ALPHA_VANTAGE_MIN_INTERVAL_MS: '300',
+  });
+  const query = (params: string) => `${service.url}/api/provider-a/query?${params}&apikey=caller-key`;
+  const FROM = ['EUR', 'GBP', 'JPY', 'CHF', 'CAD', 'AUD', 'CNY', 'INR', 'HKD', 'EUR'];
+  const mix = SYMBOLS.slice(0, 10).flatMap((symbol, i) => [
+    query(`function=GLOBAL_QUOTE&symbol=${symbol}`),
+    query(`function=OVERVIEW&symbol=${symbol}`),
+    query(`function=CURRENCY_EXCHANGE_RATE&from_currency=${FROM[i]}&to_currency=${i === 9 ? 'JPY' : 'USD'}`),
+    query(`function=NEWS_SENTIMENT&tickers=${symbol}`),
+  ]);
+  // Each request twice, at once: the second of a pair shares the first's call (single flight).
+  const answers = await Promise.all([...mix, ...mix].map((url) => ask(url)));
+  assert.ok(upstream.calls.length <= 4, `upstream saw ${upstream.calls.length} calls`);
+  assert.equal(maxInWindow(upstream.calls, 60_000), upstream.calls.length);
+  const sorted = [...upstream.calls].sort((a, b) => a - b);
+  for (const [i, at] of sorted.slice(1).entries()) assert.ok(at - (sorted[i] as number) >= 280, 'paced as configured');
+  for (const answer of answers) {
+    assert.ok(answer.status === 200 || answer.status === 429, `status ${answer.status} ${answer.message}`);
+    if (answer.status === 429) assert.equal(answer.code, 'QUOTA_EXHAUSTED');
+  }
+  assert.equal(answers.filter((a) => a.status === 200).length, 2 * upstream.calls.length, 'each call answers both requests that share it');
+});
+
 test('the day budget: the upstream never sees more than the day cap, and 429 says when it returns', async (t) => {
   const upstream = await startCountingUpstream(t);
   const service = await serviceOn(t, upstream, {

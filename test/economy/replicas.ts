@@ -7,7 +7,7 @@ import type { TestContext } from 'node:test';
 import { request } from 'undici';
 import { createAlphaVantageSimulator } from '../../src/sandbox/alpha-vantage/alpha-vantage-simulator.js';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index.js';
-import type { SimulatedUpstream } from '../../src/sandbox/simulated-upstream.js';
+import type { SimRequestEvent, SimulatedUpstream } from '../../src/sandbox/simulated-upstream.js';
 
 export interface Replica {
   url: string;
@@ -56,8 +56,8 @@ export async function startCountingUpstream(t: TestContext): Promise<CountingUps
   await sim.listen();
   t.after(() => sim.close());
   const calls: number[] = [];
-  sim.on('request', (event: { path: string }) => {
-    if (event.path === '/query') calls.push(Date.now());
+  sim.on('request', (event: SimRequestEvent) => {
+    if (event.path === '/query') calls.push(event.receivedAt);
   });
   return { sim, url: `${sim.origin}/query`, calls };
 }
