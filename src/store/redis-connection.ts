@@ -10,12 +10,13 @@
 // back what it remembers before the shared ledgers are trusted again.
 import { createHash } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
-import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RedisTarget } from '../core/config.js';
+import { addressOf, createClient, type RedisClient } from './redis-client-factory.js';
 
+export type { RedisClient } from './redis-client-factory.js';
 export type RedisState = 'connecting' | 'ready' | 'down';
-export type RedisClient = Redis | Cluster;
 export type RedisKind = RedisTarget['kind'];
 
 export interface RedisConnectionOptions {
@@ -26,9 +27,6 @@ export interface RedisConnectionOptions {
   /** Per-command deadline; a slow Redis is treated like a lost one. */
   commandTimeoutMs?: number;
 }
-
-/** Reconnect forever, backing off to 2 s: Redis coming back must need no restart. */
-const retry = (times: number) => Math.min(100 * times, 2_000);
 
 export class RedisConnection extends EventEmitter {
   readonly client: RedisClient;
@@ -44,13 +42,17 @@ export class RedisConnection extends EventEmitter {
   private failoverCount = 0;
   private lastFailover: Date | null = null;
   private checking: Promise<void> | undefined;
+  private readonly target: RedisTarget;
+  private readonly commandTimeoutMs: number;
 
   constructor(options: RedisConnectionOptions) {
     super();
+    this.target = options.target;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 1_000;
     this.prefix = options.keyPrefix;
     this.logger = options.logger;
     this.kind = options.target.kind;
-    this.client = createClient(options.target, options.commandTimeoutMs ?? 1_000);
+    this.client = createClient(options.target, options.commandTimeoutMs ?? 1_000, 'commands');
     // `ready` is announced once the primary in use is known, so a failover is seen before anything is shared.
     this.client.on('ready', () => void this.checkPrimary().then(() => this.enter('ready')));
     this.client.on('error', (error: Error) => {
@@ -122,10 +124,7 @@ export class RedisConnection extends EventEmitter {
 
   /** A second client for pub/sub (a subscribed connection can run nothing else), queueing its (re)subscriptions. */
   subscriber(): RedisClient {
-    const client =
-      this.client instanceof Cluster
-        ? this.client.duplicate(undefined, { enableOfflineQueue: true })
-        : this.client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    const client = createClient(this.target, this.commandTimeoutMs, 'pub/sub');
     client.on('error', () => {});
     return client;
   }
@@ -149,7 +148,6 @@ export class RedisConnection extends EventEmitter {
     } catch {
       // Already gone: the disconnect below is all there is to do.
     } finally {
-      // Also closes what quit leaves open: the Sentinel failover detector's subscriptions.
       this.client.disconnect();
     }
   }
@@ -193,52 +191,6 @@ export class RedisConnection extends EventEmitter {
     this.emit(`state:${state}`);
     this.emit('state', state);
   }
-}
-
-function createClient(target: RedisTarget, commandTimeout: number): RedisClient {
-  const common: RedisOptions = {
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    connectTimeout: 2_000,
-    commandTimeout,
-    retryStrategy: retry,
-    reconnectOnError: () => false,
-  };
-  if (target.kind === 'redis') return new Redis(target.url, common);
-  const auth: RedisOptions = {
-    username: target.username,
-    password: target.password,
-    ...(target.tls ? { tls: {} } : {}),
-  };
-  if (target.kind === 'redis-sentinel') {
-    return new Redis({
-      ...common,
-      ...auth,
-      sentinels: target.sentinels,
-      name: target.name,
-      sentinelPassword: target.sentinelPassword,
-      sentinelRetryStrategy: retry,
-      // Told of a switch at once (+switch-master), rather than when the old primary stops answering.
-      failoverDetector: true,
-    });
-  }
-  const options: ClusterOptions = {
-    enableOfflineQueue: false,
-    clusterRetryStrategy: retry,
-    scaleReads: 'master',
-    slotsRefreshTimeout: 2_000,
-    redisOptions: { ...common, ...auth },
-    // Managed Clusters over TLS announce names their certificates carry: connect by name, not by a resolved address.
-    ...(target.tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
-  };
-  return new Cluster(target.nodes, options);
-}
-
-/** Where the node's socket goes (through Sentinel, the options name no node at all). */
-function addressOf(node: Redis): string {
-  const socket = node.stream as { remoteAddress?: string; remotePort?: number } | undefined;
-  if (socket?.remoteAddress !== undefined) return `${socket.remoteAddress}:${socket.remotePort}`;
-  return `${node.options.host}:${node.options.port}`;
 }
 
 /** An error as a short code or message, without addresses or credentials. */
