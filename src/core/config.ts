@@ -77,7 +77,7 @@ export interface Config {
   stream: { heartbeatSeconds: number; maxConnections: number; maxPerClient: number };
 }
 
-interface RedisAddress {
+export interface RedisAddress {
   host: string;
   port: number;
 }

@@ -152,6 +152,21 @@ export const StoreStatus = Type.Object(
     settling: Type.Boolean({
       description: "After a failover: provider budgets stay at this replica's share until every replica has written back its calls.",
     }),
+    namedPrimary: Nullable(
+      Type.String({
+        description:
+          'The primary the Sentinels (a Cluster: every primary) named when this replica last asked them itself (every 5 s). Differing from primary for more than a few seconds means a client is stuck; the replica then replaces it. Null for one node.',
+      }),
+    ),
+    rescues: Nullable(
+      Type.Integer({
+        description:
+          'Times this replica replaced a Redis client that did not follow the deployment by itself (it had ended, stayed disconnected from a primary that answered, or stayed on one no longer named). Null without Redis.',
+      }),
+    ),
+    lastRescue: Type.Union([Type.Object({ at: IsoTime, reason: Type.String() }, { additionalProperties: false }), Type.Null()], {
+      description: 'The last of those rescues, or null.',
+    }),
     message: Nullable(Type.String()),
   },
   { additionalProperties: false },

@@ -212,6 +212,9 @@ interface ReportedStoreStatus {
   primary?: unknown;
   failovers?: unknown;
   settling?: unknown;
+  namedPrimary?: unknown;
+  rescues?: unknown;
+  lastRescue?: { at?: unknown; reason?: unknown } | null;
   message?: unknown;
   redis?: { reachable?: unknown; connected?: unknown; fallback?: unknown };
 }
@@ -260,12 +263,20 @@ export async function readStoreStatus(deps: AppDeps): Promise<StoreStatus> {
     primary: typeof reported.primary === 'string' ? reported.primary : null,
     failovers: typeof reported.failovers === 'number' ? reported.failovers : null,
     settling: reported.settling === true,
+    namedPrimary: typeof reported.namedPrimary === 'string' ? reported.namedPrimary : null,
+    rescues: typeof reported.rescues === 'number' ? reported.rescues : null,
+    lastRescue: lastRescueOf(reported.lastRescue),
     message: typeof reported.message === 'string' ? reported.message.slice(0, 200) : null,
   };
 }
 
+function lastRescueOf(reported: ReportedStoreStatus['lastRescue']): StoreStatus['lastRescue'] {
+  const { at, reason } = reported ?? {};
+  return typeof at === 'string' && typeof reason === 'string' ? { at, reason: reason.slice(0, 200) } : null;
+}
+
 const STORE_KINDS = ['embedded', 'redis', 'redis-cluster', 'redis-sentinel', 'memory'] as const;
-const NO_PRIMARY = { primary: null, failovers: null, settling: false } as const;
+const NO_PRIMARY = { primary: null, failovers: null, settling: false, namedPrimary: null, rescues: null, lastRescue: null } as const;
 
 function firstBoolean(...values: unknown[]): boolean | null {
   for (const value of values) if (typeof value === 'boolean') return value;

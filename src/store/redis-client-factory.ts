@@ -2,7 +2,7 @@
 // (REDIS_CLUSTER_NODES) or a primary found through Sentinel (REDIS_SENTINELS). Commands fail fast while
 // Redis is away (no offline queue, one retry, a deadline), so a lost Redis costs a request microseconds,
 // never a hang; ioredis reconnects by itself with backoff (through the Sentinels to whichever primary they
-// name now).
+// name now). Where it does not, the primary watch (primary-watch.ts) replaces the client.
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import type { RedisTarget } from '../core/config.js';
 
@@ -46,7 +46,7 @@ export function createClient(target: RedisTarget, commandTimeout: number, purpos
       // Sentinel's answer (SentinelConnector.connect, `if (!this.connecting) throw` "Connection is closed."),
       // the client goes to status "end" and never reconnects: the one replica in seven left on local state
       // for good (issue 38). A killed primary closes our socket anyway, and a demoted one has its clients
-      // killed by the Sentinels.
+      // killed by the Sentinels; a primary that hangs without closing is what the primary watch catches.
       failoverDetector: false,
     });
   }
@@ -67,4 +67,10 @@ export function addressOf(node: Redis): string {
   const socket = node.stream as { remoteAddress?: string; remotePort?: number } | undefined;
   if (socket?.remoteAddress !== undefined) return `${socket.remoteAddress}:${socket.remotePort}`;
   return `${node.options.host}:${node.options.port}`;
+}
+
+/** The primaries a client sends commands to, host:port, sorted (one for a node or a Sentinel's primary). */
+export function primariesInUse(client: RedisClient): string[] {
+  const nodes = client instanceof Cluster ? client.nodes('master') : [client];
+  return nodes.map(addressOf).sort();
 }

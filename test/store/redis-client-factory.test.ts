@@ -13,6 +13,8 @@ import { RedisSentinelGroup, until } from './redis-topology.js';
 import { startProxy, TcpProxy } from './tcp-proxy.js';
 
 const logger = pino({ level: 'silent' });
+/** Long enough that the primary watch never steps in: these tests are about the client alone. */
+const NO_WATCH_MS = 600_000;
 
 test('+switch-master while the client is asking a Sentinel for the primary: the client reconnects to the new primary, never ends', async (t) => {
   const group = await RedisSentinelGroup.start();
@@ -34,6 +36,7 @@ test('+switch-master while the client is asking a Sentinel for the primary: the 
     },
     keyPrefix: 'mdp-test:',
     logger,
+    checkMs: NO_WATCH_MS,
   });
   t.after(() => connection.close());
   assert.ok(await connection.waitReady(5_000));
@@ -62,13 +65,14 @@ test('+switch-master while the client is asking a Sentinel for the primary: the 
   await until('the client on the new primary, or ended', async () => ended || onNewPrimary(), 15_000);
   assert.equal(ended, false, `the client ended (${connection.lastError}): ioredis would never reconnect it`);
   assert.ok(onNewPrimary());
-  assert.equal(connection.client, client);
+  assert.equal(connection.client, client, 'the same client, no rescue needed');
+  assert.equal(connection.rescues, 0);
 });
 
 test('a command whose reply was lost with the link is not sent again on the next link', async (t) => {
   const proxy = await startProxy(t);
   const prefix = redisPrefix(t);
-  const connection = new RedisConnection({ target: { kind: 'redis', url: proxy.url }, keyPrefix: prefix, logger });
+  const connection = new RedisConnection({ target: { kind: 'redis', url: proxy.url }, keyPrefix: prefix, logger, checkMs: NO_WATCH_MS });
   t.after(() => connection.close());
   assert.ok(await connection.waitReady(2_000));
   const key = connection.key('in-flight');
