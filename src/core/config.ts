@@ -6,6 +6,7 @@ import { envSchema } from 'env-schema';
 import type { Static } from '@sinclair/typebox';
 import { CACHE_WINDOWS, type CacheWindowName, CREDENTIALS, EnvSchema, SECRET, type TECHNICAL_SOURCES, VARIABLES } from './config-schema.js';
 import { networkMatcher, proxyTrust } from './networks.js';
+import { type ProxySettings, proxySettings } from './proxy-settings.js';
 import { LOOPBACK_ORIGINS, parseOrigins } from './web-origins.js';
 
 /** How long an answer is fresh, then how long after that it may still be served stale. */
@@ -64,6 +65,8 @@ export interface Config {
      */
     access: { allowFrom: string[]; token: string | undefined; corsOrigins: string[] };
   };
+  /** The outbound proxy for upstream calls and the broker websockets (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, PROXY_ALSO_FOR). */
+  proxy: ProxySettings;
   /** Where replicas share state; undefined: the embedded store. */
   redis: { target: RedisTarget | undefined; keyPrefix: string };
   /** Prometheus text: on its own listener (port undefined: none), and on the public port only with a token.
@@ -143,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   if (/[{}]/.test(v.REDIS_KEY_PREFIX))
     problems.push('REDIS_KEY_PREFIX cannot contain { or }: they would move keys out of their Cluster slot');
+  const proxy = proxySettings(env, problems);
   const redisTarget = redisTargetOf(v, problems, list, () => url('REDIS_URL', ['redis:', 'rediss:']));
   const allowFrom = list(v.BROKER_ALLOW_FROM);
   const brokerOrigins = v.BROKER_CORS_ORIGINS === undefined ? LOOPBACK_ORIGINS : list(v.BROKER_CORS_ORIGINS);
@@ -199,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
       tastytrade: { url: url('TASTYTRADE_URL'), clientSecret: v.TASTYTRADE_CLIENT_SECRET, refreshToken: v.TASTYTRADE_REFRESH_TOKEN },
       access: { allowFrom, token: v.BROKER_TOKEN, corsOrigins: brokerOrigins },
     },
+    proxy,
     redis: { target: redisTarget, keyPrefix: v.REDIS_KEY_PREFIX },
     metrics: {
       port: v.METRICS_PORT === 'off' ? undefined : v.METRICS_PORT,
