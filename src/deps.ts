@@ -37,7 +37,8 @@ import { StateScopes } from './store/upstream-identity.js';
 import { ALPHA_VANTAGE, IBKR, MASSIVE, UPSTREAMS, type UpstreamId, YAHOO } from './core/upstream-ids.js';
 import { AlphaVantageClient } from './upstreams/alpha-vantage/alpha-vantage-client.js';
 import { HttpClient } from './upstreams/http-client.js';
-import { OutboundRoutes, useOutboundRoutes } from './upstreams/outbound-proxy.js';
+import { useOutboundRoutes } from './upstreams/outbound-proxy.js';
+import { gatewayHosts, OutboundRoutes } from './core/outbound-routes.js';
 import { IbkrBroker, type IbkrBrokerOptions } from './upstreams/ibkr/ibkr-broker.js';
 import { ibkrPacerOptions } from './upstreams/ibkr/ibkr-gateway.js';
 import { cursorKeys } from './upstreams/massive/cursor-keys.js';
@@ -125,8 +126,7 @@ const CURSOR_FOLLOW_MS = 3_600_000;
 
 export async function createDeps(config: Config, logger: Logger, options: CreateDepsOptions = {}): Promise<AppDeps> {
   // Every upstream client and broker socket asks this table which proxy, if any, a target goes through.
-  const gateway = config.broker.kind === 'ibkr' ? [new URL(config.broker.ibkr.url).hostname] : [];
-  const routes = new OutboundRoutes(config.proxy, gateway);
+  const routes = new OutboundRoutes(config.proxy, gatewayHosts(config.broker.kind, config.broker.ibkr.url));
   useOutboundRoutes(routes);
   if (!routes.direct) {
     const { https, http, noProxy } = config.proxy;

@@ -71,7 +71,7 @@ export const EnvSchema = Type.Object({
     1_200,
     0,
     60_000,
-    'Minimum spacing of provider A calls (the provider allows 1 a second; the slack absorbs jitter).',
+    'Minimum spacing of provider A calls (the provider allows 1 a second; the slack absorbs jitter). Default 1500 when its calls go through an outbound proxy: a new tunnel delays the first call of a burst.',
   ),
   MASSIVE_API_KEY: secret('Provider B key.'),
   MASSIVE_URL: text('https://api.massive.com', 'Provider B endpoint.'),

@@ -82,9 +82,8 @@ function rangeOf(entry: string): { address: string; prefix: number; family: 'ipv
   const family = isIP(address);
   const width = family === 4 ? 32 : 128;
   const prefix = /^\d{1,3}$/.test(bits) ? Number(bits) : Number.NaN;
-  if (family === 0 || !(prefix >= 0 && prefix <= width)) {
-    throw new TypeError(`"${entry}" is not an address range (an IPv4 or IPv6 address, a slash and a prefix length up to ${width})`);
-  }
+  if (family === 0) throw new TypeError(NOT_A_HOST(entry));
+  if (!(prefix >= 0 && prefix <= width)) throw new TypeError(`"${entry}" is not an address range: the prefix length goes up to ${width}`);
   return { address, prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
 }
 
@@ -106,7 +105,10 @@ function portOf(digits: string | undefined, raw: string): number | undefined {
 
 const NAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?$/;
 
+const NOT_A_HOST = (raw: string) =>
+  `"${raw}" is not a host name, a domain, an address or an address range (write the host alone, no scheme or path)`;
+
 function checkedName(name: string, raw: string): string {
-  if (!NAME.test(name)) throw new TypeError(`"${raw}" is not a host name, a domain, an address or an address range`);
+  if (!NAME.test(name)) throw new TypeError(NOT_A_HOST(raw));
   return name.replace(/\.$/, '');
 }

@@ -1,11 +1,7 @@
-// Which upstream targets go through the outbound proxy, and how: undici's ProxyAgent for HTTP calls
+// How upstream targets go through the outbound proxy (which ones: core/outbound-routes.ts): undici's ProxyAgent for HTTP calls
 // (http-client.ts) and an HttpsProxyAgent for the broker websockets (`ws` takes a Node http.Agent), both
 // tunnelling with CONNECT, to http:// and ws:// targets too: a plain request in absolute form cannot carry a
 // websocket upgrade through most proxies, and one way for both keeps what the proxy sees the same.
-//
-// The rule, per target: the proxy of its scheme (https:/wss: HTTPS_PROXY, else HTTP_PROXY; http:/ws:
-// HTTP_PROXY); none for a loopback host or the IBKR gateway's host unless PROXY_ALSO_FOR names it (a local
-// gateway must stay local, and a corporate proxy cannot reach it anyway); none for a host NO_PROXY names.
 //
 // The table is the process's, as the environment it is read from is: the composition root installs it
 // (useOutboundRoutes) and every client asks it, so that a feed's socket needs no more than
@@ -13,61 +9,10 @@
 // local exemption, and a failure could not say which proxy refused.
 import type { Agent as HttpAgent, ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
-import type { AgentConnectOpts } from 'agent-base';
 import { HttpsProxyAgent } from 'https-proxy-agent';
-import { type HostRules, hostRules } from '../core/host-rules.js';
-import type { ProxyEndpoint, ProxySettings } from '../core/proxy-settings.js';
+import { OutboundRoutes } from '../core/outbound-routes.js';
 
-/** Always direct, whatever NO_PROXY says: loopback names and addresses (RFC 6761 `localhost`, 127/8, ::1). */
-const LOOPBACK = hostRules(['localhost', '127.0.0.0/8', '::1/128', '::ffff:127.0.0.0/104', '0.0.0.0', '::']);
-
-const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'ws:': 80, 'https:': 443, 'wss:': 443 };
-
-export class OutboundRoutes {
-  static readonly DIRECT = new OutboundRoutes({ https: undefined, http: undefined, noProxy: [], alsoFor: [] });
-
-  /** No proxy is set: every target is direct, and clients skip asking. */
-  readonly direct: boolean;
-  private readonly noProxy: HostRules;
-  private readonly alsoFor: HostRules;
-  private readonly local: HostRules;
-  /** The answer per origin: a client asks on every call. */
-  private readonly byOrigin = new Map<string, ProxyEndpoint | null>();
-
-  /** `localHosts`: hosts kept direct like loopback (the IBKR gateway's). */
-  constructor(
-    readonly settings: ProxySettings,
-    localHosts: readonly string[] = [],
-  ) {
-    this.direct = settings.https === undefined && settings.http === undefined;
-    this.noProxy = hostRules(settings.noProxy);
-    this.alsoFor = hostRules(settings.alsoFor);
-    this.local = hostRules(localHosts);
-  }
-
-  /** The proxy a call to `target` goes through, or undefined when it goes directly. */
-  proxyFor(target: URL | string): ProxyEndpoint | undefined {
-    if (this.direct) return undefined;
-    const url = typeof target === 'string' ? new URL(target) : target;
-    let known = this.byOrigin.get(url.origin);
-    if (known === undefined) {
-      known = this.decide(url) ?? null;
-      if (this.byOrigin.size < 1_000) this.byOrigin.set(url.origin, known);
-    }
-    return known ?? undefined;
-  }
-
-  private decide(url: URL): ProxyEndpoint | undefined {
-    const secure = url.protocol === 'https:' || url.protocol === 'wss:';
-    const proxy = secure ? this.settings.https : url.protocol === 'http:' || url.protocol === 'ws:' ? this.settings.http : undefined;
-    if (proxy === undefined) return undefined;
-    const host = url.hostname;
-    const port = url.port === '' ? (DEFAULT_PORTS[url.protocol] ?? 0) : Number(url.port);
-    const kept = LOOPBACK.matches(host, port) || this.local.matches(host, port);
-    if (kept && !this.alsoFor.matches(host, port)) return undefined;
-    return this.noProxy.matches(host, port) ? undefined : proxy;
-  }
-}
+import type { ProxyEndpoint } from '../core/proxy-settings.js';
 
 let routes = OutboundRoutes.DIRECT;
 const tunnelAgents = new Map<string, TunnelAgent>();
@@ -96,7 +41,7 @@ export function proxyAgentFor(url: URL | string): HttpAgent | undefined {
 }
 
 /** The proxy refused a tunnel or could not be reached; the message names it by host and port only. */
-export class ProxyTunnelError extends Error {
+class ProxyTunnelError extends Error {
   constructor(
     readonly proxy: ProxyEndpoint,
     readonly reason: string,
@@ -159,7 +104,7 @@ class TunnelAgent extends HttpsProxyAgent<string> {
     super(endpoint.url);
   }
 
-  override async connect(req: ClientRequest, opts: AgentConnectOpts): Promise<Socket> {
+  override async connect(req: ClientRequest, opts: Parameters<HttpsProxyAgent<string>['connect']>[1]): Promise<Socket> {
     let status = 200;
     req.once('proxyConnect', (answer: { statusCode: number }) => {
       status = answer.statusCode;

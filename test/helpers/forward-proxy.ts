@@ -40,15 +40,19 @@ export interface ForwardProxy {
   readonly requests: string[];
   /** CONNECTs seen for `host` (any port). */
   tunnelsTo(host: string): number;
+  /** From now on, only these credentials open a tunnel (a password changed at the proxy). */
+  requireCredentials(credentials: { user: string; password: string }): void;
 }
 
 export async function startForwardProxy(t: TestContext, options: ForwardProxyOptions = {}): Promise<ForwardProxy> {
   const server = createProxy(createServer());
   const { credentials, deny = [], hosts = {} } = options;
-  if (credentials !== undefined) {
-    const expected = `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`).toString('base64')}`;
-    server.authenticate = (req: IncomingMessage) => req.headers['proxy-authorization'] === expected;
-  }
+  let expected: string | undefined;
+  const requireCredentials = (next: { user: string; password: string }) => {
+    expected = `Basic ${Buffer.from(`${next.user}:${next.password}`).toString('base64')}`;
+  };
+  if (credentials !== undefined) requireCredentials(credentials);
+  server.authenticate = (req: IncomingMessage) => expected === undefined || req.headers['proxy-authorization'] === expected;
   const connects: string[] = [];
   const requests: string[] = [];
   // The package's own CONNECT handler runs after the rules, on the target as this proxy resolves it.
@@ -88,6 +92,7 @@ export async function startForwardProxy(t: TestContext, options: ForwardProxyOpt
     connects,
     requests,
     tunnelsTo: (host) => connects.filter((c) => c.slice(0, c.lastIndexOf(':')) === host).length,
+    requireCredentials,
   };
 }
 

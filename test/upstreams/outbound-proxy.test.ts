@@ -5,69 +5,11 @@
 // private CA signs. So no call can reach a simulator except through the proxy, and the loopback rule (which
 // keeps 127.0.0.1 direct) is not what is tested here: these targets are not loopback to the service.
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
-import { createAlphaVantageSimulator } from '../../src/sandbox/alpha-vantage/alpha-vantage-simulator.js';
-import { createIbkrSimulator } from '../../src/sandbox/ibkr/ibkr-simulator.js';
-import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index.js';
-import { createMassiveSimulator } from '../../src/sandbox/massive/massive-simulator.js';
-import type { SimulatedUpstream } from '../../src/sandbox/simulated-upstream.js';
-import { createTastytradeSimulator } from '../../src/sandbox/tastytrade/tastytrade-simulator.js';
-import { createYahooSimulator } from '../../src/sandbox/yahoo/yahoo-simulator.js';
-import { type ForwardProxyOptions, privateCa, startForwardProxy, startInspection } from '../helpers/forward-proxy.js';
+import { test } from 'node:test';
+import { HOSTS, KEYS, providersBehindProxy, REMOTE_GATEWAY } from '../helpers/providers-behind-proxy.js';
 import { startServerProcess } from '../helpers/server-process.js';
+import { UNIVERSE } from '../../src/sandbox/universe.js';
 import { eventually } from '../stream/sse-client.js';
-
-const HOSTS = {
-  alphaVantage: 'www.alphavantage.co',
-  massive: 'api.massive.com',
-  yahoo: 'query1.finance.yahoo.com',
-  tastytrade: 'api.tastyworks.com',
-  dxlink: 'tasty-openapi-ws.dxfeed.com',
-} as const;
-/** A gateway on another machine, reached through the proxy only when PROXY_ALSO_FOR names it. */
-const REMOTE_GATEWAY = 'ibkr-gateway.example.test';
-
-const KEYS = {
-  ALPHA_VANTAGE_API_KEY: SANDBOX_CREDENTIALS.alphaVantageKey,
-  MASSIVE_API_KEY: SANDBOX_CREDENTIALS.massiveKey,
-  TASTYTRADE_CLIENT_SECRET: SANDBOX_CREDENTIALS.tastytradeClientSecret,
-  TASTYTRADE_REFRESH_TOKEN: SANDBOX_CREDENTIALS.tastytradeRefreshToken,
-};
-
-async function started<T extends SimulatedUpstream>(t: TestContext, upstream: T): Promise<T> {
-  await upstream.listen();
-  t.after(() => upstream.close());
-  return upstream;
-}
-
-/** The simulators, the inspecting end and the CA, and a proxy that resolves the providers' names to them. */
-async function providersBehindProxy(t: TestContext, proxyOptions: ForwardProxyOptions = {}) {
-  const alphaVantage = await started(t, createAlphaVantageSimulator({ validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey] }));
-  const massive = await started(t, createMassiveSimulator({ validKeys: [SANDBOX_CREDENTIALS.massiveKey] }));
-  const yahoo = await started(t, createYahooSimulator());
-  const tastytrade = await started(
-    t,
-    createTastytradeSimulator({
-      clientSecret: SANDBOX_CREDENTIALS.tastytradeClientSecret,
-      refreshToken: SANDBOX_CREDENTIALS.tastytradeRefreshToken,
-      sessionAt: () => 'regular',
-      dxlinkOrigin: `wss://${HOSTS.dxlink}`,
-    }),
-  );
-  const ibkr = await started(t, await createIbkrSimulator({ sessionAt: () => 'regular' }));
-  const ca = await privateCa(t, Object.values(HOSTS));
-  const at = (sim: SimulatedUpstream) => ({ host: '127.0.0.1', port: Number(new URL(sim.origin).port) });
-  const inspection = await startInspection(t, ca, {
-    [HOSTS.alphaVantage]: at(alphaVantage),
-    [HOSTS.massive]: at(massive),
-    [HOSTS.yahoo]: at(yahoo),
-    [HOSTS.tastytrade]: at(tastytrade),
-    [HOSTS.dxlink]: at(tastytrade),
-  });
-  const hosts = Object.fromEntries(Object.values(HOSTS).map((host) => [`${host}:443`, inspection]));
-  const proxy = await startForwardProxy(t, { ...proxyOptions, hosts: { ...hosts, [`${REMOTE_GATEWAY}:5000`]: at(ibkr) } });
-  return { alphaVantage, massive, yahoo, tastytrade, ibkr, ca, proxy };
-}
 
 test('with only HTTPS_PROXY set (and the inspecting CA), every upstream call and the DXLink socket go through the proxy', async (t) => {
   const { alphaVantage, massive, yahoo, tastytrade, ca, proxy } = await providersBehindProxy(t);
@@ -151,4 +93,72 @@ test('a remote IBKR gateway: direct by default, through the proxy (REST and its 
   const tunnels = proxy.tunnelsTo(REMOTE_GATEWAY);
   assert.ok(tunnels >= 2, `REST and the websocket each through a CONNECT (${tunnels})`);
   assert.ok(ibkr.stream.accepted >= 1);
+});
+
+test('a proxy whose rules refuse the DXLink host: the feed names the proxy and the refusal, snapshots answer meanwhile', async (t) => {
+  const { tastytrade, proxy, ca } = await providersBehindProxy(t, { deny: [HOSTS.dxlink] });
+  const service = await startServerProcess(t, { ...KEYS, BROKER: 'tastytrade', HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: ca.caFile });
+  const quotes = await service.get('/api/broker/quotes?symbols=AAPL');
+  assert.equal(quotes.status, 200, quotes.text);
+  assert.equal(quotes.headers['x-data-source'], 'broker-snapshot');
+  await eventually(() => proxy.tunnelsTo(HOSTS.dxlink) >= 1, 'a CONNECT for DXLink', 20_000);
+  let stream: { lastError: string | null } = { lastError: null };
+  for (let i = 0; i < 100 && stream.lastError === null; i += 1) {
+    stream = (await service.get('/api/system/status')).body.brokerStream;
+    if (stream.lastError === null) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(
+    stream.lastError,
+    `the DXLink websocket was not opened: the outbound proxy ${proxy.address} (HTTPS_PROXY) refused the connection (HTTP 403): its rules do not allow this destination`,
+  );
+  assert.equal(tastytrade.stream.openSockets, 0);
+});
+
+test("NO_PROXY naming a provider's domain: its calls are direct (here they cannot resolve), the others still tunnel", async (t) => {
+  const { proxy, ca } = await providersBehindProxy(t);
+  const service = await startServerProcess(t, {
+    ...KEYS,
+    BROKER: 'none',
+    HTTPS_PROXY: proxy.url,
+    NO_PROXY: 'localhost, .massive.com,10.0.0.0/8',
+    NODE_EXTRA_CA_CERTS: ca.caFile,
+  });
+  assert.equal((await service.get('/api/provider-a/quote?symbol=IBM')).status, 200);
+  const dividends = await service.get('/api/provider-b/dividends?symbol=AAPL');
+  assert.equal(dividends.status, 502);
+  assert.equal(dividends.body.error.message, 'Massive is unreachable', 'a direct failure: no proxy named');
+  assert.equal(proxy.tunnelsTo(HOSTS.massive), 0);
+  assert.ok(proxy.tunnelsTo(HOSTS.alphaVantage) >= 1);
+  const status = (await service.get('/api/system/status')).body;
+  assert.deepEqual(status.outboundProxy.noProxy, ['localhost', '.massive.com', '10.0.0.0/8']);
+  assert.equal(status.upstreams.find((u: { id: string }) => u.id === 'provider-b').proxy, null);
+});
+
+test('budget and pacing hold through the proxy and the inspecting end: 0 violations of the plan at the provider', async (t) => {
+  const { alphaVantage, proxy, ca } = await providersBehindProxy(t);
+  const arrivals: number[] = [];
+  // Stamped as each call arrives, where the provider judges its plan (5 a minute, 1 a second).
+  alphaVantage.on('arrival', () => arrivals.push(Date.now()));
+  const service = await startServerProcess(t, {
+    ...KEYS,
+    BROKER: 'none',
+    QUOTE_FALLBACK: 'none',
+    RATE_LIMIT_PER_MINUTE: '0',
+    HTTPS_PROXY: proxy.url,
+    NODE_EXTRA_CA_CERTS: ca.caFile,
+  });
+  const symbols = UNIVERSE.filter((i) => i.kind === 'stock')
+    .slice(0, 24)
+    .map((i) => i.symbol);
+  const answers = await Promise.all(symbols.map((s) => service.get(`/api/provider-a/quote?symbol=${s}`)));
+  const gaps = arrivals.slice(1).map((at, i) => at - (arrivals[i] as number));
+  t.diagnostic(`gaps at arrival: ${gaps.join(', ')} ms`);
+  assert.ok(arrivals.length >= 2 && arrivals.length <= 5, `${arrivals.length} calls`);
+  assert.ok(
+    gaps.every((gap) => gap >= 1_000),
+    `gaps at arrival ${gaps.join(', ')} ms`,
+  );
+  assert.equal(answers.filter((a) => a.status === 200).length, arrivals.length, 'one answer per call, none refused by the provider');
+  assert.ok(answers.every((a) => a.status === 200 || (a.status === 429 && a.body.error.code === 'QUOTA_EXHAUSTED')));
+  assert.ok(proxy.tunnelsTo(HOSTS.alphaVantage) >= 1);
 });
