@@ -5,17 +5,16 @@
 // output must equal the `json` block that follows it (a documented "…" stands for a value that changes per
 // request). Before the block that shows a refused password, the proxy's password changes, as the page says.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../helpers/config.js';
 import { KEYS, providersBehindProxy } from '../helpers/providers-behind-proxy.js';
+import { freePort } from '../store/redis-topology.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PAGE = 'docs/how-to/corporate-proxy.md';
@@ -78,14 +77,6 @@ function jsonValues(text: string): unknown[] {
     }
   }
   return values;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 test(`${PAGE}: its commands, run as written, print what it shows`, async (t) => {

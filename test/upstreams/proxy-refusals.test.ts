@@ -4,13 +4,13 @@
 // tests do where they want the proxy to see the calls. Every app is also a secret scan (helpers/app.ts): the
 // proxy's password, raw, decoded or as its Basic header, in no log line and no response.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { UNIVERSE } from '../../src/sandbox/universe.js';
 import { startApp } from '../helpers/app.js';
 import { NO_FALLBACK, UNCAPPED } from '../helpers/config.js';
 import { type ForwardProxy, startForwardProxy } from '../helpers/forward-proxy.js';
 import { eventually } from '../stream/sse-client.js';
+import { freePort } from '../store/redis-topology.js';
 
 const port = (url: string) => new URL(url).port;
 
@@ -111,8 +111,15 @@ test('a proxy that refuses the destination (403) or cannot be reached: JSON erro
   assert.match(health.message, /outbound proxy .* \(HTTP 403\)/);
   assert.equal(health.proxy, proxy.address);
   assert.equal(denied.sandbox.alphaVantage.count(), 0, 'nothing reached the provider');
+  // Once the failures open the circuit, the paused calls still say what to fix.
+  let paused = quote;
+  for (let i = 0; i < 8 && !/paused/.test(paused.body.error.message); i += 1) paused = await denied.get('/api/provider-a/quote?symbol=IBM');
+  assert.match(
+    paused.body.error.message,
+    new RegExp(`calls are paused until it recovers: .*the outbound proxy ${proxy.address} .*\\(HTTP 403\\)`),
+  );
 
-  const closed = await closedPort(t);
+  const closed = await freePort();
   const gone = await startApp(t, { env: { ...env, HTTP_PROXY: `http://user:secret-pw@127.0.0.1:${closed}` } });
   const unreachable = await gone.get('/api/provider-a/quote?symbol=IBM');
   assert.equal(unreachable.status, 502);
@@ -154,12 +161,3 @@ test('budget and pacing hold through the proxy: 0 violations of the plan at the 
   assert.ok(tunnelsTo(proxy, running.config.alphaVantage.url) >= 1);
   assert.deepEqual(new Set(proxy.connects), new Set([`127.0.0.1:${port(running.config.alphaVantage.url)}`]));
 });
-
-async function closedPort(t: TestContext): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: free } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  t.diagnostic(`proxy port ${free} closed`);
-  return free;
-}
