@@ -1,6 +1,6 @@
-// How upstream targets go through the outbound proxy (which ones: core/outbound-routes.ts): undici's ProxyAgent for HTTP calls
-// (http-client.ts) and an HttpsProxyAgent for the broker websockets (`ws` takes a Node http.Agent), both
-// tunnelling with CONNECT, to http:// and ws:// targets too: a plain request in absolute form cannot carry a
+// How upstream targets go through the outbound proxy (which ones: core/outbound-routes.ts): undici's
+// ProxyAgent for HTTP calls (http-client.ts) and an HttpsProxyAgent for the broker websockets (`ws` takes a
+// Node http.Agent; https-proxy-agent is the one its documentation shows), both tunnelling with CONNECT, to http:// and ws:// targets too: a plain request in absolute form cannot carry a
 // websocket upgrade through most proxies, and one way for both keeps what the proxy sees the same.
 //
 // The table is the process's, as the environment it is read from is: the composition root installs it
@@ -11,7 +11,6 @@ import type { Agent as HttpAgent, ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { OutboundRoutes } from '../core/outbound-routes.js';
-
 import type { ProxyEndpoint } from '../core/proxy-settings.js';
 
 let routes = OutboundRoutes.DIRECT;
@@ -42,11 +41,7 @@ export function proxyAgentFor(url: URL | string): HttpAgent | undefined {
 
 /** The proxy refused a tunnel or could not be reached; the message names it by host and port only. */
 class ProxyTunnelError extends Error {
-  constructor(
-    readonly proxy: ProxyEndpoint,
-    readonly reason: string,
-    options?: ErrorOptions,
-  ) {
+  constructor(proxy: ProxyEndpoint, reason: string, options?: ErrorOptions) {
     super(`the outbound proxy ${proxy.address} (${proxy.variable}) ${reason}`, options);
     this.name = 'ProxyTunnelError';
   }
