@@ -168,14 +168,22 @@ function transportError(upstream: string, error: unknown, proxy: ProxyEndpoint |
 
 /** The message of the error undici wrapped, where it wrapped one (the TLS error in a SecureProxyConnectionError). */
 function messageOf(error: unknown): string | undefined {
-  const e = error as { message?: string; code?: string; cause?: { message?: string } };
-  return e.code?.startsWith('UND_ERR_') && e.cause?.message !== undefined && e.code !== 'UND_ERR_ABORTED' ? e.cause.message : e.message;
+  const e = error as { message?: string; cause?: { message?: string } };
+  const code = stringCode(error);
+  return code?.startsWith('UND_ERR_') && code !== 'UND_ERR_ABORTED' && e.cause?.message !== undefined ? e.cause.message : e.message;
 }
 
 /** The error's code, or its cause's where undici wrapped a socket's or TLS error in one of its own. */
 function codeOf(error: unknown): string | undefined {
-  const e = error as { code?: string; cause?: { code?: string } };
-  return e.code?.startsWith('UND_ERR_') && e.cause?.code !== undefined ? e.cause.code : (e.code ?? e.cause?.code);
+  const own = stringCode(error);
+  const inner = stringCode((error as { cause?: unknown }).cause);
+  return own?.startsWith('UND_ERR_') && inner !== undefined ? inner : (own ?? inner);
+}
+
+/** A Node or undici error code; a DOMException's (a TimeoutError's 23) is a number, not one of these. */
+function stringCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 function classify(error: unknown): TransportFailure {
