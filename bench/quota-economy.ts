@@ -16,7 +16,10 @@
 // (X-Data-Source); provider-A budget violations judged at the simulator from each call's arrival time.
 //
 // Runnable alone: `npx tsx bench/quota-economy.ts` (BENCH_SIM_SECONDS changes the simulated length;
-// BENCH_REDIS=cluster runs the service on one Redis node and on a Cluster, bench/redis-stores.ts).
+// BENCH_REDIS=cluster runs the service on one Redis node and on a Cluster, bench/redis-stores.ts;
+// BENCH_PROXY=1 adds the service with every upstream call through a forward proxy, the npm `proxy` package
+// in this process: HTTP_PROXY, with PROXY_ALSO_FOR=127.0.0.1 since the simulators listen on loopback).
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
+import { createProxy } from 'proxy';
 import { Pool } from 'undici';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
@@ -93,6 +97,7 @@ export default async function quotaEconomyBench(): Promise<void> {
   });
   // The pass-through comparison: every request a provider call (BENCH_NAIVE=1 adds it).
   if (process.env.BENCH_NAIVE === '1') results.push(await runNaive(durationMs));
+  if (process.env.BENCH_PROXY === '1') results.push(await throughProxy((env) => runService('yahoo', durationMs, { name: '', env })));
   console.log(
     `${'variant'.padEnd(58)}${'requests'.padStart(9)}${'real'.padStart(8)}${'fresh'.padStart(8)}${'stale'.padStart(8)}${'refused'.padStart(9)}${'bad'.padStart(5)}${'errors'.padStart(8)}   sources (AV/Yahoo)   age p50/p95 s   calls AV/Yahoo   AV violations at arrival / in the ledger (minute/day/spacing)`,
   );
@@ -164,6 +169,24 @@ async function runService(fallback: 'yahoo' | 'none', durationMs: number, store:
     await app.close();
     await Promise.all([av.upstream.close(), yahoo.upstream.close()]);
     rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** A run with every upstream call tunnelled through a forward proxy (its CONNECTs counted and printed). */
+async function throughProxy(run: (env: Record<string, string>) => Promise<Outcome>): Promise<Outcome> {
+  const proxy = createProxy(createServer());
+  let connects = 0;
+  proxy.prependListener('connect', () => {
+    connects += 1;
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  try {
+    const outcome = await run({ HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, PROXY_ALSO_FOR: '127.0.0.1' });
+    return { ...outcome, name: `${outcome.name}, through a proxy (${connects} CONNECTs)` };
+  } finally {
+    proxy.closeAllConnections();
+    await new Promise((resolve) => proxy.close(resolve));
   }
 }
 

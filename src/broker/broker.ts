@@ -12,6 +12,8 @@ export interface BrokerHealth {
   latencyMs: number;
   /** What the operator should do, in words; never a credential. */
   message: string;
+  /** The outbound proxy the broker is reached through, host:port; absent when it is reached directly. */
+  proxy?: string;
   /** The check met an answer it could not read (see driftOf): for the health record, never sent to callers. */
   unreadable?: { reason: string; message: string };
 }

@@ -59,7 +59,7 @@ export interface SimRequestEvent {
   query: URLSearchParams;
 }
 
-/** Emits `request` (a SimRequestEvent) after each counted request is answered. */
+/** Emits `arrival` (a SimRequestEvent) as each counted request arrives, and `request` once it is answered. */
 export class SimulatedUpstream extends EventEmitter {
   readonly name: string;
   protected readonly server: Server;
@@ -130,6 +130,8 @@ export class SimulatedUpstream extends EventEmitter {
     }
     this.total += 1;
     this.counts.set(url.pathname, (this.counts.get(url.pathname) ?? 0) + 1);
+    // Before the answer is worked out: where a provider judges its limits (a slow first answer would move `request`).
+    this.emit('arrival', { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams } satisfies SimRequestEvent);
     try {
       const fault = this.takeFault();
       if (this.faults.latencyMs > 0) await delay(this.faults.latencyMs);

@@ -128,8 +128,31 @@ export const UpstreamStatus = Type.Object(
     budget: Budget,
     cache: CacheOutcomes,
     circuit: Circuit,
+    proxy: Nullable(
+      Type.String({ description: 'The outbound proxy this upstream is reached through, host:port; null when it is reached directly.' }),
+    ),
   },
   { additionalProperties: false },
+);
+
+const OutboundProxy = Type.Union(
+  [
+    Type.Object(
+      {
+        https: Nullable(
+          Type.String({ description: 'The proxy of https:// and wss:// upstreams (HTTPS_PROXY, else HTTP_PROXY), host:port.' }),
+        ),
+        http: Nullable(Type.String({ description: 'The proxy of http:// and ws:// upstreams (HTTP_PROXY), host:port.' })),
+        noProxy: Type.Array(Type.String(), { description: 'NO_PROXY: hosts, domains, addresses and ranges reached directly.' }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  {
+    description:
+      "The outbound proxy upstream calls and broker websockets go through (never its credentials), or null when none is set. Loopback and the IBKR gateway's host are reached directly unless PROXY_ALSO_FOR names them.",
+  },
 );
 
 export const StoreStatus = Type.Object(
@@ -226,6 +249,7 @@ export const SystemStatus = Type.Object(
       },
       { additionalProperties: false },
     ),
+    outboundProxy: OutboundProxy,
     upstreams: Type.Array(UpstreamStatus),
     brokerStream: BrokerStream,
     dataSources: Type.Object(

@@ -25,6 +25,11 @@ export const HealthResponse = Type.Object(
     checkedAt: Type.String({ format: 'date-time' }),
     latencyMs: Type.Integer({ minimum: 0, description: 'How long the check took.' }),
     message: Type.String({ description: 'What the state means and what to do about it.' }),
+    proxy: Type.Optional(
+      Type.String({
+        description: 'The outbound proxy the broker is reached through (host:port, never its credentials); absent when direct.',
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'BrokerHealthResponse' },
 );

@@ -26,6 +26,8 @@ export interface TastytradeSimulatorOptions {
   sessionAt?: (now: number) => MarketSession;
   /** The DXLink socket's timings and limits. */
   stream?: DxlinkServerOptions;
+  /** The origin its quote tokens name for DXLink (the real one names dxFeed's host); by default its own, ws://. */
+  dxlinkOrigin?: string;
 }
 
 interface SimAccount {
@@ -152,7 +154,8 @@ export class TastytradeSimulator extends SimulatedUpstream {
 
   /** As documented: the token, the DXLink address (this simulator's socket) and the data level. */
   private quoteToken(): SimResponse {
-    const data = { token: this.stream.issueToken(), 'dxlink-url': `${this.origin.replace(/^http/, 'ws')}${DXLINK_PATH}`, level: 'api' };
+    const origin = this.credentials.dxlinkOrigin ?? this.origin.replace(/^http/, 'ws');
+    const data = { token: this.stream.issueToken(), 'dxlink-url': `${origin}${DXLINK_PATH}`, level: 'api' };
     return envelope('/api-quote-tokens', data);
   }
 

@@ -16,6 +16,7 @@ import {
   emptyQuote,
 } from '../../broker/broker.js';
 import { HttpClient } from '../http-client.js';
+import { outboundRoutes } from '../outbound-proxy.js';
 import { IbkrGateway, type IbkrGatewayOptions, SessionRefusedError } from './ibkr-gateway.js';
 import { parseIserverAccounts, parsePortfolioAccounts } from './parse-accounts.js';
 import { IBKR_PAGE_SIZE, isLastPositionsPage, parsePositionsPage } from './parse-positions.js';
@@ -123,11 +124,14 @@ export class IbkrBroker implements Broker, IbkrStreamSession {
   }
 
   health(): Promise<BrokerHealth> {
-    return timedHealth('ibkr', () =>
-      checkIbkrSession(this.gateway, {
-        due: () => this.primedEpoch !== this.gateway.epoch || this.gateway.dataRefused,
-        run: () => this.primeBrokerageAccounts(this.gateway.dataRefused),
-      }),
+    return timedHealth(
+      'ibkr',
+      () =>
+        checkIbkrSession(this.gateway, {
+          due: () => this.primedEpoch !== this.gateway.epoch || this.gateway.dataRefused,
+          run: () => this.primeBrokerageAccounts(this.gateway.dataRefused),
+        }),
+      outboundRoutes().proxyFor(this.options.url)?.address,
     );
   }
 

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { ApiError, driftOf } from '../../core/errors.js';
 import type { Broker, BrokerAccount, BrokerHealth, BrokerPosition, BrokerQuotes } from '../../broker/broker.js';
 import { HttpClient } from '../http-client.js';
+import { outboundRoutes } from '../outbound-proxy.js';
 import { parseAccounts } from './parse-accounts.js';
 import { parseMarketData } from './parse-market-data.js';
 import { parsePositions } from './parse-positions.js';
@@ -48,7 +49,7 @@ export class TastytradeBroker implements Broker {
   }
 
   health(): Promise<BrokerHealth> {
-    return timedHealth('tastytrade', () => this.check());
+    return timedHealth('tastytrade', () => this.check(), outboundRoutes().proxyFor(this.origin)?.address);
   }
 
   private async check(): Promise<HealthCheck> {

@@ -38,6 +38,7 @@ import { QUOTE_TOKEN_LIFETIME_MS, type QuoteToken } from './parse-quote-token.js
 import { toStreamerSymbol } from './symbols.js';
 import { USER_AGENT } from './tastytrade-client.js';
 import { TokenRefusedError } from './token-manager.js';
+import { proxyAgentFor, socketProblem } from '../outbound-proxy.js';
 
 /** What the socket needs from Tastytrade's REST side. */
 interface TastytradeStreamSession {
@@ -247,6 +248,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
       headers: { 'user-agent': USER_AGENT },
       handshakeTimeout: this.options.authTimeoutMs,
       perMessageDeflate: false,
+      agent: proxyAgentFor(token.url),
     });
     this.socket = socket;
     this.phase = 'setup';
@@ -279,7 +281,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
       this.lost(socket, `the DXLink websocket closed (code ${code}${tooLong})`, false);
     });
     socket.on('error', (error: Error & { code?: string }) => {
-      if (this.socket === socket) this.lost(socket, `the DXLink websocket failed (${error.code ?? 'error'})`, false);
+      if (this.socket === socket) this.lost(socket, socketProblem('the DXLink websocket', error), false);
     });
   }
 
