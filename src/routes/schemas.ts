@@ -83,10 +83,18 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   );
 }
 
+/** Literals TypeBox's own checker reads too (the route tests check bodies with it); the document shows them as one enum. */
+function LiteralUnion<const T extends readonly string[]>(values: T, options: SchemaOptions = {}) {
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  );
+}
+
 /** How fresh a price is (core/freshness.ts): on each broker quote and overview entry, and in the stream's quote events. */
 export const FreshnessSchema = Type.Object(
   {
-    kind: StringEnum(FRESHNESS_KINDS, {
+    kind: LiteralUnion(FRESHNESS_KINDS, {
       description:
         "realtime: a live value, as the source says. delayed: a live value, behind the market. end-of-day: the day's close. frozen: the last value before the close, shown after it. prior-close: the previous session's close in place of a trade. halted: trading is halted. unknown: the source does not say (never taken for realtime).",
     }),
@@ -100,12 +108,12 @@ export const FreshnessSchema = Type.Object(
       examples: ['2026-04-28T19:59:00.000Z', '2026-04-27'],
     }),
     market: Type.Optional(
-      StringEnum(MARKET_STATES, {
+      LiteralUnion(MARKET_STATES, {
         description: "The market's state when the source answered (pre, regular, post, closed), where the source says it.",
       }),
     ),
     feed: Type.Optional(
-      StringEnum(FEEDS, {
+      LiteralUnion(FEEDS, {
         description:
           'The market-data feed the value came through, where the source states it and kind does not say it: a previous close sent by a delayed feed is `{ "kind": "prior-close", "feed": "delayed" }`.',
       }),
