@@ -1,9 +1,10 @@
 // A simulated IBKR Client Portal Gateway on HTTPS with a self-signed certificate, under /v1/api. It keeps
 // the session states a real gateway goes through (logged out: 401 everywhere, but for the auth status a
-// POST /logout leaves, which answers as recorded; logged in without a
-// brokerage session: /portfolio reads answer, /iserver ones are refused with a recorded wording, see
-// ibkr-session-faults.ts; connected), answers the first snapshot of a conid without
-// fields, sends values as strings with thousands separators and suffixes, and enforces the pacing
+// POST /logout leaves, which answers as recorded; logged in without a brokerage session: /portfolio reads
+// answer, /iserver ones are refused with a recorded wording, see ibkr-session-faults.ts; connected),
+// answers the first snapshot of a conid without fields, sends values as strings with thousands separators
+// and suffixes, market data as the account is entitled to it (real-time or delayed, the market open or
+// closed: ibkr-market.ts; switched at /__sandbox/ibkr), and enforces the pacing
 // exactly as the gateway documents it, at arrival: an 11th request within any 1000 ms is a 429 (and,
 // optionally, a penalty box of 429s), /portfolio/accounts once per 5 s. Optional seeded jitter delays
 // each request on its way in, so arrivals bunch up the way a real network bunches them. Bodies have the
