@@ -381,7 +381,8 @@ async function refreshChart(name, path, toSeries, draw, describe, self) {
     const series = toSeries(result.body);
     draw(chart, series);
     note.textContent = describe(series);
-    showFreshness(note, result.freshness);
+    // Beside the chart's title: how fresh its prices are (the series' X-Data-Freshness).
+    showFreshness(chart.previousElementSibling.firstElementChild, result.freshness);
     markFresh(name, result);
     chart.dataset.state = 'ready';
     if (panel.dataset.state === 'ready') showError(panel, null);
