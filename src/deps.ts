@@ -163,7 +163,13 @@ export async function createDeps(config: Config, logger: Logger, options: Create
   const alphaVantage = optional(
     av.apiKey === undefined
       ? undefined
-      : new AlphaVantageClient({ url: av.url, apiKey: av.apiKey, http: http(ALPHA_VANTAGE), budget: avBudget }),
+      : new AlphaVantageClient({
+          url: av.url,
+          apiKey: av.apiKey,
+          http: http(ALPHA_VANTAGE),
+          budget: avBudget,
+          entitlement: av.entitlement,
+        }),
     'provider A is not configured: set ALPHA_VANTAGE_API_KEY',
   );
 
@@ -186,6 +192,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     window: windows.QUOTE,
     scope: scopes.of(ALPHA_VANTAGE),
     alphaVantage,
+    entitlement: av.entitlement,
     limits: avBudget.limits,
     fallback: bars && new SeriesQuotes({ bars, window: windows.QUOTE }),
     tally: sources,
@@ -287,6 +294,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
       windows: { daily: windows.SERIES_DAILY, intraday: windows.SERIES_INTRADAY },
       scope: scopes.of(ALPHA_VANTAGE),
       alphaVantage,
+      entitlement: av.entitlement,
     }),
     dividends: new DividendService({ cache, window: windows.DIVIDENDS, scope: scopes.of(MASSIVE), massive, cursors }),
     overview,

@@ -73,6 +73,10 @@ export const EnvSchema = Type.Object({
     60_000,
     'Minimum spacing of provider A calls (the provider allows 1 a second; the slack absorbs jitter). Default 1500 when its calls go through an outbound proxy: a new tunnel delays the first call of a burst.',
   ),
+  ALPHA_VANTAGE_ENTITLEMENT: oneOf(
+    ['delayed', 'realtime'] as const,
+    "Provider A's plan for US market data, sent as its `entitlement` parameter on quotes and intraday series: delayed (15-minute delayed) or realtime. Unset: the free plan's data, updated at the end of each trading day, and said to be end-of-day (X-Data-Freshness).",
+  ),
   MASSIVE_API_KEY: secret('Provider B key.'),
   MASSIVE_URL: text('https://api.massive.com', 'Provider B endpoint.'),
   MASSIVE_CALLS_PER_MINUTE: count(5, 'Provider B calls per minute (0 = no cap).'),

@@ -23,6 +23,8 @@ export type BrokerKind = 'ibkr' | 'tastytrade' | 'none';
 const QUOTE_FALLBACKS = ['yahoo', 'none'] as const;
 type QuoteFallback = (typeof QUOTE_FALLBACKS)[number];
 export type TechnicalSource = (typeof TECHNICAL_SOURCES)[number];
+/** Alpha Vantage's `entitlement` parameter: the plan's US market data. */
+export type AlphaVantageEntitlement = 'delayed' | 'realtime';
 
 export interface Config {
   port: number;
@@ -39,7 +41,15 @@ export interface Config {
   upstreamTimeoutMs: number;
   /** Limits on slow clients: headers must arrive within headersTimeoutMs, the whole request within requestTimeoutMs. */
   server: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
-  alphaVantage: { url: string; apiKey: string | undefined; callsPerMinute: number; callsPerDay: number; minIntervalMs: number };
+  alphaVantage: {
+    url: string;
+    apiKey: string | undefined;
+    callsPerMinute: number;
+    callsPerDay: number;
+    minIntervalMs: number;
+    /** ALPHA_VANTAGE_ENTITLEMENT: the plan's US market data, undefined for the free plan's end-of-day data. */
+    entitlement: AlphaVantageEntitlement | undefined;
+  };
   massive: { url: string; apiKey: string | undefined; callsPerMinute: number };
   /** `none` turns the overview off (e.g. where Yahoo's terms forbid redistribution). */
   overview: { source: OverviewSourceName; url: string; symbols: string[]; concurrency: number };
@@ -192,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
       callsPerMinute: v.ALPHA_VANTAGE_CALLS_PER_MINUTE,
       callsPerDay: v.ALPHA_VANTAGE_CALLS_PER_DAY,
       minIntervalMs,
+      entitlement: v.ALPHA_VANTAGE_ENTITLEMENT,
     },
     massive: { url: url('MASSIVE_URL'), apiKey: v.MASSIVE_API_KEY, callsPerMinute: v.MASSIVE_CALLS_PER_MINUTE },
     overview: { source: v.OVERVIEW_SOURCE, url: url('YAHOO_URL'), symbols: overviewSymbols, concurrency: v.OVERVIEW_CONCURRENCY },

@@ -1,10 +1,12 @@
 // The Alpha Vantage adapter: builds the query from validated values only, spends the budget before each
 // call, and classifies every body. The key goes into the upstream URL and nowhere else.
+import type { AlphaVantageEntitlement } from '../../core/config.js';
 import { ApiError, UpstreamRefusalError } from '../../core/errors.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
 import { dayOf, minuteOf } from '../../budget/budget-ledger.js';
 import type { HttpClient } from '../http-client.js';
 import { classifyAlphaVantageBody, type LimitWindow } from './classify-body.js';
+import { ENTITLED_FUNCTIONS } from './entitlement.js';
 import { indicatorParams, indicatorSpec, type Interval, type SeriesType } from '../../wire/alpha-vantage/indicators.js';
 import type { GlobalQuoteBody, SymbolSearchBody } from '../../wire/alpha-vantage/bodies.js';
 import { parseGlobalQuote } from './parse-global-quote.js';
@@ -30,6 +32,8 @@ export interface AlphaVantageClientOptions {
   apiKey: string;
   http: HttpClient;
   budget: BudgetGuard;
+  /** ALPHA_VANTAGE_ENTITLEMENT: sent as `entitlement` on the functions the plan changes (entitlement.ts). */
+  entitlement?: AlphaVantageEntitlement;
 }
 
 /** The provider asks for one call a second; two leave a margin for jitter. */
@@ -65,6 +69,8 @@ export class AlphaVantageClient {
     const url = new URL(this.options.url);
     // URLSearchParams encodes every value, so nothing a caller sends can add a parameter.
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    const { entitlement } = this.options;
+    if (entitlement !== undefined && ENTITLED_FUNCTIONS.has(params.function as string)) url.searchParams.set('entitlement', entitlement);
     url.searchParams.set('apikey', this.options.apiKey);
 
     await this.options.budget.acquire();

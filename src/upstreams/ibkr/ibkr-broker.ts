@@ -166,7 +166,7 @@ export class IbkrBroker implements Broker, IbkrStreamSession {
     for (let page = 0; page < MAX_PAGES; page += 1) {
       const { rows, last } = await this.gateway.call(
         `/portfolio/${encodeURIComponent(accountId)}/positions/${page}`,
-        (json) => ({ rows: parsePositionsPage(json, accountId), last: isLastPositionsPage(json) }),
+        (json) => ({ rows: parsePositionsPage(json, accountId, Date.now()), last: isLastPositionsPage(json) }),
         // A gateway that forgot the account list (a restart, a reset) asks for it again first.
         { prepare: async (force) => void (force ? await this.accounts(true) : undefined) },
       );
@@ -185,9 +185,10 @@ export class IbkrBroker implements Broker, IbkrStreamSession {
     const rows =
       known.length === 0 ? new Map<number, SnapshotRow>() : await this.snapshotWithWarmup([...new Set(known.map((r) => r.conid))]);
     const quotes: BrokerQuotes['quotes'] = {};
+    const receivedAt = Date.now();
     for (const { symbol, conid } of known) {
       const row = rows.get(conid);
-      quotes[symbol] = row === undefined ? emptyQuote(symbol) : snapshotToQuote(symbol, row);
+      quotes[symbol] = row === undefined ? emptyQuote(symbol, receivedAt) : snapshotToQuote(symbol, row, receivedAt);
     }
     return { quotes, missing };
   }

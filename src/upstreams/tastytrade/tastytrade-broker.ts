@@ -85,7 +85,7 @@ export class TastytradeBroker implements Broker {
       accounts.map((a) =>
         this.client.get(
           `/accounts/${encodeURIComponent(a.accountId)}/positions`,
-          (json) => parsePositions(json, a.accountId),
+          (json) => parsePositions(json, a.accountId, Date.now()),
           'include-marks=true',
         ),
       ),
@@ -100,7 +100,11 @@ export class TastytradeBroker implements Broker {
 
   async quotes(symbols: string[]): Promise<BrokerQuotes> {
     const request = toMarketDataRequest(symbols);
-    const items = await this.client.get('/market-data/by-type', parseMarketData, marketDataQuery(request.byType));
+    const items = await this.client.get(
+      '/market-data/by-type',
+      (json) => parseMarketData(json, Date.now()),
+      marketDataQuery(request.byType),
+    );
     const quotes: BrokerQuotes['quotes'] = {};
     for (const item of items) {
       const ours = request.ours.get(item.symbol.toUpperCase());

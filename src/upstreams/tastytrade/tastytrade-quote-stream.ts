@@ -373,7 +373,9 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
   }
 
   private emit(state: SymbolState, symbol: string): void {
-    this.updates.publish(symbol, streamedQuote(symbol, state.fields, state.tickAt), state.tickAt);
+    // The token's level says how fresh the feed is (api: real-time, demo: delayed).
+    const level = this.token?.value.level ?? null;
+    this.updates.publish(symbol, streamedQuote(symbol, state.fields, state.tickAt, level), state.tickAt);
   }
 
   /** FEED_SUBSCRIPTION for every event type of `streamers`, in messages no longer than the limit. */
