@@ -54,8 +54,8 @@ export function mixedRequests(rotate: () => string, observe?: AnswerObserver): a
 }
 
 /**
- * The same steady mixed load on every replica (6 connections, `rate` req/s each, for `seconds`), the "miss"
- * symbols rotating across all of them; `onError` hears every request that got no answer.
+ * The same steady mixed load on every replica (6 connections, `rate` req/s each, for `seconds` or until
+ * `until` aborts), the "miss" symbols rotating across all of them; `onError` hears every request that got no answer.
  */
 export function steadyMixedLoad(
   urls: string[],
@@ -63,6 +63,7 @@ export function steadyMixedLoad(
   seconds: number,
   observe: AnswerObserver,
   onError: () => void,
+  until?: AbortSignal,
 ): Promise<autocannon.Result[]> {
   const rotate = rotator(ROTATING);
   const runs = urls.map(
@@ -73,6 +74,7 @@ export function steadyMixedLoad(
           (error, result) => (error ? reject(error as Error) : resolve(result)),
         );
         instance.on('reqError', onError);
+        until?.addEventListener('abort', () => instance.stop(), { once: true });
       }),
   );
   return Promise.all(runs);

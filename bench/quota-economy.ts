@@ -23,7 +23,10 @@
 //
 // Runnable alone: `npx tsx bench/quota-economy.ts` (BENCH_SIM_SECONDS changes the simulated length;
 // BENCH_REDIS=cluster runs the service on one Redis node and on a Cluster, bench/redis-stores.ts;
-// BENCH_WORKLOAD=quotes or drop-in runs one workload alone).
+// BENCH_WORKLOAD=quotes or drop-in runs one workload alone; BENCH_PROXY=1 adds the service with every upstream
+// call through a forward proxy, the npm `proxy` package in this process: HTTP_PROXY, with PROXY_ALSO_FOR=127.0.0.1
+// since the simulators listen on loopback).
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +34,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
+import { createProxy } from 'proxy';
 import { Pool } from 'undici';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
@@ -108,6 +112,8 @@ export default async function quotaEconomyBench(): Promise<void> {
   });
   // The pass-through comparison: every request a provider call (BENCH_NAIVE=1 adds it).
   if (process.env.BENCH_NAIVE === '1' && workload !== 'drop-in') results.push(await runNaive(durationMs));
+  if (process.env.BENCH_PROXY === '1' && workload !== 'drop-in')
+    results.push(await throughProxy((env) => runService('yahoo', durationMs, { name: '', env }, quotes)));
   if (results.length > 0) printQuotes(results);
   if (dropIn.length > 0) printDropIn(dropIn);
 }
@@ -128,7 +134,7 @@ function printQuotes(results: Outcome[]): void {
     'real = 200 with a valid Global Quote for the symbol asked (fresh or stale); targets: yahoo ≥ 99 % real, none ≥ 62 % real, 0 bad, 0 AV violations',
   );
   console.log(
-    'arrival is stamped when the simulator has read the request, in the same process as the load: an event-loop stall there moves arrivals, not sends',
+    'arrival is stamped as the simulator receives the request, in the same process as the load: an event-loop stall there moves arrivals, not sends',
   );
 }
 
@@ -210,6 +216,24 @@ async function runService(fallback: 'yahoo' | 'none', durationMs: number, store:
   }
 }
 
+/** A run with every upstream call tunnelled through a forward proxy (its CONNECTs counted and printed). */
+async function throughProxy(run: (env: Record<string, string>) => Promise<Outcome>): Promise<Outcome> {
+  const proxy = createProxy(createServer());
+  let connects = 0;
+  proxy.prependListener('connect', () => {
+    connects += 1;
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  try {
+    const outcome = await run({ HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, PROXY_ALSO_FOR: '127.0.0.1' });
+    return { ...outcome, name: `${outcome.name}, through a proxy (${connects} CONNECTs)` };
+  } finally {
+    proxy.closeAllConnections();
+    await new Promise((resolve) => proxy.close(resolve));
+  }
+}
+
 /** What a dashboard gets without this service: every request goes to the provider. */
 async function runNaive(durationMs: number): Promise<Outcome> {
   const av = await countingSimulator(
@@ -266,9 +290,10 @@ async function countingSimulator(
   await upstream.listen();
   const calls: number[] = [];
   const byFunction: Record<string, number> = {};
-  upstream.on('request', (event: SimRequestEvent) => {
+  // `arrival`: stamped as the request arrives, before the simulator works out its answer.
+  upstream.on('arrival', (event: SimRequestEvent) => {
     if (path !== undefined && event.path !== path) return;
-    calls.push(event.receivedAt);
+    calls.push(Date.now());
     const fn = event.query.get('function') ?? event.path;
     byFunction[fn] = (byFunction[fn] ?? 0) + 1;
   });

@@ -42,6 +42,8 @@ async function api(path) {
     cache: res.headers.get('x-cache'),
     // Which upstream produced the values (quotes and indicators: alpha-vantage, or the yahoo fallback).
     source: res.headers.get('x-data-source'),
+    // How fresh an Alpha Vantage-shaped body's prices are: said in a header, its body being the provider's own.
+    freshness: parseFreshness(res.headers.get('x-data-freshness')),
     // When the upstream produced this value, in this page's clock.
     producedAt: Date.now() - (Number.isFinite(age) ? age * 1000 : 0),
     partial: res.headers.get('x-partial'),
@@ -137,6 +139,53 @@ function timeOf(iso) {
   return Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleTimeString();
 }
 
+// ---------- how fresh each price is: a badge beside any that is not real-time ----------
+
+/** `X-Data-Freshness: <kind>[; minutes=N]; as-of=<ISO>` as the object the JSON bodies carry. */
+function parseFreshness(header) {
+  if (!header) return null;
+  const [kind, ...params] = header.split(';').map((part) => part.trim());
+  const freshness = { kind };
+  for (const param of params) {
+    const [name, value] = param.split('=');
+    if (name === 'minutes') freshness.delayMinutes = Number(value);
+    else if (name === 'as-of') freshness.asOf = value;
+  }
+  return freshness;
+}
+
+const FRESHNESS_WORDS = {
+  'end-of-day': 'end of day',
+  frozen: 'frozen',
+  'prior-close': 'prior close',
+  halted: 'halted',
+  unknown: 'delay unknown',
+};
+
+/** The badge beside a price that is not real-time ("delayed 15 min", "prior close", "frozen", "halted"), or null. */
+function freshnessBadge(freshness) {
+  if (!freshness || freshness.kind === 'realtime') return null;
+  const text =
+    freshness.kind === 'delayed'
+      ? `delayed${freshness.delayMinutes != null ? ` ${freshness.delayMinutes} min` : ''}`
+      : (FRESHNESS_WORDS[freshness.kind] ?? freshness.kind);
+  const details = [
+    freshness.asOf ? `as of ${/T/.test(freshness.asOf) ? new Date(freshness.asOf).toLocaleString() : freshness.asOf}` : null,
+    freshness.market ? `market ${freshness.market}` : null,
+    freshness.feed ? `${freshness.feed} feed` : null,
+  ].filter(Boolean);
+  // A previous close or a frozen value from a delayed feed says both.
+  const label = freshness.feed === 'delayed' && freshness.kind !== 'delayed' ? `${text} · delayed` : text;
+  return el('span', { class: 'freshness', kind: freshness.kind, text: label, title: `Not real-time: ${details.join(', ')}` });
+}
+
+/** Puts `freshness`'s badge in `holder` (one badge at most). */
+function showFreshness(holder, freshness) {
+  holder.querySelector(':scope > .freshness')?.remove();
+  const badge = freshnessBadge(freshness);
+  if (badge) holder.append(badge);
+}
+
 // ---------- freshness: how old is what is shown ----------
 
 const freshness = new Map();
@@ -227,6 +276,16 @@ function renderTable(table, rows, preferred, emptyText, maxRows = 15) {
   }
 }
 
+/** Each row's price cell in `column` gets the badge of its row's freshness. */
+function badgeColumn(table, rows, column) {
+  const index = [...(table.tHead.rows[0]?.cells ?? [])].findIndex((th) => th.dataset.column === column);
+  if (index < 0) return;
+  [...table.tBodies[0].rows].forEach((tr, i) => {
+    const cell = tr.cells[index];
+    if (cell && rows[i]) showFreshness(cell, rows[i].freshness);
+  });
+}
+
 // ---------- panels ----------
 
 async function refreshOverview() {
@@ -249,7 +308,7 @@ function renderOverview(result) {
         { class: `tile ${dir}`, symbol, title: entry.asOf ? `as of ${new Date(entry.asOf).toLocaleString()}` : symbol },
         el('div', { class: 'sym' }, el('span', { text: symbol }), el('span', { text: entry.category ?? '' })),
         el('div', { class: 'name', text: entry.name ?? symbol }),
-        el('div', { class: 'price', text: fmt(entry.price) }),
+        el('div', { class: 'price-row' }, el('div', { class: 'price', text: fmt(entry.price) }), freshnessBadge(entry.freshness)),
         el('div', { class: 'chg', text: `${signed(entry.change)} (${signed(entry.changePercent)})` }),
       ),
     );
@@ -286,6 +345,8 @@ function renderQuote(result) {
   if (q['01. symbol'] !== quoteSymbol) return;
   $('quote-symbol-out').textContent = q['01. symbol'];
   $('quote-price').textContent = fmt(q['05. price'], 2);
+  // REST says it in X-Data-Freshness, a pushed event beside the body.
+  showFreshness($('quote-freshness'), result.freshness ?? result.body.freshness);
   const change = $('quote-change');
   change.textContent = `${signed(fmt(q['09. change'], 2))} (${signed(q['10. change percent'])})`;
   change.className = `quote-change ${signClass(q['09. change'])}`;
@@ -320,6 +381,8 @@ async function refreshChart(name, path, toSeries, draw, describe, self) {
     const series = toSeries(result.body);
     draw(chart, series);
     note.textContent = describe(series);
+    // Beside the chart's title: how fresh its prices are (the series' X-Data-Freshness).
+    showFreshness(chart.previousElementSibling.firstElementChild, result.freshness);
     markFresh(name, result);
     chart.dataset.state = 'ready';
     if (panel.dataset.state === 'ready') showError(panel, null);
@@ -544,6 +607,7 @@ async function refreshBroker(withAccounts) {
     const positions = await api('/api/broker/positions');
     const list = positions.body.positions ?? [];
     renderTable($('positions-table'), list, POSITION_COLUMNS, 'No open positions.');
+    badgeColumn($('positions-table'), list, 'marketPrice');
     const symbols = [...new Set(list.map((p) => p.symbol).filter(Boolean))].slice(0, 10);
     setBrokerSymbols(symbols.length ? symbols : ['SPY', 'AAPL']);
     if (!streaming('brokerQuotes'))
@@ -562,6 +626,7 @@ function renderBrokerQuotes(result) {
   const table = $('broker-quotes-table');
   const quotes = Object.values(result.body.quotes ?? {});
   renderTable(table, quotes, QUOTE_COLUMNS, 'No quotes.');
+  badgeColumn(table, quotes, 'last');
   const columns = [...(table.tHead.rows[0]?.cells ?? [])].map((th) => th.dataset.column);
   quotes.slice(0, table.tBodies[0].rows.length).forEach((quote, i) => {
     const before = shownBrokerQuotes.get(quote.symbol);

@@ -27,7 +27,7 @@ import providerBRoutes from './routes/provider-b/index.js';
 import marketRoutes from './routes/market/index.js';
 import brokerRoutes from './routes/broker/index.js';
 import streamRoutes from './routes/stream.js';
-import { CASE_INSENSITIVE, ErrorResponse } from './routes/schemas.js';
+import { CASE_INSENSITIVE, ErrorResponse, FreshnessSchema } from './routes/schemas.js';
 
 export interface BuildAppOptions {
   logger?: Logger;
@@ -92,6 +92,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   app.decorate('liveTopics', deps.liveTopics);
   app.addHook('onClose', async () => deps.close());
   app.addSchema(ErrorResponse);
+  app.addSchema(FreshnessSchema);
 
   // Each plugin names the ones it must follow (fastify-plugin `dependencies`): registered out of order,
   // the app refuses to start and says which is missing. The onRequest hooks run in this order.

@@ -39,6 +39,8 @@ import { StateScopes } from './store/upstream-identity.js';
 import { ALPHA_VANTAGE, IBKR, MASSIVE, UPSTREAMS, type UpstreamId, YAHOO } from './core/upstream-ids.js';
 import { AlphaVantageClient } from './upstreams/alpha-vantage/alpha-vantage-client.js';
 import { HttpClient } from './upstreams/http-client.js';
+import { useOutboundRoutes } from './upstreams/outbound-proxy.js';
+import { gatewayHosts, OutboundRoutes } from './core/outbound-routes.js';
 import { IbkrBroker, type IbkrBrokerOptions } from './upstreams/ibkr/ibkr-broker.js';
 import { ibkrPacerOptions } from './upstreams/ibkr/ibkr-gateway.js';
 import { cursorKeys } from './upstreams/massive/cursor-keys.js';
@@ -127,6 +129,13 @@ export interface CreateDepsOptions {
 const CURSOR_FOLLOW_MS = 3_600_000;
 
 export async function createDeps(config: Config, logger: Logger, options: CreateDepsOptions = {}): Promise<AppDeps> {
+  // Every upstream client and broker socket asks this table which proxy, if any, a target goes through.
+  const routes = new OutboundRoutes(config.proxy, gatewayHosts(config.broker.kind, config.broker.ibkr.url));
+  useOutboundRoutes(routes);
+  if (!routes.direct) {
+    const { https, http, noProxy } = config.proxy;
+    logger.info({ https: https?.address, http: http?.address, noProxy }, 'upstream calls go through an outbound proxy');
+  }
   // While a broker's circuit is open its callers hear "broker unavailable", as they would from the broker.
   const upstreamCalls = new UpstreamCallMetrics();
   const health = new UpstreamHealth({
@@ -158,7 +167,14 @@ export async function createDeps(config: Config, logger: Logger, options: Create
   const alphaVantage = optional(
     av.apiKey === undefined
       ? undefined
-      : new AlphaVantageClient({ url: av.url, apiKey: av.apiKey, http: http(ALPHA_VANTAGE), budget: avBudget, plan: av.plan }),
+      : new AlphaVantageClient({
+          url: av.url,
+          apiKey: av.apiKey,
+          http: http(ALPHA_VANTAGE),
+          budget: avBudget,
+          entitlement: av.entitlement,
+          plan: av.plan,
+        }),
     'provider A is not configured: set ALPHA_VANTAGE_API_KEY',
   );
 
@@ -181,6 +197,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     window: windows.QUOTE,
     scope: scopes.of(ALPHA_VANTAGE),
     alphaVantage,
+    entitlement: av.entitlement,
     limits: avBudget.limits,
     fallback: bars && new SeriesQuotes({ bars, window: windows.QUOTE }),
     tally: sources,
@@ -202,6 +219,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     windows: { daily: windows.SERIES_DAILY, intraday: windows.SERIES_INTRADAY },
     scope: scopes.of(ALPHA_VANTAGE),
     alphaVantage,
+    entitlement: av.entitlement,
   });
   const forwarded = new ForwardService({ cache, windows: config.cache.avFamilies, scope: scopes.of(ALPHA_VANTAGE), alphaVantage });
 

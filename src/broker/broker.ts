@@ -1,5 +1,6 @@
 // One broker interface, whichever brokerage is behind it: the routes only ever see these shapes.
 import type { BrokerKind } from '../core/config.js';
+import { type Freshness, instant } from '../core/freshness.js';
 
 export type BrokerStatus = 'connected' | 'unauthenticated' | 'disconnected' | 'not_configured';
 
@@ -12,6 +13,8 @@ export interface BrokerHealth {
   latencyMs: number;
   /** What the operator should do, in words; never a credential. */
   message: string;
+  /** The outbound proxy the broker is reached through, host:port; absent when it is reached directly. */
+  proxy?: string;
   /** The check met an answer it could not read (see driftOf): for the health record, never sent to callers. */
   unreadable?: { reason: string; message: string };
 }
@@ -53,6 +56,8 @@ export interface BrokerPosition {
   marketValue: number | null;
   unrealizedPnl: number | null;
   currency: string | null;
+  /** How fresh `marketPrice` is, as far as the broker says (often: unknown). */
+  freshness: Freshness;
 }
 
 export interface BrokerQuote {
@@ -66,6 +71,8 @@ export interface BrokerQuote {
   changePercent: number | null;
   volume: number | null;
   updatedAt: string | null;
+  /** How fresh the values are, as the broker's answer says (core/freshness.ts). */
+  freshness: Freshness;
 }
 
 export interface BrokerQuotes {
@@ -88,7 +95,8 @@ export interface Broker {
   close(): Promise<void>;
 }
 
-export function emptyQuote(symbol: string): BrokerQuote {
+/** A symbol the broker knows but sent no values for (yet), answered at `at`. */
+export function emptyQuote(symbol: string, at: number): BrokerQuote {
   return {
     symbol,
     last: null,
@@ -100,5 +108,6 @@ export function emptyQuote(symbol: string): BrokerQuote {
     changePercent: null,
     volume: null,
     updatedAt: null,
+    freshness: { kind: 'unknown', asOf: instant(at) },
   };
 }

@@ -2,6 +2,7 @@
 // broker has. Until the stream has sent them all, a snapshot completes it: the stream's values win (they
 // are newer), the snapshot fills the rest, and a change the stream has not sent is taken against the
 // previous close the snapshot implies (last - change), so it stays the change of the streamed last price.
+// The streamed quote's freshness stands: it is the newer statement of the same account's entitlement.
 import type { BrokerQuote } from './broker.js';
 import { changeFrom, roundTo } from './numbers.js';
 
@@ -40,10 +41,11 @@ export function completeQuote(streamed: BrokerQuote, snapshot: BrokerQuote): Bro
     changePercent: changePercent ?? snapshot.changePercent,
     volume: pick('volume'),
     updatedAt: streamed.updatedAt ?? snapshot.updatedAt,
+    freshness: streamed.freshness,
   };
 }
 
-/** The same market values (the time aside): a tick that changed nothing is not news. */
+/** The same market values, of the same kind (the time aside): a tick that changed nothing is not news. */
 export function sameQuoteValues(a: BrokerQuote, b: BrokerQuote): boolean {
   return (
     a.last === b.last &&
@@ -53,7 +55,9 @@ export function sameQuoteValues(a: BrokerQuote, b: BrokerQuote): boolean {
     a.askSize === b.askSize &&
     a.change === b.change &&
     a.changePercent === b.changePercent &&
-    a.volume === b.volume
+    a.volume === b.volume &&
+    // The same prices turning frozen at the close, or halted, are news.
+    a.freshness.kind === b.freshness.kind
   );
 }
 

@@ -7,7 +7,12 @@ export interface HealthCheck {
   unreadable?: BrokerHealth['unreadable'];
 }
 
-export async function timedHealth(broker: BrokerHealth['broker'], check: () => Promise<HealthCheck>): Promise<BrokerHealth> {
+/** `proxy`: the outbound proxy the broker is reached through (host:port), reported beside the state. */
+export async function timedHealth(
+  broker: BrokerHealth['broker'],
+  check: () => Promise<HealthCheck>,
+  proxy?: string,
+): Promise<BrokerHealth> {
   const started = performance.now();
   const { status, message, unreadable } = await check();
   return {
@@ -18,6 +23,7 @@ export async function timedHealth(broker: BrokerHealth['broker'], check: () => P
     checkedAt: new Date().toISOString(),
     latencyMs: Math.round(performance.now() - started),
     message,
+    ...(proxy === undefined ? {} : { proxy }),
     ...(unreadable === undefined ? {} : { unreadable }),
   };
 }

@@ -114,7 +114,11 @@ export const EnvSchema = Type.Object({
     1_200,
     0,
     60_000,
-    'Minimum spacing of provider A calls (the provider allows 1 a second; the slack absorbs jitter).',
+    'Minimum spacing of provider A calls (the provider allows 1 a second; the slack absorbs jitter). Default 1500 when its calls go through an outbound proxy: a new tunnel delays the first call of a burst.',
+  ),
+  ALPHA_VANTAGE_ENTITLEMENT: oneOf(
+    ['delayed', 'realtime'] as const,
+    "Provider A's plan for US market data, sent as its `entitlement` parameter on quotes and intraday series: delayed (15-minute delayed) or realtime. Unset: the free plan's data, updated at the end of each trading day, and said to be end-of-day (X-Data-Freshness).",
   ),
   ALPHA_VANTAGE_PLAN: oneOf(
     ['free', 'premium'] as const,
@@ -160,6 +164,18 @@ export const EnvSchema = Type.Object({
   TASTYTRADE_URL: text('https://api.tastyworks.com', 'Tastytrade Open API.'),
   TASTYTRADE_CLIENT_SECRET: secret('Tastytrade OAuth client secret.'),
   TASTYTRADE_REFRESH_TOKEN: secret('Tastytrade OAuth refresh token.'),
+  HTTPS_PROXY: secret(
+    'Outbound proxy for https:// and wss:// upstreams (also read as https_proxy, which wins): http://[user:password@]host:port. Unset: HTTP_PROXY.',
+  ),
+  HTTP_PROXY: secret(
+    'Outbound proxy for http:// and ws:// upstreams, and https:// ones when HTTPS_PROXY is unset (also read as http_proxy).',
+  ),
+  NO_PROXY: optional(
+    'Upstreams reached directly, not through the proxy (also read as no_proxy): hosts and domains (example.com covers its subdomains), host:port, addresses, CIDRs, or *.',
+  ),
+  PROXY_ALSO_FOR: optional(
+    "Loopback hosts and the IBKR gateway's host, always reached directly, that go through the proxy all the same: the same forms as NO_PROXY.",
+  ),
   REDIS_URL: secret(
     'Shared cache, budgets, locks and limits across replicas: one Redis or Valkey node (redis:// or rediss://, with a password).',
   ),

@@ -16,6 +16,8 @@ import {
   VARIABLES,
 } from './config-schema.js';
 import { networkMatcher, proxyTrust } from './networks.js';
+import { type ProxySettings, proxySettings } from './proxy-settings.js';
+import { gatewayHosts, OutboundRoutes } from './outbound-routes.js';
 import { LOOPBACK_ORIGINS, parseOrigins } from './web-origins.js';
 
 /** How long an answer is fresh, then how long after that it may still be served stale. */
@@ -31,6 +33,8 @@ export type BrokerKind = 'ibkr' | 'tastytrade' | 'none';
 const QUOTE_FALLBACKS = ['yahoo', 'none'] as const;
 type QuoteFallback = (typeof QUOTE_FALLBACKS)[number];
 export type TechnicalSource = (typeof TECHNICAL_SOURCES)[number];
+/** Alpha Vantage's `entitlement` parameter: the plan's US market data. */
+export type AlphaVantageEntitlement = 'delayed' | 'realtime';
 
 export interface Config {
   port: number;
@@ -55,6 +59,8 @@ export interface Config {
     minIntervalMs: number;
     /** free: premium functions are answered with Alpha Vantage's premium notice, never asked. */
     plan: 'free' | 'premium';
+    /** ALPHA_VANTAGE_ENTITLEMENT: the plan's US market data, undefined for the free plan's end-of-day data. */
+    entitlement: AlphaVantageEntitlement | undefined;
   };
   massive: { url: string; apiKey: string | undefined; callsPerMinute: number };
   /** `none` turns the overview off (e.g. where Yahoo's terms forbid redistribution). */
@@ -82,6 +88,8 @@ export interface Config {
      */
     access: { allowFrom: string[]; token: string | undefined; corsOrigins: string[] };
   };
+  /** The outbound proxy for upstream calls and the broker websockets (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, PROXY_ALSO_FOR). */
+  proxy: ProxySettings;
   /** Where replicas share state; undefined: the embedded store. */
   redis: { target: RedisTarget | undefined; keyPrefix: string };
   /** Prometheus text: on its own listener (port undefined: none), and on the public port only with a token.
@@ -101,7 +109,7 @@ export interface Config {
   stream: { heartbeatSeconds: number; maxConnections: number; maxPerClient: number };
 }
 
-interface RedisAddress {
+export interface RedisAddress {
   host: string;
   port: number;
 }
@@ -167,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   if (/[{}]/.test(v.REDIS_KEY_PREFIX))
     problems.push('REDIS_KEY_PREFIX cannot contain { or }: they would move keys out of their Cluster slot');
+  const proxy = proxySettings(env, problems);
   const redisTarget = redisTargetOf(v, problems, list, () => url('REDIS_URL', ['redis:', 'rediss:']));
   const allowFrom = list(v.BROKER_ALLOW_FROM);
   const brokerOrigins = v.BROKER_CORS_ORIGINS === undefined ? LOOPBACK_ORIGINS : list(v.BROKER_CORS_ORIGINS);
@@ -180,6 +189,12 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(
       `TECHNICAL_SOURCE=computed reads Yahoo's bars, which QUOTE_FALLBACK=none${v.QUOTE_FALLBACK === undefined ? ' (the default with OVERVIEW_SOURCE=none)' : ''} keeps out: set QUOTE_FALLBACK=yahoo, or TECHNICAL_SOURCE to auto or provider`,
     );
+
+  const alphaVantageUrl = url('ALPHA_VANTAGE_URL');
+  const minIntervalMs =
+    given.ALPHA_VANTAGE_MIN_INTERVAL_MS === undefined && proxied(proxy, alphaVantageUrl, gatewayHosts(v.BROKER, v.IBKR_GATEWAY_URL))
+      ? PROXIED_MIN_INTERVAL_MS
+      : v.ALPHA_VANTAGE_MIN_INTERVAL_MS;
 
   const windows = {} as Record<CacheWindowName, CacheWindow>;
   for (const name of Object.keys(CACHE_WINDOWS) as CacheWindowName[]) {
@@ -204,12 +219,13 @@ export function loadConfig(env: Env = process.env): Config {
     upstreamTimeoutMs: v.UPSTREAM_TIMEOUT_MS,
     server: { headersTimeoutMs: v.HEADERS_TIMEOUT_MS, requestTimeoutMs: v.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS },
     alphaVantage: {
-      url: url('ALPHA_VANTAGE_URL'),
+      url: alphaVantageUrl,
       apiKey: v.ALPHA_VANTAGE_API_KEY,
       callsPerMinute: v.ALPHA_VANTAGE_CALLS_PER_MINUTE,
       callsPerDay: v.ALPHA_VANTAGE_CALLS_PER_DAY,
-      minIntervalMs: v.ALPHA_VANTAGE_MIN_INTERVAL_MS,
+      minIntervalMs,
       plan: v.ALPHA_VANTAGE_PLAN,
+      entitlement: v.ALPHA_VANTAGE_ENTITLEMENT,
     },
     massive: { url: url('MASSIVE_URL'), apiKey: v.MASSIVE_API_KEY, callsPerMinute: v.MASSIVE_CALLS_PER_MINUTE },
     overview: { source: v.OVERVIEW_SOURCE, url: url('YAHOO_URL'), symbols: overviewSymbols, concurrency: v.OVERVIEW_CONCURRENCY },
@@ -228,6 +244,7 @@ export function loadConfig(env: Env = process.env): Config {
       tastytrade: { url: url('TASTYTRADE_URL'), clientSecret: v.TASTYTRADE_CLIENT_SECRET, refreshToken: v.TASTYTRADE_REFRESH_TOKEN },
       access: { allowFrom, token: v.BROKER_TOKEN, corsOrigins: brokerOrigins },
     },
+    proxy,
     redis: { target: redisTarget, keyPrefix: v.REDIS_KEY_PREFIX },
     metrics: {
       port: v.METRICS_PORT === 'off' ? undefined : v.METRICS_PORT,
@@ -247,6 +264,24 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * Provider A's spacing when its calls go through an outbound proxy and ALPHA_VANTAGE_MIN_INTERVAL_MS is not
+ * set. A call that opens a new tunnel (CONNECT, then TLS through it) reaches the provider later than the
+ * next call, which reuses the tunnel: their gap at arrival is the spacing less that set-up. Measured through
+ * a local proxy with a TLS-inspecting end on a loaded 2-core machine (test/upstreams/outbound-proxy.test.ts):
+ * 225 to 400 ms, more than the direct default's 200 ms margin over the provider's one call a second.
+ */
+const PROXIED_MIN_INTERVAL_MS = 1_500;
+
+function proxied(settings: ProxySettings, target: string, localHosts: string[]): boolean {
+  try {
+    return new OutboundRoutes(settings, localHosts).proxyFor(target) !== undefined;
+  } catch {
+    // An invalid URL or list is already a problem of its own.
+    return false;
+  }
 }
 
 /** Records the TypeError `parse` throws for a variable's value as that variable's problem. */

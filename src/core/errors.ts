@@ -113,22 +113,27 @@ export function errorBody(error: ApiError, requestId: string): ErrorBody {
   return { error: { code: error.code, message: error.message, status: error.status, requestId } };
 }
 
-export type TransportFailure = 'timeout' | 'unreachable' | 'reset' | 'too_large';
+/** `proxy`: the outbound proxy refused the call or cannot be reached; `certificate`: the upstream's TLS certificate was not trusted. */
+export type TransportFailure = 'timeout' | 'unreachable' | 'reset' | 'too_large' | 'proxy' | 'certificate';
 
 /** The upstream could not be reached or did not answer in time; nothing was learned from its body. */
 export class UpstreamTransportError extends ApiError {
+  /** `message`: in place of the failure's usual words (a proxy's or a certificate's problem says which). */
   constructor(
     readonly upstream: string,
     readonly failure: TransportFailure,
     cause: unknown,
+    message?: string,
   ) {
-    const message = {
+    const usual = {
       timeout: `${upstream} did not answer in time`,
       unreachable: `${upstream} is unreachable`,
       reset: `${upstream} closed the connection`,
       too_large: `${upstream} sent a body larger than allowed`,
+      proxy: `${upstream} was not reached: the outbound proxy failed`,
+      certificate: `${upstream}'s TLS certificate was refused`,
     }[failure];
-    super(failure === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', message, { cause });
+    super(failure === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', message ?? usual, { cause });
     this.name = 'UpstreamTransportError';
   }
 }

@@ -50,8 +50,11 @@ export class CircuitOpenError extends ApiError {
     readonly upstream: string,
     code: ErrorCode,
     retryAfterSeconds: number,
+    /** What the operator must fix, when the failures said (an outbound proxy's refusal, a certificate refused). */
+    fix?: string,
   ) {
-    super(code, `${publicName(upstream)} is failing; calls are paused until it recovers`, { retryAfterSeconds });
+    const paused = `${publicName(upstream)} is failing; calls are paused until it recovers`;
+    super(code, fix === undefined ? paused : `${paused}: ${fix}`, { retryAfterSeconds });
     this.name = 'CircuitOpenError';
   }
 }
@@ -75,6 +78,14 @@ export function isSickFailure(error: unknown): boolean {
   return error instanceof Error;
 }
 
+/** A proxy's or a certificate's failure (the message says what to change), anywhere in the cause chain. */
+function configurationProblem(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
+    if (e instanceof UpstreamTransportError && (e.failure === 'proxy' || e.failure === 'certificate')) return e.message;
+  }
+  return undefined;
+}
+
 export class CircuitBreaker {
   private readonly options: CircuitBreakerOptions;
   private state: CircuitState = 'closed';
@@ -86,6 +97,8 @@ export class CircuitBreaker {
   private probe: Promise<void> | undefined;
   private opened = 0;
   private rejected = 0;
+  /** The last failure's message when it named a setting to fix: repeated while the circuit is open. */
+  private fix: string | undefined;
 
   constructor(
     readonly upstream: string,
@@ -109,7 +122,10 @@ export class CircuitBreaker {
       this.reset();
       return result;
     } catch (error) {
-      if (isSickFailure(error)) this.onFailure();
+      if (isSickFailure(error)) {
+        this.fix = configurationProblem(error);
+        this.onFailure();
+      }
       throw error;
     } finally {
       if (probe) {
@@ -136,7 +152,7 @@ export class CircuitBreaker {
     if (this.state === 'closed') return false;
     if (this.state === 'half_open') return true;
     this.rejected += 1;
-    throw new CircuitOpenError(this.upstream, this.options.openCode, Math.max(1, (this.openUntil - this.options.now()) / 1000));
+    throw new CircuitOpenError(this.upstream, this.options.openCode, Math.max(1, (this.openUntil - this.options.now()) / 1000), this.fix);
   }
 
   private refresh(): void {

@@ -6,6 +6,7 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { BatchedLines } from './batched-lines.js';
 import type { Config } from '../core/config.js';
+import { proxySecrets } from '../core/proxy-settings.js';
 import { FdOutput } from './fd-output.js';
 
 /** @internal */
@@ -22,7 +23,7 @@ export const REDACT_PATHS = [
 
 /** @internal */
 export function secretsOf(config: Config): string[] {
-  const { alphaVantage, massive, broker, metrics } = config;
+  const { alphaVantage, massive, broker, metrics, proxy } = config;
   return [
     alphaVantage.apiKey,
     massive.apiKey,
@@ -30,6 +31,8 @@ export function secretsOf(config: Config): string[] {
     broker.tastytrade.refreshToken,
     broker.access.token,
     metrics.token,
+    ...proxySecrets(proxy.https),
+    ...proxySecrets(proxy.http),
   ].filter((s): s is string => s !== undefined && s.length >= 4);
 }
 

@@ -1,6 +1,7 @@
 // Schemas shared by several routes: one source for validation, serialisation and the OpenAPI document.
 import { type SchemaOptions, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 import { ERROR_CODES } from '../core/errors.js';
+import { FEEDS, FRESHNESS_KINDS, MARKET_STATES } from '../core/freshness.js';
 import { SYMBOL_PATTERN } from '../core/symbol-list.js';
 
 /**
@@ -81,3 +82,42 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
     statuses.map((status) => [status, Type.Ref(ErrorResponse, { description: ERROR_DESCRIPTIONS[status] ?? 'Error' })]),
   );
 }
+
+/** Literals TypeBox's own checker reads too (the route tests check bodies with it); the document shows them as one enum. */
+function LiteralUnion<const T extends readonly string[]>(values: T, options: SchemaOptions = {}) {
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  );
+}
+
+/** How fresh a price is (core/freshness.ts): on each broker quote and overview entry, and in the stream's quote events. */
+export const FreshnessSchema = Type.Object(
+  {
+    kind: LiteralUnion(FRESHNESS_KINDS, {
+      description:
+        "realtime: a live value, as the source says. delayed: a live value, behind the market. end-of-day: the day's close. frozen: the last value before the close, shown after it. prior-close: the previous session's close in place of a trade. halted: trading is halted. unknown: the source does not say (never taken for realtime).",
+    }),
+    delayMinutes: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Minutes behind the market, only where the source states the number.' }),
+    ),
+    asOf: Type.String({
+      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2}))?$',
+      description:
+        "The market time the value stands for (ISO 8601): a date-time where the source gives one (else when the service received the value), a date (the exchange's trading day) where it gives only the day.",
+      examples: ['2026-04-28T19:59:00.000Z', '2026-04-27'],
+    }),
+    market: Type.Optional(
+      LiteralUnion(MARKET_STATES, {
+        description: "The market's state when the source answered (pre, regular, post, closed), where the source says it.",
+      }),
+    ),
+    feed: Type.Optional(
+      LiteralUnion(FEEDS, {
+        description:
+          'The market-data feed the value came through, where the source states it and kind does not say it: a previous close sent by a delayed feed is `{ "kind": "prior-close", "feed": "delayed" }`.',
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: 'Freshness', description: 'How fresh the price is. See docs/reference/freshness.md.' },
+);

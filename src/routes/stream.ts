@@ -1,6 +1,7 @@
 // GET /api/stream?quote=IBM,MSFT&brokerQuotes=AAPL,SPY&overview=true&status=true: Server-Sent Events.
-// Each event's data is exactly the body the matching GET route answers; one poller per topic serves
-// every viewer (see src/stream/). Bad topics and limits answer the usual JSON error before the stream.
+// Each event's data is the body the matching GET route answers (a quote's with its freshness, which the
+// GET says in a header); one poller per topic serves every viewer (see src/stream/). Bad topics and limits
+// answer the usual JSON error before the stream.
 import { Type } from '@sinclair/typebox';
 import type { FastifyContextConfig, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { MAX_SYMBOLS } from '../core/symbol-list.js';
@@ -48,7 +49,7 @@ const Querystring = Type.Object(
 
 const DESCRIPTION = [
   'Server-Sent Events (`Accept: text/event-stream`, e.g. the browser `EventSource`). Topics in any combination on one connection.',
-  'Events: `quote` (data = the `/api/provider-a/quote?symbol=` body, one per symbol), `brokerQuotes` (the `/api/broker/quotes?symbols=` body),',
+  'Events: `quote` (data = the `/api/provider-a/quote?symbol=` body, one per symbol, plus `freshness`: what its X-Data-Freshness header says, as an object), `brokerQuotes` (the `/api/broker/quotes?symbols=` body),',
   '`overview` (the `/api/market/overview` body), `status` (the `/api/system/status` body), and `error` (the error body plus `topic`, e.g.',
   '`quote=IBM`, when a topic cannot be served; the stream stays open), `shutdown` (the server is stopping: reconnect).',
   'The current value of every topic is sent at once on connect (and on a reconnect with `Last-Event-ID`), then an event only when it changes.',

@@ -33,10 +33,10 @@ export interface SandboxOptions {
   alphaVantage?: { callsPerMinute?: number; callsPerDay?: number; burstPerSecond?: number; plan?: 'free' | 'premium' };
   /** The market data simulators' clock (Alpha Vantage and Yahoo: prices, sessions, limits); tests hold it still. */
   now?: () => number;
-  /** The IBKR gateway's market sessions and websocket timings (tests hold the market open or closed). */
-  ibkr?: Pick<IbkrSimulatorOptions, 'sessionAt' | 'stream'>;
-  /** The Tastytrade market's sessions and DXLink timings. */
-  tastytrade?: Pick<TastytradeSimulatorOptions, 'sessionAt' | 'stream'>;
+  /** The IBKR gateway's market sessions, the account's market data and websocket timings (tests hold the market open or closed). */
+  ibkr?: Pick<IbkrSimulatorOptions, 'sessionAt' | 'stream' | 'marketData'>;
+  /** The Tastytrade market's sessions, the quote tokens' level and DXLink timings. */
+  tastytrade?: Pick<TastytradeSimulatorOptions, 'sessionAt' | 'stream' | 'level'>;
 }
 
 /** Simulate the plan the service is configured for, so the guard and the provider agree. */

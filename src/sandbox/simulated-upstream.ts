@@ -57,11 +57,9 @@ export interface SimRequestEvent {
   path: string;
   /** The query exactly as received, for tests that check nothing was smuggled into it. */
   query: URLSearchParams;
-  /** When the request had arrived (Date.now(), its body read), before it was answered. */
-  receivedAt: number;
 }
 
-/** Emits `request` (a SimRequestEvent) after each counted request is answered. */
+/** Emits `arrival` (a SimRequestEvent) as each counted request arrives, and `request` once it is answered. */
 export class SimulatedUpstream extends EventEmitter {
   readonly name: string;
   protected readonly server: Server;
@@ -126,13 +124,14 @@ export class SimulatedUpstream extends EventEmitter {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox.local');
     const rawBody = await readBody(req);
-    const receivedAt = Date.now();
     if (url.pathname.startsWith('/__sandbox/')) {
       this.control(req.method ?? 'GET', url.pathname, rawBody, res);
       return;
     }
     this.total += 1;
     this.counts.set(url.pathname, (this.counts.get(url.pathname) ?? 0) + 1);
+    // Before the answer is worked out: where a provider judges its limits (a slow first answer would move `request`).
+    this.emit('arrival', { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams } satisfies SimRequestEvent);
     try {
       const fault = this.takeFault();
       if (this.faults.latencyMs > 0) await delay(this.faults.latencyMs);
@@ -142,12 +141,7 @@ export class SimulatedUpstream extends EventEmitter {
     } catch (error) {
       send(res, { status: 500, body: { error: `simulator failure: ${(error as Error).message}` } });
     } finally {
-      this.emit('request', {
-        method: req.method ?? 'GET',
-        path: url.pathname,
-        query: url.searchParams,
-        receivedAt,
-      } satisfies SimRequestEvent);
+      this.emit('request', { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams } satisfies SimRequestEvent);
     }
   }
 

@@ -6,6 +6,7 @@
 // the JSON and costs no call; a forwarded function's CSV is asked for and cached under its own key.
 import type { CacheEntry, CacheResult } from '../cache/cache-store.js';
 import { ApiError } from '../core/errors.js';
+import type { Freshness } from '../core/freshness.js';
 import { SYMBOL_PATTERN } from '../core/symbol-list.js';
 import type { ForwardCall } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
 import { csvOf } from '../wire/alpha-vantage/csv.js';
@@ -23,7 +24,8 @@ import type { SeriesService } from './series-service.js';
 import type { TechnicalService } from './technical-service.js';
 
 export interface QueryAnswer {
-  result: CacheResult<unknown>;
+  /** `freshness`: how fresh a quote's or a series' values are (X-Data-Freshness), its CSV rendering alike. */
+  result: CacheResult<unknown> & { freshness?: Freshness };
   source: DataSource;
   /** The hot path's hook for a quote's demand (QuoteService). */
   onHotAnswer?: (entry: CacheEntry) => void;
@@ -123,8 +125,8 @@ function forwardCall(spec: FunctionSpec, query: Raw, format: 'json' | 'csv'): Fo
 
 const csvEntries = new WeakMap<CacheEntry, CacheEntry<string>>();
 
-/** The CSV of a stored JSON answer: one rendering per entry, with the entry's own age and windows. */
-function asCsv({ entry, status }: CacheResult<unknown>): CacheResult<string> {
+/** The CSV of a stored JSON answer: one rendering per entry, with the entry's own age, windows and freshness. */
+function asCsv({ entry, status, freshness }: QueryAnswer['result']): QueryAnswer['result'] {
   let csv = csvEntries.get(entry);
   if (csv === undefined) {
     const text = csvOf(entry.value as Record<string, unknown>);
@@ -132,5 +134,5 @@ function asCsv({ entry, status }: CacheResult<unknown>): CacheResult<string> {
     csv = { ...entry, value: text };
     csvEntries.set(entry, csv);
   }
-  return { entry: csv, status };
+  return { entry: csv, status, ...(freshness === undefined ? {} : { freshness }) };
 }

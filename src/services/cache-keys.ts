@@ -1,7 +1,9 @@
 // Every key the services store upstream answers under, by area. Each key starts with the scope of the
 // upstream whose answer it holds (store/upstream-identity.ts), so that answers of another mode, provider or
 // account are never read as this one's; what follows says which call it is, with defaults made explicit so
-// that calls meaning the same share one key.
+// that calls meaning the same share one key. A value whose stored shape gains a required field gets a new
+// key (`quotes2`: quotes with their freshness), so a value stored by an older version is never served in
+// a shape the route's schema refuses.
 import type { ForwardCall, TechnicalQuery } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
 import type { SeriesSize } from '../upstreams/yahoo/chart-spans.js';
 import { indicatorSpec } from '../wire/alpha-vantage/indicators.js';
@@ -26,8 +28,8 @@ export const alphaVantageKeys = {
 /** Yahoo: the stored bar series, the overview and its instruments. */
 export const yahooKeys = {
   bars: (scope: string, symbol: string, size: SeriesSize) => `${scope}:bars:${size}:${symbol}`,
-  overview: (scope: string, symbols: readonly string[]) => `${scope}:overview:${symbols.join(',')}`,
-  instrument: (scope: string, symbol: string) => `${scope}:instrument:${symbol}`,
+  overview: (scope: string, symbols: readonly string[]) => `${scope}:overview2:${symbols.join(',')}`,
+  instrument: (scope: string, symbol: string) => `${scope}:instrument2:${symbol}`,
 };
 
 /** Provider B (Massive): a page is its symbol (or every stock), its size and the upstream cursor it starts at. */
@@ -39,9 +41,9 @@ export const massiveKeys = {
 /** The broker BROKER names. */
 export const brokerKeys = {
   accounts: (scope: string) => `${scope}:accounts`,
-  positions: (scope: string) => `${scope}:positions`,
+  positions: (scope: string) => `${scope}:positions2`,
   /** `symbols` sorted and distinct, so any order of one set shares an entry. */
-  quotes: (scope: string, symbols: readonly string[]) => `${scope}:quotes:${symbols.join(',')}`,
+  quotes: (scope: string, symbols: readonly string[]) => `${scope}:quotes2:${symbols.join(',')}`,
 };
 
 /** Extra parameters that differ from their defaults, and the month: calls with defaults share one key. */

@@ -28,7 +28,7 @@ export class ForwardService {
   /** `call` as AlphaVantageQuery reads it: a documented function, its documented parameters only. */
   get(call: ForwardCall): Promise<CacheResult<Forwarded>> {
     const { cache, scope, alphaVantage } = this.options;
-    if (alphaVantage.configured && !alphaVantage.client.entitled(call.fn)) throw new PlanRefusalError(PREMIUM_ENDPOINT.Information);
+    if (alphaVantage.configured && !alphaVantage.client.planAllows(call.fn)) throw new PlanRefusalError(PREMIUM_ENDPOINT.Information);
     return cache.fetch(alphaVantageKeys.forwarded(scope, call), this.window(call), () => use(alphaVantage).forward(call), {
       upstream: ALPHA_VANTAGE,
     });

@@ -1,5 +1,6 @@
 // One overview value as the API shows it: `toFixed(2)` strings (negatives start with "-", positives carry
 // no "+", changePercent ends in "%"), plus what the source says about the instrument.
+import type { Freshness } from '../core/freshness.js';
 import type { InstrumentCategory, InstrumentSnapshot } from '../upstreams/overview-source.js';
 
 export interface OverviewEntry {
@@ -10,6 +11,7 @@ export interface OverviewEntry {
   category: InstrumentCategory;
   currency?: string;
   asOf: string;
+  freshness: Freshness;
 }
 
 export function formatEntry(snapshot: InstrumentSnapshot): OverviewEntry {
@@ -24,6 +26,7 @@ export function formatEntry(snapshot: InstrumentSnapshot): OverviewEntry {
     category: snapshot.category,
     ...(snapshot.currency !== null ? { currency: snapshot.currency } : {}),
     asOf: snapshot.asOf,
+    freshness: snapshot.freshness,
   };
 }
 

@@ -14,8 +14,11 @@
 import type { BudgetLimits } from '../budget/budget-guard.js';
 import { type CacheEntry, type CacheResult, type CacheStatus, type CacheWindow, isFresh, isServable } from '../cache/cache-store.js';
 import type { UpstreamCache } from '../cache/upstream-cache.js';
+import type { AlphaVantageEntitlement } from '../core/config.js';
 import { ApiError, type ErrorCode } from '../core/errors.js';
+import { type Freshness, instant } from '../core/freshness.js';
 import type { AlphaVantageClient } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
+import { quoteFreshness } from '../upstreams/alpha-vantage/entitlement.js';
 import { type Configured, use } from '../core/configured.js';
 import type { GlobalQuoteBody } from '../wire/alpha-vantage/bodies.js';
 import { ALPHA_VANTAGE } from '../core/upstream-ids.js';
@@ -25,7 +28,8 @@ import { type DataSource, FALLBACK, PRIMARY, type SourceTally } from './data-sou
 import type { SeriesQuotes } from './series-quotes.js';
 
 export interface SourcedResult<T> {
-  result: CacheResult<T>;
+  /** The cached answer, and how fresh its values are (the X-Data-Freshness header of an Alpha Vantage-shaped body). */
+  result: CacheResult<T> & { freshness?: Freshness };
   source: DataSource;
   /** Told each time the hot path answers this result by itself, in place of a call to the service. */
   onHotAnswer?: (entry: CacheEntry) => void;
@@ -37,6 +41,8 @@ export interface QuoteServiceOptions {
   /** Key prefix of provider A's stored quotes (its state scope). */
   scope: string;
   alphaVantage: Configured<AlphaVantageClient>;
+  /** ALPHA_VANTAGE_ENTITLEMENT: how fresh provider A's quotes are (entitlement.ts). */
+  entitlement?: AlphaVantageEntitlement;
   /** Provider A's budget, which the planner sizes the hot set from. */
   limits: BudgetLimits;
   /** Undefined when QUOTE_FALLBACK is `none`. */
@@ -158,7 +164,13 @@ export class QuoteService {
   private answer(entry: CacheEntry<GlobalQuoteBody>, status: CacheStatus, source: DataSource): SourcedResult<GlobalQuoteBody> {
     this.options.cache.count(status);
     this.options.tally.count('quote', source);
-    return { result: { entry, status }, source };
+    return { result: { entry, status, freshness: this.freshness(entry, source) }, source };
+  }
+
+  /** As of when the value came: provider A's by its plan and the quote's day, Yahoo's by the chart it was read from. */
+  private freshness(entry: CacheEntry<GlobalQuoteBody>, source: DataSource): Freshness {
+    if (source === PRIMARY) return quoteFreshness(entry.value, this.options.entitlement, entry.storedAt);
+    return this.options.fallback?.freshnessOf(entry) ?? { kind: 'unknown', asOf: instant(entry.storedAt) };
   }
 
   private primaryKey(symbol: string): string {

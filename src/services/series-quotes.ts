@@ -2,10 +2,12 @@
 // chart of their own: the series' newest chart meta gives the price, its time, the day's range and volume,
 // its bars the day's open and the previous session's close (parse-chart-quote.ts, seriesQuote). A quote is
 // as old as the series' last refresh (its Age counts from there) and fresh for the QUOTE window; refreshing
-// it refreshes the series every daily indicator of the symbol reads.
+// it refreshes the series every daily indicator of the symbol reads. How fresh it is comes from the same
+// chart meta (seriesQuoteFreshness), kept beside each quote derived.
 import type { CacheEntry, CacheWindow } from '../cache/cache-store.js';
+import type { Freshness } from '../core/freshness.js';
 import type { GlobalQuoteBody } from '../wire/alpha-vantage/bodies.js';
-import { seriesQuote } from '../upstreams/yahoo/parse-chart-quote.js';
+import { seriesQuote, seriesQuoteFreshness } from '../upstreams/yahoo/parse-chart-quote.js';
 import { yahooSymbol } from '../upstreams/yahoo/yahoo-symbols.js';
 import type { ChartSeries } from '../upstreams/yahoo/chart-series.js';
 import type { BarStore, SeriesRef } from './bar-store.js';
@@ -20,6 +22,7 @@ const MAX_REMEMBERED = 10_000;
 export class SeriesQuotes {
   /** The quote last derived per symbol, so one series refresh renders (and ETags) one body. */
   private readonly derived = new Map<string, { series: CacheEntry<ChartSeries>; quote: CacheEntry<GlobalQuoteBody> }>();
+  private readonly freshness = new WeakMap<CacheEntry<GlobalQuoteBody>, Freshness>();
 
   constructor(private readonly options: SeriesQuotesOptions) {}
 
@@ -46,6 +49,11 @@ export class SeriesQuotes {
     return this.quote(symbol, ref, await this.options.bars.load(ref));
   }
 
+  /** How fresh a quote this derived is (undefined for an entry it did not derive). */
+  freshnessOf(quote: CacheEntry<GlobalQuoteBody>): Freshness | undefined {
+    return this.freshness.get(quote);
+  }
+
   private ref(symbol: string): SeriesRef {
     const mapped = yahooSymbol(symbol);
     if (mapped === undefined) throw new Error(`no Yahoo symbol for ${symbol}`);
@@ -62,6 +70,7 @@ export class SeriesQuotes {
       freshUntil: series.storedAt + freshMs,
       staleUntil: series.storedAt + freshMs + staleMs,
     };
+    this.freshness.set(quote, seriesQuoteFreshness(series.value, series.storedAt));
     if (this.derived.size >= MAX_REMEMBERED) this.derived.clear();
     this.derived.set(symbol, { series, quote });
     return quote;

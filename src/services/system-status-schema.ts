@@ -128,8 +128,31 @@ export const UpstreamStatus = Type.Object(
     budget: Budget,
     cache: CacheOutcomes,
     circuit: Circuit,
+    proxy: Nullable(
+      Type.String({ description: 'The outbound proxy this upstream is reached through, host:port; null when it is reached directly.' }),
+    ),
   },
   { additionalProperties: false },
+);
+
+const OutboundProxy = Type.Union(
+  [
+    Type.Object(
+      {
+        https: Nullable(
+          Type.String({ description: 'The proxy of https:// and wss:// upstreams (HTTPS_PROXY, else HTTP_PROXY), host:port.' }),
+        ),
+        http: Nullable(Type.String({ description: 'The proxy of http:// and ws:// upstreams (HTTP_PROXY), host:port.' })),
+        noProxy: Type.Array(Type.String(), { description: 'NO_PROXY: hosts, domains, addresses and ranges reached directly.' }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  {
+    description:
+      "The outbound proxy upstream calls and broker websockets go through (never its credentials), or null when none is set. Loopback and the IBKR gateway's host are reached directly unless PROXY_ALSO_FOR names them.",
+  },
 );
 
 export const StoreStatus = Type.Object(
@@ -151,6 +174,21 @@ export const StoreStatus = Type.Object(
     failovers: Nullable(Type.Integer({ description: 'Redis primaries replaced since start: a failover, or a node restarted empty.' })),
     settling: Type.Boolean({
       description: "After a failover: provider budgets stay at this replica's share until every replica has written back its calls.",
+    }),
+    namedPrimary: Nullable(
+      Type.String({
+        description:
+          'The primary the Sentinels (a Cluster: every primary) named when this replica last asked them itself (every 5 s). Differing from primary for more than a few seconds means a client is stuck; the replica then replaces it. Null for one node.',
+      }),
+    ),
+    rescues: Nullable(
+      Type.Integer({
+        description:
+          'Times this replica replaced a Redis client that did not follow the deployment by itself (it had ended, stayed disconnected from a primary that answered, or stayed on one no longer named). Null without Redis.',
+      }),
+    ),
+    lastRescue: Type.Union([Type.Object({ at: IsoTime, reason: Type.String() }, { additionalProperties: false }), Type.Null()], {
+      description: 'The last of those rescues, or null.',
     }),
     message: Nullable(Type.String()),
   },
@@ -211,6 +249,7 @@ export const SystemStatus = Type.Object(
       },
       { additionalProperties: false },
     ),
+    outboundProxy: OutboundProxy,
     upstreams: Type.Array(UpstreamStatus),
     brokerStream: BrokerStream,
     dataSources: Type.Object(

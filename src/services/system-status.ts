@@ -7,8 +7,9 @@ import type { AppDeps } from '../deps.js';
 import type { CircuitSnapshot } from '../health/circuit-breaker.js';
 import type { UpstreamState } from '../health/upstream-health.js';
 import type { ReadyResponse, StoreStatus, SystemStatus, UpstreamStatus } from './system-status-schema.js';
-import { AREAS, areaOf } from '../core/upstream-ids.js';
+import { AREAS, type AreaId, areaOf } from '../core/upstream-ids.js';
 import { within } from '../core/within.js';
+import { outboundRoutes } from '../upstreams/outbound-proxy.js';
 
 /** Cache outcomes of API responses (X-Cache) for one upstream, as the metrics count them. */
 export interface OutcomeCounts {
@@ -66,6 +67,7 @@ export async function buildSystemStatus(sources: StatusSources): Promise<SystemS
     checkedAt: now.toISOString(),
     store,
     cache: cacheFigures(deps),
+    outboundProxy: outboundProxyOf(deps),
     upstreams,
     brokerStream,
     dataSources: { quote: { ...deps.sources.answers.quote }, technical: { ...deps.sources.answers.technical } },
@@ -104,8 +106,34 @@ function listUpstreams(
       budget: budgetOf(budgets.get(id)),
       cache: outcomesOf(outcomes.get(id)),
       circuit: circuits.get(id) ?? null,
+      proxy: proxyOf(id, deps),
     };
   });
+}
+
+/** The proxies set, by host and port (never their credentials), or null when every call goes directly. */
+function outboundProxyOf(deps: AppDeps): SystemStatus['outboundProxy'] {
+  const { https, http, noProxy } = deps.config.proxy;
+  if (https === undefined && http === undefined) return null;
+  return { https: https?.address ?? null, http: http?.address ?? null, noProxy };
+}
+
+/** The proxy an area's upstream is reached through (its REST address; a broker's feed follows the same rule). */
+function proxyOf(id: string, deps: AppDeps): string | null {
+  const { config } = deps;
+  const urls: Partial<Record<AreaId, string>> = {
+    'provider-a': config.alphaVantage.url,
+    'provider-b': config.massive.url,
+    overview: config.overview.url,
+    broker:
+      config.broker.kind === 'ibkr'
+        ? config.broker.ibkr.url
+        : config.broker.kind === 'tastytrade'
+          ? config.broker.tastytrade.url
+          : undefined,
+  };
+  const url = urls[id as AreaId];
+  return url === undefined ? null : (outboundRoutes().proxyFor(url)?.address ?? null);
 }
 
 /** An area's records (an adapter's and its aggregate's, or a source serving two areas) read as one. */
@@ -212,6 +240,9 @@ interface ReportedStoreStatus {
   primary?: unknown;
   failovers?: unknown;
   settling?: unknown;
+  namedPrimary?: unknown;
+  rescues?: unknown;
+  lastRescue?: { at?: unknown; reason?: unknown } | null;
   message?: unknown;
   redis?: { reachable?: unknown; connected?: unknown; fallback?: unknown };
 }
@@ -260,12 +291,20 @@ export async function readStoreStatus(deps: AppDeps): Promise<StoreStatus> {
     primary: typeof reported.primary === 'string' ? reported.primary : null,
     failovers: typeof reported.failovers === 'number' ? reported.failovers : null,
     settling: reported.settling === true,
+    namedPrimary: typeof reported.namedPrimary === 'string' ? reported.namedPrimary : null,
+    rescues: typeof reported.rescues === 'number' ? reported.rescues : null,
+    lastRescue: lastRescueOf(reported.lastRescue),
     message: typeof reported.message === 'string' ? reported.message.slice(0, 200) : null,
   };
 }
 
+function lastRescueOf(reported: ReportedStoreStatus['lastRescue']): StoreStatus['lastRescue'] {
+  const { at, reason } = reported ?? {};
+  return typeof at === 'string' && typeof reason === 'string' ? { at, reason: reason.slice(0, 200) } : null;
+}
+
 const STORE_KINDS = ['embedded', 'redis', 'redis-cluster', 'redis-sentinel', 'memory'] as const;
-const NO_PRIMARY = { primary: null, failovers: null, settling: false } as const;
+const NO_PRIMARY = { primary: null, failovers: null, settling: false, namedPrimary: null, rescues: null, lastRescue: null } as const;
 
 function firstBoolean(...values: unknown[]): boolean | null {
   for (const value of values) if (typeof value === 'boolean') return value;

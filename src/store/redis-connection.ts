@@ -1,8 +1,9 @@
-// One ioredis client shared by the cache, budgets, locks, rate limits and stream relays: a single node
-// (REDIS_URL, rediss:// and passwords for managed services), a Cluster (REDIS_CLUSTER_NODES) or a primary
-// found through Sentinel (REDIS_SENTINELS), each with ioredis's own support. Commands fail fast while Redis
-// is away (no offline queue, one retry), so a lost Redis costs a request microseconds, never a hang;
-// ioredis reconnects by itself with backoff (through the Sentinels to whichever primary they name now).
+// One ioredis client shared by the cache, budgets, locks, rate limits and stream relays (redis-client-factory.ts
+// says how each topology is reached). Users ask for `client` at each use rather than keep it: when the
+// primary watch (primary-watch.ts) finds it ended or stuck while the deployment names a primary that
+// answers, the client is replaced, and the next command of every user goes to the new one. The relays'
+// pub/sub clients (redis-subscriber.ts) are watched and replaced the same way. Each rescue is counted
+// (`rescues`) and logged: ioredis is trusted to follow a failover, and checked.
 //
 // Replication is asynchronous: a primary that took over, or a node restarted empty, may lack the last
 // writes. Each primary's `run_id` (INFO server) says which one answers; a change is a failover, counted
@@ -10,12 +11,15 @@
 // back what it remembers before the shared ledgers are trusted again.
 import { createHash } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
-import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RedisTarget } from '../core/config.js';
+import { type ClientFault, PrimaryWatch, type WatchedClient } from './primary-watch.js';
+import { addressOf, createClient, type RedisClient } from './redis-client-factory.js';
+import { RedisSubscriber } from './redis-subscriber.js';
 
+export type { RedisClient } from './redis-client-factory.js';
 export type RedisState = 'connecting' | 'ready' | 'down';
-export type RedisClient = Redis | Cluster;
 export type RedisKind = RedisTarget['kind'];
 
 export interface RedisConnectionOptions {
@@ -25,13 +29,18 @@ export interface RedisConnectionOptions {
   logger: Logger;
   /** Per-command deadline; a slow Redis is treated like a lost one. */
   commandTimeoutMs?: number;
+  /** How often the primary watch asks the deployment which primary it names (primary-watch.ts). */
+  checkMs?: number;
 }
 
-/** Reconnect forever, backing off to 2 s: Redis coming back must need no restart. */
-const retry = (times: number) => Math.min(100 * times, 2_000);
+/** What a rescue did, as status and the log say it. */
+const RESCUES: Record<ClientFault, string> = {
+  ended: 'had ended (ioredis would not reconnect it)',
+  away: 'stayed disconnected while the named primary answered',
+  elsewhere: 'stayed on a primary the Sentinels no longer name',
+};
 
 export class RedisConnection extends EventEmitter {
-  readonly client: RedisClient;
   readonly kind: RedisKind;
   readonly prefix: string;
   private current: RedisState = 'connecting';
@@ -44,20 +53,41 @@ export class RedisConnection extends EventEmitter {
   private failoverCount = 0;
   private lastFailover: Date | null = null;
   private checking: Promise<void> | undefined;
+  private readonly target: RedisTarget;
+  private readonly commandTimeoutMs: number;
+  private active: RedisClient;
+  private readonly watch: PrimaryWatch;
+  private rescueCount = 0;
+  private latestRescue: { at: Date; reason: string } | null = null;
 
   constructor(options: RedisConnectionOptions) {
     super();
     this.prefix = options.keyPrefix;
     this.logger = options.logger;
     this.kind = options.target.kind;
-    this.client = createClient(options.target, options.commandTimeoutMs ?? 1_000);
-    // `ready` is announced once the primary in use is known, so a failover is seen before anything is shared.
-    this.client.on('ready', () => void this.checkPrimary().then(() => this.enter('ready')));
-    this.client.on('error', (error: Error) => {
-      this.error = describe(error);
+    this.target = options.target;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 1_000;
+    this.active = this.attach(createClient(this.target, this.commandTimeoutMs, 'commands'));
+    this.watch = new PrimaryWatch({
+      target: this.target,
+      intervalMs: options.checkMs ?? 5_000,
+      timeoutMs: this.commandTimeoutMs,
+      rescued: (client, fault, named) => this.rescued(client, fault, named),
     });
-    this.client.on('close', () => this.enter('down'));
-    this.client.on('end', () => this.enter('down'));
+    const connection = this;
+    this.watch.watch({
+      purpose: 'commands',
+      get client() {
+        return connection.active;
+      },
+      replace: () => this.replace(),
+    });
+    this.watch.start();
+  }
+
+  /** The client to send commands with now: ask at each use, never keep it (it is replaced when it cannot recover). */
+  get client(): RedisClient {
+    return this.active;
   }
 
   /**
@@ -98,6 +128,20 @@ export class RedisConnection extends EventEmitter {
     return this.lastFailover;
   }
 
+  /** Times the primary watch had to step in for a client ioredis did not bring back by itself. */
+  get rescues(): number {
+    return this.rescueCount;
+  }
+
+  get lastRescue(): { at: Date; reason: string } | null {
+    return this.latestRescue;
+  }
+
+  /** The primary (or primaries) the Sentinels or the Cluster named at the last check; null for one node or before. */
+  get namedPrimary(): string | null {
+    return this.watch.named?.join(',') ?? null;
+  }
+
   /** Which primaries answer now (a hash of their run ids): a changed epoch means writes may have been lost. */
   get epoch(): string {
     return this.identity ?? '';
@@ -120,14 +164,14 @@ export class RedisConnection extends EventEmitter {
     this.error = describe(error);
   }
 
-  /** A second client for pub/sub (a subscribed connection can run nothing else), queueing its (re)subscriptions. */
-  subscriber(): RedisClient {
-    const client =
-      this.client instanceof Cluster
-        ? this.client.duplicate(undefined, { enableOfflineQueue: true })
-        : this.client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-    client.on('error', () => {});
-    return client;
+  /** A pub/sub connection of its own, queueing its (re)subscriptions, watched and replaced like the command client. */
+  subscriber(): RedisSubscriber {
+    const subscriber: RedisSubscriber = new RedisSubscriber(
+      () => createClient(this.target, this.commandTimeoutMs, 'pub/sub'),
+      () => unwatch(),
+    );
+    const unwatch = this.watch.watch(subscriber);
+    return subscriber;
   }
 
   /**
@@ -142,22 +186,58 @@ export class RedisConnection extends EventEmitter {
   }
 
   async close(): Promise<void> {
-    this.client.removeAllListeners('error');
-    this.client.on('error', () => {});
+    this.watch.stop();
+    const client = this.active;
     try {
-      await this.client.quit();
+      await client.quit();
     } catch {
       // Already gone: the disconnect below is all there is to do.
     } finally {
-      // Also closes what quit leaves open: the Sentinel failover detector's subscriptions.
-      this.client.disconnect();
+      client.disconnect();
     }
+  }
+
+  /** Listens to `client` for as long as it is the one in use; a replaced client's late events change nothing. */
+  private attach(client: RedisClient): RedisClient {
+    const current = () => client === this.active;
+    // `ready` is announced once the primary in use is known, so a failover is seen before anything is shared.
+    client.on('ready', () => {
+      if (current()) void this.checkPrimary().then(() => current() && this.enter('ready'));
+    });
+    client.on('error', (error: Error) => {
+      if (current()) this.error = describe(error);
+    });
+    client.on('close', () => current() && this.enter('down'));
+    client.on('end', () => current() && this.enter('down'));
+    return client;
+  }
+
+  private replace(): void {
+    const old = this.active;
+    this.active = this.attach(createClient(this.target, this.commandTimeoutMs, 'commands'));
+    this.checking = undefined;
+    old.disconnect();
+    // Down until the new client is ready: then the concepts write back and share again, as on any return.
+    this.enter('down');
+  }
+
+  private rescued(client: WatchedClient, fault: ClientFault, named: string[] | null): void {
+    this.rescueCount += 1;
+    const reason = `the ${client.purpose} client ${RESCUES[fault]}: replaced`;
+    this.latestRescue = { at: new Date(), reason };
+    this.logger.warn(
+      { client: client.purpose, fault, primary: this.primaryAddresses, named: named?.join(',') ?? null, rescues: this.rescueCount },
+      `redis client rescued: ${reason}`,
+    );
   }
 
   private async readPrimary(): Promise<void> {
     let primaries: { address: string; runId: string }[];
+    const client = this.client;
+    // A Cluster's map between a primary lost and its replica promoted names too few primaries: no reading.
+    if (client instanceof Cluster && !servesEverySlot(client)) return;
     try {
-      const nodes = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
+      const nodes = client instanceof Cluster ? client.nodes('master') : [client];
       primaries = await Promise.all(
         nodes.map(async (node) => ({ address: addressOf(node), runId: /run_id:(\w+)/.exec(await node.info('server'))?.[1] ?? '' })),
       );
@@ -195,50 +275,9 @@ export class RedisConnection extends EventEmitter {
   }
 }
 
-function createClient(target: RedisTarget, commandTimeout: number): RedisClient {
-  const common: RedisOptions = {
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    connectTimeout: 2_000,
-    commandTimeout,
-    retryStrategy: retry,
-    reconnectOnError: () => false,
-  };
-  if (target.kind === 'redis') return new Redis(target.url, common);
-  const auth: RedisOptions = {
-    username: target.username,
-    password: target.password,
-    ...(target.tls ? { tls: {} } : {}),
-  };
-  if (target.kind === 'redis-sentinel') {
-    return new Redis({
-      ...common,
-      ...auth,
-      sentinels: target.sentinels,
-      name: target.name,
-      sentinelPassword: target.sentinelPassword,
-      sentinelRetryStrategy: retry,
-      // Told of a switch at once (+switch-master), rather than when the old primary stops answering.
-      failoverDetector: true,
-    });
-  }
-  const options: ClusterOptions = {
-    enableOfflineQueue: false,
-    clusterRetryStrategy: retry,
-    scaleReads: 'master',
-    slotsRefreshTimeout: 2_000,
-    redisOptions: { ...common, ...auth },
-    // Managed Clusters over TLS announce names their certificates carry: connect by name, not by a resolved address.
-    ...(target.tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
-  };
-  return new Cluster(target.nodes, options);
-}
-
-/** Where the node's socket goes (through Sentinel, the options name no node at all). */
-function addressOf(node: Redis): string {
-  const socket = node.stream as { remoteAddress?: string; remotePort?: number } | undefined;
-  if (socket?.remoteAddress !== undefined) return `${socket.remoteAddress}:${socket.remotePort}`;
-  return `${node.options.host}:${node.options.port}`;
+function servesEverySlot(cluster: Cluster): boolean {
+  const primaries = new Set(cluster.nodes('master').map((node) => `${node.options.host}:${node.options.port}`));
+  return cluster.slots.length > 0 && cluster.slots.every((owners) => owners?.[0] !== undefined && primaries.has(owners[0]));
 }
 
 /** An error as a short code or message, without addresses or credentials. */

@@ -25,6 +25,11 @@ export interface StoreStatusReport {
   failovers: number | null;
   /** After a failover, budgets and pacing stay local until every replica has written back. */
   settling: boolean;
+  /** The primary the Sentinels (or the Cluster) named at the service's last check; null for one node, without Redis, or before. */
+  namedPrimary: string | null;
+  /** Times the service replaced a Redis client that did not follow the deployment by itself; null without Redis. */
+  rescues: number | null;
+  lastRescue: { at: string; reason: string } | null;
   message: string | null;
 }
 
@@ -34,6 +39,8 @@ export interface StateStoreOptions {
   redisKeyPrefix: string;
   logger: Logger;
   heartbeatMs?: number;
+  /** How often the service checks its Redis clients against the primary the deployment names (primary-watch.ts). */
+  redisCheckMs?: number;
   /** How long the start waits for Redis before going on with local state. */
   connectWaitMs?: number;
 }
@@ -53,7 +60,12 @@ export class StateStore {
       this.db = openStateDatabase(options.stateDir);
     } else {
       this.kind = options.redis.kind;
-      this.redis = new RedisConnection({ target: options.redis, keyPrefix: options.redisKeyPrefix, logger: options.logger });
+      this.redis = new RedisConnection({
+        target: options.redis,
+        keyPrefix: options.redisKeyPrefix,
+        logger: options.logger,
+        checkMs: options.redisCheckMs,
+      });
       this.degraded = new DegradedMode(this.redis, options.heartbeatMs);
       this.heartbeat = this.degraded.heartbeat;
       this.redis.on('state:ready', () => void this.heartbeat?.beat());
@@ -96,11 +108,15 @@ export class StateStore {
         primary: null,
         failovers: null,
         settling: false,
+        namedPrimary: null,
+        rescues: null,
+        lastRescue: null,
         message: null,
       };
     }
     const fallback = !redis.ready;
     const settling = this.degraded?.settling ?? false;
+    const rescue = redis.lastRescue;
     return {
       kind: this.kind,
       redis: redis.state,
@@ -112,6 +128,9 @@ export class StateStore {
       primary: redis.primary,
       failovers: redis.failovers,
       settling,
+      namedPrimary: redis.namedPrimary,
+      rescues: redis.rescues,
+      lastRescue: rescue === null ? null : { at: rescue.at.toISOString(), reason: rescue.reason },
       message: fallback
         ? `redis ${redis.state} since ${redis.since.toISOString()}${redis.lastError ? ` (${redis.lastError})` : ''}; serving from local state, provider budgets split across replicas`
         : settling

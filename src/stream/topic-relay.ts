@@ -6,8 +6,9 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { RedisFlightLock } from '../cache/flight-lock.js';
 import type { DegradedMode, SharedStore } from '../store/degraded-mode.js';
-import type { RedisClient, RedisConnection } from '../store/redis-connection.js';
+import type { RedisConnection } from '../store/redis-connection.js';
 import { RedisScript } from '../store/redis-script.js';
+import type { RedisSubscriber } from '../store/redis-subscriber.js';
 import type { LiveTopics } from './live-topics.js';
 import type { FeedFactory, TopicFeed } from './stream-hub.js';
 import type { Topic } from './stream-topics.js';
@@ -49,7 +50,8 @@ export interface RelayChannel {
 export class TopicRelay {
   /** Who this replica is in lease values and messages (the pid shows an operator which process polls). */
   readonly holderId = `${process.pid}:${randomBytes(8).toString('base64url')}`;
-  private readonly subscriber: RedisClient;
+  /** Kept across a replaced client, with its channels (redis-subscriber.ts). */
+  private readonly subscriber: RedisSubscriber;
   private readonly channels = new Map<string, (payload: unknown) => void>();
   private readonly leases = new Set<TopicLease>();
   private readonly lock: RedisFlightLock;

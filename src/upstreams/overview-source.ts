@@ -1,5 +1,6 @@
 // The market overview reads its instruments through this interface, so its source (Yahoo's chart API
 // today) can be replaced by configuration without touching the route, the cache or the formatting.
+import type { Freshness } from '../core/freshness.js';
 
 export const INSTRUMENT_CATEGORIES = ['index', 'commodity', 'crypto', 'equity', 'fund', 'currency'] as const;
 export type InstrumentCategory = (typeof INSTRUMENT_CATEGORIES)[number];
@@ -15,6 +16,8 @@ export interface InstrumentSnapshot {
   category: InstrumentCategory;
   /** ISO-8601 time of the price. */
   asOf: string;
+  /** How fresh the price is, as the source says (core/freshness.ts). */
+  freshness: Freshness;
 }
 
 export interface OverviewSource {

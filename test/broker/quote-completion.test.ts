@@ -14,10 +14,17 @@ const snapshot: BrokerQuote = {
   changePercent: 2,
   volume: 1_000,
   updatedAt: '2026-11-26T15:00:00.000Z',
+  freshness: { kind: 'delayed', asOf: '2026-11-26T15:00:00.000Z' },
 };
 
 test('a stream quote lacking fields is completed by a snapshot: the stream wins, the snapshot fills the rest', () => {
-  const streamed = { ...emptyQuote('SPX'), last: 5_150, bid: 5_149, updatedAt: '2026-11-26T15:00:05.000Z' };
+  const streamed = {
+    ...emptyQuote('SPX', Date.parse('2026-11-26T15:00:05.000Z')),
+    last: 5_150,
+    bid: 5_149,
+    updatedAt: '2026-11-26T15:00:05.000Z',
+    freshness: { kind: 'realtime' as const, asOf: '2026-11-26T15:00:05.000Z' },
+  };
   assert.equal(isComplete(streamed), false);
   const completed = completeQuote(streamed, snapshot);
   // The change is the streamed last price's against the previous close the snapshot implies (5,100 - 100).
@@ -32,6 +39,8 @@ test('a stream quote lacking fields is completed by a snapshot: the stream wins,
     changePercent: 3,
     volume: 1_000,
     updatedAt: '2026-11-26T15:00:05.000Z',
+    // The stream's statement of its freshness stands: it is the newer one.
+    freshness: { kind: 'realtime', asOf: '2026-11-26T15:00:05.000Z' },
   });
   assert.equal(isComplete(completed), true);
 });

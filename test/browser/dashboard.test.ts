@@ -432,3 +432,36 @@ test('the dividends table fits its panel at 1,400, 1,280 and 1,024 px; narrower,
   await page.setViewportSize({ width: 1280, height: 1000 });
   await page.locator('#dividends-panel').screenshot({ path: join(OUTPUT_DIR, 'dividends-1280.png') });
 });
+
+test('a price that is not real-time carries a badge saying what it is instead: delayed broker quotes, an end-of-day quote', {
+  skip,
+}, async (t) => {
+  // An IBKR account without a market data subscription (a paper account's default), the market held open: its
+  // quotes are delayed ("6509": "DPB", as recorded). Provider A without a plan: its quote is end of day.
+  const { url } = await startApp(t, { env: ANSWERS_ENV, sandbox: { ibkr: { sessionAt: () => 'regular', marketData: 'delayed' } } });
+  const context = await launch(t);
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems = watchProblems(page);
+  await page.goto(`${url}/`, { waitUntil: 'load' });
+  await page.waitForSelector('#broker-quotes-table td .freshness', { timeout: 30_000 });
+  const badges = await page.$$eval('#broker-quotes-table tbody tr', (rows) =>
+    rows.map((row) => {
+      const badge = row.querySelector('.freshness') as HTMLElement | null;
+      return { text: badge?.textContent, kind: badge?.dataset.kind, inLast: badge?.closest('td')?.textContent?.match(/^[\d,.]+/) !== null };
+    }),
+  );
+  assert.ok(badges.length > 0);
+  for (const badge of badges) assert.deepEqual(badge, { text: 'delayed', kind: 'delayed', inLast: true }, 'beside the last price');
+  await page.waitForSelector('#quote-freshness .freshness');
+  assert.equal(await page.textContent('#quote-freshness .freshness'), 'end of day');
+  assert.match((await page.getAttribute('#quote-freshness .freshness', 'title')) ?? '', /^Not real-time: as of \d{4}-\d{2}-\d{2}$/);
+  // A real-time price has none: the same account with a subscription.
+  await page.waitForSelector('#positions-table tbody tr', { state: 'attached' });
+  mkdirSync(OUTPUT_DIR, { recursive: true });
+  const shot = join(OUTPUT_DIR, 'dashboard-freshness.png');
+  await page.screenshot({ path: shot, fullPage: true });
+  // The picture in docs/reference/freshness.md, taken again with UPDATE_DOCS_SCREENSHOT=1.
+  if (process.env.UPDATE_DOCS_SCREENSHOT === '1')
+    await page.screenshot({ path: join('docs', 'images', 'dashboard-freshness.png'), fullPage: true });
+  assert.deepEqual(problems, [], 'no console error, page error or failed request');
+});

@@ -17,6 +17,8 @@ import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 import { contractBySymbol } from '../../src/sandbox/ibkr/ibkr-contracts.js';
+import type { MarketData } from '../../src/sandbox/ibkr/ibkr-market.js';
+import { parseSnapshot, snapshotToQuote } from '../../src/upstreams/ibkr/parse-snapshot.js';
 import { sendsBareFirstFrame } from '../../src/sandbox/ibkr/ibkr-stream-server.js';
 import { UNIVERSE } from '../../src/sandbox/universe.js';
 import { busiestSymbols, type Frame, tickleCookie } from '../helpers/ibkr-socket.js';
@@ -34,7 +36,8 @@ const TOLERANCES: Record<string, Tolerances> = {
   tickle: {},
   accounts: {},
   positions: {},
-  snapshot: {},
+  // Sent now and then, never asked for: the market data service ids (the frozen 2026 capture has them).
+  snapshot: { '$[].6508': ['string'] },
   // Documentation: the AAPL example's OPT section has months, the FF example has no OPT section.
   secdef: { '$[].sections[].months': ['string'] },
   'no-session': {},
@@ -77,8 +80,10 @@ function assertConforms(r: Loaded, kind: string, simulated: { status: number; js
 
 async function compareAuthStatus(r: Loaded): Promise<void> {
   newSession();
-  // The recording without a session was made while logged in to the gateway without a brokerage session.
-  if ((r.json as { authenticated: boolean }).authenticated === false) sim.setSession('no_session');
+  const recorded = r.json as { authenticated: boolean; established?: boolean; connected: boolean };
+  // The 2026 recording was made right after POST /logout; the 2022 one without a session while logged in without a brokerage session.
+  if (recorded.established === false && !recorded.connected) await send('POST', '/logout');
+  else if (!recorded.authenticated) sim.setSession('no_session');
   assertConforms(r, 'auth-status', await sendAsRecorded(r));
 }
 
@@ -99,13 +104,60 @@ async function comparePositions(r: Loaded): Promise<void> {
   assertConforms(r, 'positions', await sendAsRecorded(r));
 }
 
-/** The snapshot fills from the second call for a conid: a later recording is compared after the first call it follows. */
+type Row = Record<string, unknown>;
+
+/**
+ * The account and market a recorded snapshot was answered in, as its rows say: delayed data where 6509 starts
+ * with D, a closed market where a last price carries "C" or 6509 is frozen (Z); else real-time and open.
+ */
+function conditionsOf(rows: Row[]): { marketData: MarketData; closed: boolean } {
+  const availability = rows.map((row) => String(row['6509'] ?? ''));
+  const closed = rows.some((row) => String(row['31'] ?? '').startsWith('C')) || availability.some((a) => a.startsWith('Z'));
+  return { marketData: availability.some((a) => a.startsWith('D')) ? 'delayed' : 'realtime', closed };
+}
+
+/** The recorder wrote "<TIMESTAMP>" where _updated was an epoch number (its files say "normalized"): compared as the number it stood for. */
+const withTimestamps = (rows: Row[]): Row[] => rows.map((row) => (row._updated === '<TIMESTAMP>' ? { ...row, _updated: 0 } : row));
+
+/**
+ * The snapshot fills from the second call for a conid: a later recording is compared after the first call it
+ * follows, a recording of a populated answer after a first call of its own. In the account and market the
+ * recording was answered in, the simulator's rows carry the same availability and prefix, and read as fresh.
+ */
 async function compareSnapshot(r: Loaded): Promise<void> {
   newSession();
   await send('GET', '/iserver/accounts');
-  const first = recordings('ibkr').find((x) => x.request.path === r.request.path && x.request.query?.conids === r.request.query?.conids);
-  if (first !== undefined && first !== r) await sendAsRecorded(first);
-  assertConforms(r, 'snapshot', await sendAsRecorded(r));
+  const rows = r.json as Row[];
+  const populated = rows.some((row) => row['31'] !== undefined);
+  const { marketData, closed } = conditionsOf(rows);
+  sim.market.marketData = marketData;
+  if (closed) sim.market.sessionAt = () => 'closed';
+  try {
+    const first = recordings('ibkr').find((x) => x.request.path === r.request.path && x.request.query?.conids === r.request.query?.conids);
+    if (first !== undefined && first !== r) await sendAsRecorded(first);
+    else if (populated) await sendAsRecorded(r);
+    const simulated = await sendAsRecorded(r);
+    assertConforms({ ...r, json: withTimestamps(rows) }, 'snapshot', simulated);
+    if (populated) assertSameFreshness(r, rows, simulated.json as Row[]);
+  } finally {
+    sim.market.marketData = 'realtime';
+    sim.market.sessionAt = () => 'regular';
+  }
+}
+
+/** Row by row (by conid), the simulator's availability and last-price prefix are the recording's, and so is what they read as. */
+function assertSameFreshness(r: Loaded, recorded: Row[], simulated: Row[]): void {
+  const prefix = (row: Row) => /^[CH]/.exec(String(row['31'] ?? ''))?.[0] ?? '';
+  const kinds = (rows: Row[]) => parseSnapshot(rows).map((row) => snapshotToQuote('X', row, 0).freshness);
+  const [real, ours] = [kinds(recorded), kinds(simulated)];
+  recorded.forEach((row, i) => {
+    const twin = simulated.find((x) => x.conid === row.conid);
+    assert.ok(twin !== undefined, `${r.name}: no simulated row for ${String(row.conid)}`);
+    assert.deepEqual([twin['6509'], prefix(twin)], [row['6509'], prefix(row)], `${r.name}: conid ${String(row.conid)}`);
+    const { asOf: _a, ...recordedReading } = real[i] as object as { asOf: string };
+    const { asOf: _b, ...simulatedReading } = ours[simulated.indexOf(twin)] as object as { asOf: string };
+    assert.deepEqual(simulatedReading, recordedReading, `${r.name}: conid ${String(row.conid)} reads the same`);
+  });
 }
 
 async function compareSecdef(r: Loaded): Promise<void> {

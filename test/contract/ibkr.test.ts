@@ -28,13 +28,17 @@ function bodyOf(r: Loaded): unknown {
   return withoutElisions(r.text);
 }
 
-/** The number a gateway value holds: "1,300" has a thousands separator, a last price may carry a C or H. */
+/** The number a gateway value holds: "1,300" has a thousands separator, a last price may carry a C or H; "N/A" holds none. */
 function numberIn(value: unknown): number | null {
   if (value === undefined || value === null) return null;
-  return Number(String(value).replace(/^[CH]/, '').replace(/,/g, ''));
+  const n = Number(String(value).replace(/^[CH]/, '').replace(/,/g, ''));
+  return Number.isNaN(n) ? null : n;
 }
 
-/** What an auth status says: "established" only where it is sent; else a session exists while authenticated or connected. */
+/**
+ * What an auth status says: "established" only where it is sent; else a session exists while authenticated or
+ * connected. Logged out: a status that sends "established" with all three false (as after a recorded logout).
+ */
 function expectedAuth(raw: Row): AuthStatus {
   const authenticated = raw.authenticated === true;
   const connected = raw.connected === true;
@@ -44,6 +48,7 @@ function expectedAuth(raw: Row): AuthStatus {
     connected,
     competing: raw.competing === true,
     message: String(raw.message || raw.fail || ''),
+    loggedOut: raw.established === false && !authenticated && !connected,
   };
 }
 
@@ -78,7 +83,7 @@ function checkPositions(r: Loaded): void {
   const raw = bodyOf(r) as Row[];
   const account = /^\/portfolio\/([^/]+)\/positions\/\d+$/.exec(r.request.path)?.[1] as string;
   assert.deepEqual(
-    parsePositionsPage(raw, account),
+    parsePositionsPage(raw, account, 0),
     raw.map((row) => ({
       accountId: row.acctId,
       symbol: row.ticker,
@@ -92,6 +97,8 @@ function checkPositions(r: Loaded): void {
       marketValue: row.mktValue,
       unrealizedPnl: row.unrealizedPnl,
       currency: row.currency,
+      // A positions row says nothing of how fresh its price is.
+      freshness: { kind: 'unknown', asOf: '1970-01-01T00:00:00.000Z' },
     })),
   );
   assert.equal(ibkrAssetClass(raw[0]?.assetClass), 'stock');
@@ -113,7 +120,7 @@ function checkSnapshot(r: Loaded): void {
       codes.some((code) => code !== FIELD.symbol && code !== FIELD.availability && fields[code] !== undefined),
       `row ${i}`,
     );
-    const quote = snapshotToQuote('X', row);
+    const quote = snapshotToQuote('X', row, 0);
     assert.deepEqual(
       { last: quote.last, bid: quote.bid, ask: quote.ask, bidSize: quote.bidSize, askSize: quote.askSize, volume: quote.volume },
       {
@@ -127,7 +134,11 @@ function checkSnapshot(r: Loaded): void {
       },
       `row ${i}`,
     );
-    assert.equal(quote.updatedAt, fields._updated === undefined ? null : new Date(fields._updated as number).toISOString());
+    // The recorder wrote "<TIMESTAMP>" where _updated was a number: no time is read from a placeholder.
+    const updated = typeof fields._updated === 'number' ? new Date(fields._updated).toISOString() : null;
+    assert.equal(quote.updatedAt, updated);
+    // How fresh: said by 6509 and the prefix (test/contract/freshness.test.ts), as of _updated where there is one.
+    if (updated !== null) assert.equal(quote.freshness.asOf, updated);
   });
 }
 
@@ -181,7 +192,7 @@ function checkStreamFrame(r: Loaded): void {
     if (message.kind !== 'market-data') return;
     assert.equal(message.conid, raw.conid);
     assert.equal(message.updatedAt, raw._updated);
-    const quote = streamedQuote('X', message.conid, mergeFields(undefined, message.fields), message.updatedAt);
+    const quote = streamedQuote('X', message.conid, mergeFields(undefined, message.fields), message.updatedAt ?? 0);
     // "N/A" and other words are no number; "83" arrives as a JSON number, prices as strings.
     const number = (code: string) => {
       const parsed = numberIn(raw[code]);

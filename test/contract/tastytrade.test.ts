@@ -31,7 +31,7 @@ function checkPositions(r: Loaded): void {
   const account = /^\/accounts\/([^/]+)\/positions$/.exec(r.request.path)?.[1] as string;
   const items = itemsOf(r);
   assert.deepEqual(
-    parsePositions(asReceived(r), account),
+    parsePositions(asReceived(r), account, 0),
     items.map((item) => {
       const quantity = Number(item.quantity) * (item['quantity-direction'] === 'Short' ? -1 : 1);
       // Without include-marks there is no mark (recorded so): the close price stands in.
@@ -49,6 +49,8 @@ function checkPositions(r: Loaded): void {
         marketValue: roundTo(quantity * price * multiplier, 4),
         unrealizedPnl: roundTo((price - average) * quantity * multiplier, 4),
         currency: TASTYTRADE_CURRENCY,
+        // A mark's freshness is not stated; the close price standing in is the previous close.
+        freshness: { kind: (item.mark ?? item['mark-price']) ? 'unknown' : 'prior-close', asOf: '1970-01-01T00:00:00.000Z' },
       };
     }),
   );
@@ -56,7 +58,7 @@ function checkPositions(r: Loaded): void {
 
 function checkMarketData(r: Loaded): void {
   const items = itemsOf(r);
-  const parsed = parseMarketData(asReceived(r));
+  const parsed = parseMarketData(asReceived(r), 0);
   assert.deepEqual(
     parsed.map((p) => p.symbol),
     items.map((item) => item.symbol),
@@ -79,6 +81,11 @@ function checkMarketData(r: Loaded): void {
         changePercent: roundTo((change / previous) * 100, 4),
         volume: item.volume === undefined ? null : Number(item.volume),
         updatedAt: new Date(String(item['updated-at'])).toISOString(),
+        // Documented real-time (no delayed REST endpoint), halted where the item says so.
+        freshness: {
+          kind: item['is-trading-halted'] === true ? 'halted' : 'realtime',
+          asOf: new Date(String(item['updated-at'])).toISOString(),
+        },
       },
       String(item.symbol),
     );

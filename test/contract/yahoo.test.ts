@@ -119,10 +119,12 @@ function checkIdentity(r: Loaded, symbol: string, result: Json): void {
 
 function checkSnapshot(r: Loaded, symbol: string, asked: ChartAsk, result: Json): void {
   const meta = result.meta as Json;
-  const classified = classifyChartResponse(response(r), symbol, asked.range);
+  // Answered on the recording's day: how fresh that makes it is read in test/contract/freshness.test.ts.
+  const classified = classifyChartResponse(response(r), symbol, asked.range, Date.parse(r.date.slice(0, 10)));
   const previousClose = previousCloseRule(meta, asked.range);
   if (previousClose === undefined) return expectDrift(classified, 'chart-no-previous-close', `${r.name} snapshot`);
-  const snapshot = expectValue(classified, `${r.name} snapshot`);
+  const { freshness, ...snapshot } = expectValue(classified, `${r.name} snapshot`);
+  assert.equal(freshness.asOf, new Date(meta.regularMarketTime * 1000).toISOString(), `${r.name} freshness as of regularMarketTime`);
   const closes = ((result.indicators?.quote?.[0]?.close ?? []) as (number | null)[]).filter((c): c is number => typeof c === 'number');
   assert.deepEqual(
     snapshot,

@@ -36,8 +36,24 @@ function readmeRows(): { names: string[]; defaults: string[] }[] {
     });
 }
 
+/**
+ * Documented in their docs/how-to page instead, until the README (issue 35's, rewritten around a generated
+ * configuration reference) takes them: the outbound proxy's (docs/how-to/corporate-proxy.md).
+ */
+const DOCUMENTED_ELSEWHERE: Readonly<Record<string, string>> = {
+  HTTPS_PROXY: 'docs/how-to/corporate-proxy.md',
+  HTTP_PROXY: 'docs/how-to/corporate-proxy.md',
+  NO_PROXY: 'docs/how-to/corporate-proxy.md',
+  PROXY_ALSO_FOR: 'docs/how-to/corporate-proxy.md',
+};
+
 test('the README configuration table names every variable of the schema, and no other', () => {
   const documented = readmeRows().flatMap((row) => row.names.flatMap(expand));
+  for (const [name, page] of Object.entries(DOCUMENTED_ELSEWHERE)) {
+    if (documented.includes(name)) continue;
+    assert.match(readFileSync(join(ROOT, page), 'utf8'), new RegExp(`\\b${name}\\b`), `${name} documented in ${page}`);
+    documented.push(name);
+  }
   assert.deepEqual([...new Set(documented)].sort(), [...VARIABLES].sort());
   assert.equal(documented.length, new Set(documented).size, 'each variable documented once');
 });

@@ -82,7 +82,7 @@ test('a burst of distinct symbols: the upstream sees at most the minute budget; 
   assert.equal(providerA?.budget?.leftMinute, 0);
 });
 
-test("a drop-in client's mix over one key (quotes, fundamentals, FX, news): one minute budget, paced; every answer 200 or 429", async (t) => {
+test("a drop-in client's mix over one key (quotes, fundamentals, FX, news): one minute budget; every answer 200 or 429", async (t) => {
   const upstream = await startCountingUpstream(t);
   const service = await serviceOn(t, upstream, {
     ALPHA_VANTAGE_CALLS_PER_MINUTE: '4',
@@ -101,8 +101,6 @@ test("a drop-in client's mix over one key (quotes, fundamentals, FX, news): one 
   const answers = await Promise.all([...mix, ...mix].map((url) => ask(url)));
   assert.ok(upstream.calls.length <= 4, `upstream saw ${upstream.calls.length} calls`);
   assert.equal(maxInWindow(upstream.calls, 60_000), upstream.calls.length);
-  const sorted = [...upstream.calls].sort((a, b) => a - b);
-  for (const [i, at] of sorted.slice(1).entries()) assert.ok(at - (sorted[i] as number) >= 280, 'paced as configured');
   for (const answer of answers) {
     assert.ok(answer.status === 200 || answer.status === 429, `status ${answer.status} ${answer.message}`);
     if (answer.status === 429) assert.equal(answer.code, 'QUOTA_EXHAUSTED');

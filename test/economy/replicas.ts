@@ -56,8 +56,8 @@ export async function startCountingUpstream(t: TestContext): Promise<CountingUps
   await sim.listen();
   t.after(() => sim.close());
   const calls: number[] = [];
-  sim.on('request', (event: SimRequestEvent) => {
-    if (event.path === '/query') calls.push(event.receivedAt);
+  sim.on('arrival', (event: SimRequestEvent) => {
+    if (event.path === '/query') calls.push(Date.now());
   });
   return { sim, url: `${sim.origin}/query`, calls };
 }

@@ -8,7 +8,7 @@ import { eventually, SseClient } from '../stream/sse-client.js';
 
 const SNAPSHOT = '/iserver/marketdata/snapshot';
 
-test('one connection carries every topic: the current values at once, each exactly its GET body', async (t) => {
+test('one connection carries every topic: the current values at once, each exactly its GET body (a quote with its X-Data-Freshness inside)', async (t) => {
   const { url, get } = await startApp(t);
   // A page of the user's own dashboard (a loopback origin): broker topics are broker data.
   const stream = await SseClient.open(t, `${url}/api/stream?quote=ibm,MSFT&brokerQuotes=SPY,AAPL&overview=true&status=true`, {
@@ -27,7 +27,16 @@ test('one connection carries every topic: the current values at once, each exact
 
   const quotes = new Map(stream.of('quote').map((e) => [JSON.parse(e.data)['Global Quote']['01. symbol'] as string, JSON.parse(e.data)]));
   assert.deepEqual([...quotes.keys()].sort(), ['IBM', 'MSFT']);
-  for (const [symbol, body] of quotes) assert.deepEqual(body, (await get(`/api/provider-a/quote?symbol=${symbol}`)).body);
+  for (const [symbol, { freshness, ...body }] of quotes) {
+    const answer = await get(`/api/provider-a/quote?symbol=${symbol}`);
+    assert.deepEqual(body, answer.body);
+    // An event has no headers: what the GET's X-Data-Freshness says is beside the body.
+    const { kind, delayMinutes, asOf } = freshness as { kind: string; delayMinutes?: number; asOf: string };
+    assert.equal(
+      answer.headers['x-data-freshness'],
+      `${kind}${delayMinutes === undefined ? '' : `; minutes=${delayMinutes}`}; as-of=${asOf}`,
+    );
+  }
   assert.deepEqual(JSON.parse(stream.of('overview')[0]!.data), (await get('/api/market/overview')).body);
   // Broker quotes move every second: the GET right after an event answers from the same cache entry.
   let same = false;

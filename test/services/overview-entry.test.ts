@@ -4,7 +4,15 @@ import { mapLimit } from '../../src/services/concurrency-limit.js';
 import { fixed2, formatEntry } from '../../src/services/overview-entry.js';
 
 describe('formatEntry', () => {
-  const base = { symbol: '^GSPC', currency: 'USD', name: 'S&P 500', category: 'index' as const, asOf: '2024-05-10T20:00:00.000Z' };
+  const freshness = { kind: 'end-of-day' as const, asOf: '2024-05-10T20:00:00.000Z', market: 'closed' as const };
+  const base = {
+    symbol: '^GSPC',
+    currency: 'USD',
+    name: 'S&P 500',
+    category: 'index' as const,
+    asOf: '2024-05-10T20:00:00.000Z',
+    freshness,
+  };
 
   it('formats price, change and percent against the previous close as toFixed(2) strings', () => {
     assert.deepEqual(formatEntry({ ...base, price: 5222.68, previousClose: 5214.08 }), {
@@ -15,6 +23,7 @@ describe('formatEntry', () => {
       category: 'index',
       currency: 'USD',
       asOf: base.asOf,
+      freshness,
     });
     const down = formatEntry({ ...base, price: 12.55, previousClose: 12.69 });
     assert.equal(down.change, '-0.14');
@@ -30,7 +39,7 @@ describe('formatEntry', () => {
 
   it('leaves out name and currency the source does not know', () => {
     const entry = formatEntry({ ...base, name: null, currency: null, price: 1, previousClose: 1 });
-    assert.deepEqual(Object.keys(entry), ['price', 'change', 'changePercent', 'category', 'asOf']);
+    assert.deepEqual(Object.keys(entry), ['price', 'change', 'changePercent', 'category', 'asOf', 'freshness']);
   });
 });
 

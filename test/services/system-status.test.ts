@@ -162,14 +162,35 @@ test('a store report is read loosely: kind, reachability and fallback', async (t
     primary: null,
     failovers: null,
     settling: false,
+    namedPrimary: null,
+    rescues: null,
+    lastRescue: null,
     message: null,
   });
+  const rescue = { at: '2026-01-02T03:04:05.000Z', reason: 'the commands client had ended (ioredis would not reconnect it): replaced' };
   const failedOver = await readStoreStatus(
-    reporting({ kind: 'redis-sentinel', redisReachable: true, primary: '10.0.0.2:6379', failovers: 1, settling: true }),
+    reporting({
+      kind: 'redis-sentinel',
+      redisReachable: true,
+      primary: '10.0.0.2:6379',
+      failovers: 1,
+      settling: true,
+      namedPrimary: '10.0.0.2:6379',
+      rescues: 1,
+      lastRescue: rescue,
+    }),
   );
   assert.deepEqual(
-    [failedOver.kind, failedOver.primary, failedOver.failovers, failedOver.settling],
-    ['redis-sentinel', '10.0.0.2:6379', 1, true],
+    [
+      failedOver.kind,
+      failedOver.primary,
+      failedOver.failovers,
+      failedOver.settling,
+      failedOver.namedPrimary,
+      failedOver.rescues,
+      failedOver.lastRescue,
+    ],
+    ['redis-sentinel', '10.0.0.2:6379', 1, true, '10.0.0.2:6379', 1, rescue],
   );
   const lost = await readStoreStatus(reporting({ kind: 'embedded', redisReachable: false, message: 'Redis lost; using local state' }));
   assert.equal(lost.redisReachable, false);

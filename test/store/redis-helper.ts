@@ -30,10 +30,15 @@ export async function deleteKeys(prefix: string): Promise<void> {
   }
 }
 
-/** A connection under `prefix`, closed when the test ends. */
-export async function connectRedis(t: TestContext, prefix: string, url: string | RedisTarget = REDIS_URL): Promise<RedisConnection> {
+/** A connection under `prefix` (its primary watch every `checkMs`), closed when the test ends. */
+export async function connectRedis(
+  t: TestContext,
+  prefix: string,
+  url: string | RedisTarget = REDIS_URL,
+  checkMs?: number,
+): Promise<RedisConnection> {
   const target: RedisTarget = typeof url === 'string' ? { kind: 'redis', url } : url;
-  const connection = new RedisConnection({ target, keyPrefix: prefix, logger: pino({ level: 'silent' }) });
+  const connection = new RedisConnection({ target, keyPrefix: prefix, logger: pino({ level: 'silent' }), checkMs });
   t.after(() => connection.close());
   await connection.waitReady(2_000);
   return connection;
@@ -45,8 +50,9 @@ export async function sharedStore(
   prefix: string,
   url: string | RedisTarget = REDIS_URL,
   beatMs = 100,
+  checkMs?: number,
 ): Promise<SharedStore> {
-  const redis = await connectRedis(t, prefix, url);
+  const redis = await connectRedis(t, prefix, url, checkMs);
   const degraded = new DegradedMode(redis, beatMs);
   const { heartbeat } = degraded;
   heartbeat.start();

@@ -81,6 +81,11 @@ class Topology {
     await exited;
   }
 
+  /** Freezes a node (SIGSTOP): it keeps every socket open and answers nothing, as a hung machine does. */
+  pause(node: RedisNode): void {
+    node.process.kill('SIGSTOP');
+  }
+
   async stop(): Promise<void> {
     await Promise.all(this.nodes.map((node) => this.kill(node)));
     rmSync(this.dir, { recursive: true, force: true });
@@ -145,21 +150,65 @@ export class RedisCluster extends Topology {
     return this.nodes.map((n) => `127.0.0.1:${n.port}`).join(',');
   }
 
-  static async start(primaries = 3): Promise<RedisCluster> {
+  /** `primaries` primaries, each with `replicasEach` replicas that the Cluster promotes when it fails (node timeout 1 s). */
+  static async start(primaries = 3, replicasEach = 0): Promise<RedisCluster> {
     const cluster = new RedisCluster();
     try {
-      for (let i = 0; i < primaries; i += 1) {
+      for (let i = 0; i < primaries * (1 + replicasEach); i += 1) {
         await cluster.start(['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${i}.conf`, '--cluster-node-timeout', '1000']);
       }
       const addresses = cluster.nodes.map((n) => `127.0.0.1:${n.port}`);
-      await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-yes']);
+      await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicasEach), '--cluster-yes']);
       for (const node of cluster.nodes)
         await until('cluster state ok', async () => (await cli(node.port, 'cluster', 'info')).includes('cluster_state:ok'));
+      for (const node of cluster.nodes)
+        await until('every replica linked to its primary', async () => {
+          const replication = await cli(node.port, 'info', 'replication');
+          return replication.includes('role:master') || replication.includes('master_link_status:up');
+        });
     } catch (error) {
       await cluster.stop();
       throw error;
     }
     return cluster;
+  }
+
+  /** The primaries serving slots now, as the first node that answers sees them (host:port, sorted). */
+  async primaries(): Promise<string[]> {
+    for (const node of this.nodes) {
+      try {
+        const out = await cli(node.port, 'cluster', 'nodes');
+        return out
+          .trim()
+          .split('\n')
+          .map((line) => line.split(' '))
+          .filter((fields) => (fields[2] ?? '').includes('master') && !(fields[2] ?? '').includes('fail') && fields.length > 8)
+          .map((fields) => (fields[1] ?? '').split('@')[0] as string)
+          .sort();
+      } catch {
+        // That node is down: ask the next.
+      }
+    }
+    throw new Error('no cluster node answers');
+  }
+
+  /** A killed node started again on its own configuration: the Cluster takes it back as a replica of the one promoted in its place. */
+  async rejoin(node: RedisNode): Promise<void> {
+    await this.restart(node);
+    await until(`${node.port} back as a linked replica`, async () =>
+      (await cli(node.port, 'info', 'replication')).includes('master_link_status:up'),
+    );
+    for (const other of this.nodes)
+      await until('cluster state ok', async () => (await cli(other.port, 'cluster', 'info')).includes('cluster_state:ok'));
+  }
+
+  /** The primary holding a key that matches `pattern` (a SCAN pattern), if any does. */
+  async primaryHolding(pattern: string): Promise<RedisNode | undefined> {
+    const primaries = await this.primaries();
+    for (const node of this.nodes.filter((n) => primaries.includes(`127.0.0.1:${n.port}`))) {
+      if ((await cli(node.port, '--scan', '--pattern', pattern)).trim() !== '') return node;
+    }
+    return undefined;
   }
 
   /** Which node holds `key`'s slot. */
@@ -223,6 +272,38 @@ export class RedisSentinelGroup extends Topology {
       throw error;
     }
     return group;
+  }
+
+  /**
+   * The primary that was killed, started again, empty, as a replica of the one the Sentinels promoted (how
+   * an operator brings a lost machine back); the two swap roles here once every Sentinel sees it replicate.
+   */
+  async rejoin(node: RedisNode): Promise<void> {
+    const promoted = this.nodes.find((n) => n.port === (this.primary === node ? this.replica : this.primary).port) as RedisNode;
+    const at = node.args.indexOf('--replicaof');
+    const args = at === -1 ? node.args : [...node.args.slice(0, at), ...node.args.slice(at + 3)];
+    node.args = [...args, '--replicaof', '127.0.0.1', String(promoted.port)];
+    await this.restart(node);
+    for (const sentinel of this.sentinels) {
+      const client = new Redis(sentinel.port, '127.0.0.1');
+      try {
+        await until(
+          `every Sentinel to see ${node.port} replicate`,
+          async () => {
+            const replicas = (await client.call('SENTINEL', 'REPLICAS', RedisSentinelGroup.NAME)) as string[][];
+            return replicas.some((flat) => {
+              const field = (name: string) => flat[flat.indexOf(name) + 1];
+              return field('port') === String(node.port) && field('flags') === 'slave' && field('master-link-status') === 'ok';
+            });
+          },
+          30_000,
+        );
+      } finally {
+        client.disconnect();
+      }
+    }
+    this.primary = promoted;
+    this.replica = node;
   }
 
   /** The primary the Sentinels name now. */

@@ -9,6 +9,7 @@ export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private hold: { ms: number; arrived: () => void } | undefined;
+  private held: { sent: () => void; waiting: (() => void)[] } | undefined;
   port = 0;
 
   constructor(
@@ -23,36 +24,70 @@ export class TcpProxy {
   /** Starts listening (on the same port after a cut, so clients reconnect to it). */
   async open(): Promise<void> {
     const server = createServer((client) => {
-      const upstream = connect(this.targetPort, this.targetHost);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream);
-      upstream.on('data', (chunk: Buffer) => {
-        const hold = this.hold;
-        if (hold === undefined) {
-          client.write(chunk);
-          return;
-        }
-        // Later chunks queue behind the held one, so replies keep their order.
-        this.hold = undefined;
-        upstream.pause();
-        hold.arrived();
-        setTimeout(() => {
-          client.write(chunk);
-          upstream.resume();
-        }, hold.ms);
+      const held = this.held;
+      if (held === undefined) return this.forward(client, []);
+      const sent: Buffer[] = [];
+      this.sockets.add(client);
+      client.on('error', () => client.destroy());
+      client.on('data', (chunk: Buffer) => {
+        sent.push(chunk);
+        held.sent();
+      });
+      held.waiting.push(() => {
+        client.removeAllListeners('data');
+        this.forward(client, sent);
       });
     });
     server.listen(this.port, '127.0.0.1');
     await once(server, 'listening');
     this.port = (server.address() as { port: number }).port;
     this.server = server;
+  }
+
+  /**
+   * Connections made from now on are accepted but go nowhere, what they send kept, until `release()`:
+   * a server that is slow to answer a new client. Resolves once one of them has sent something.
+   */
+  holdNewConnections(): Promise<void> {
+    return new Promise((sent) => {
+      this.held = { sent, waiting: [] };
+    });
+  }
+
+  /** Forwards the held connections (with what they sent) and every later one. */
+  release(): void {
+    const waiting = this.held?.waiting ?? [];
+    this.held = undefined;
+    for (const forward of waiting) forward();
+  }
+
+  private forward(client: Socket, sent: Buffer[]): void {
+    const upstream = connect(this.targetPort, this.targetHost);
+    for (const chunk of sent) upstream.write(chunk);
+    for (const s of [client, upstream]) {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => {
+      const hold = this.hold;
+      if (hold === undefined) {
+        client.write(chunk);
+        return;
+      }
+      // Later chunks queue behind the held one, so replies keep their order.
+      this.hold = undefined;
+      upstream.pause();
+      hold.arrived();
+      setTimeout(() => {
+        client.write(chunk);
+        upstream.resume();
+      }, hold.ms);
+    });
   }
 
   /** Delays the next chunk Redis sends back by `ms` (a slow link); resolves when that chunk has reached the proxy. */

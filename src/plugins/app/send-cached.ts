@@ -1,8 +1,11 @@
-// Renders a cache result: X-Cache, Age, Cache-Control, ETag and a 304 when the caller already has it.
-// The body and its ETag are computed once per cache entry, so a hit costs a map lookup and a write.
+// Renders a cache result: X-Cache, Age, Cache-Control, ETag and a 304 when the caller already has it, and
+// X-Data-Freshness when the result says how fresh its body is (Alpha Vantage-shaped bodies, which must stay
+// the provider's byte for byte, carry it there). The body and its ETag are computed once per cache entry,
+// so a hit costs a map lookup and a write.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
+import { FRESHNESS_HEADER, type Freshness, freshnessHeader } from '../../core/freshness.js';
 import { PRIMARY } from '../../services/data-source.js';
 
 interface Rendered {
@@ -37,16 +40,18 @@ export interface SendOptions {
   format?: 'json' | 'csv';
 }
 
+/** `freshness`: a function of the entry (when it came, and the configuration), so the hot path may replay it with the entry. */
 export function sendCached(
   request: FastifyRequest,
   reply: FastifyReply,
-  result: CacheResult<unknown>,
+  result: CacheResult<unknown> & { freshness?: Freshness },
   options: SendOptions = {},
 ): FastifyReply {
-  const { entry, status } = result;
+  const { entry, status, freshness } = result;
   const now = Date.now();
   const { body, etag } = render(entry);
   const visibility = options.visibility ?? 'public';
+  if (freshness !== undefined) reply.header(FRESHNESS_HEADER, freshnessHeader(freshness));
   reply.headers({
     'x-cache': status,
     age: String(Math.max(0, Math.floor((now - entry.storedAt) / 1000))),
@@ -67,7 +72,11 @@ export function sendCached(
 export function sendSourced(
   request: FastifyRequest,
   reply: FastifyReply,
-  { result, source, onHotAnswer }: { result: CacheResult<unknown>; source: string; onHotAnswer?: (entry: CacheEntry) => void },
+  {
+    result,
+    source,
+    onHotAnswer,
+  }: { result: CacheResult<unknown> & { freshness?: Freshness }; source: string; onHotAnswer?: (entry: CacheEntry) => void },
   options: SendOptions = {},
 ): FastifyReply {
   reply.header('x-data-source', source);

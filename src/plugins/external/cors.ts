@@ -17,6 +17,7 @@ const EXPOSED_HEADERS = [
   'Retry-After',
   'X-Data-Mode',
   'X-Data-Source',
+  'X-Data-Freshness',
   'X-Request-Id',
   'X-Partial',
   'Allow',

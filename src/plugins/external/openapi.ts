@@ -20,6 +20,7 @@ const DESCRIPTION = [
   'Connection-level errors, answered before a route is known: `408 REQUEST_TIMEOUT`, `431 HEADERS_TOO_LARGE`, and `400 INVALID_PARAMETER` for a path that is not valid percent-encoding.',
   'Any route answers `503 SHUTTING_DOWN` (with `Retry-After: 1` and `Connection: close`) while the instance drains: retry, and another replica answers.',
   'Quote and technical answers carry `X-Data-Source: alpha-vantage|yahoo`: the source that produced the values; broker quotes carry `X-Data-Source: broker-stream|broker-snapshot`.',
+  "Every price says how fresh it is (schema `Freshness`: realtime, delayed, end-of-day, frozen, prior-close, halted or unknown, as of when): a `freshness` field on broker quotes, positions and overview entries, and `X-Data-Freshness` on Alpha Vantage-shaped quote and time series answers, whose bodies stay the provider's.",
 ].join('\n');
 
 const TAGS = [
@@ -151,6 +152,14 @@ const RESPONSE_HEADERS: Record<string, { description: string; required?: boolean
       "Who produced the values: alpha-vantage (provider A), or yahoo when provider A could not answer and QUOTE_FALLBACK=yahoo (on /query: on GLOBAL_QUOTE and indicator answers); on broker quotes, broker-stream (the broker's real-time feed, no broker call) or broker-snapshot (a snapshot call, or its cached answer).",
     schema: { type: 'string', enum: ['alpha-vantage', 'yahoo', 'broker-stream', 'broker-snapshot'] },
   },
+  'X-Data-Freshness': {
+    description:
+      "How fresh the prices of this Alpha Vantage-shaped body are (the `Freshness` schema, in a header so the body stays the provider's byte for byte): `<kind>[; minutes=<delay>]; as-of=<ISO 8601>`, e.g. `delayed; minutes=15; as-of=2026-04-28T19:59:00.000Z` or `end-of-day; as-of=2026-04-27`. Provider A: its plan (ALPHA_VANTAGE_ENTITLEMENT; unset: end-of-day); the Yahoo fallback: the chart's regularMarketTime against its trading periods.",
+    schema: {
+      type: 'string',
+      pattern: '^(realtime|delayed|end-of-day|frozen|prior-close|halted|unknown)(; minutes=\\d+)?; as-of=\\d{4}-\\d{2}-\\d{2}\\S*$',
+    },
+  },
   'X-Partial': {
     description: 'Instruments left out of this overview (comma-separated), when some failed with nothing cached.',
     schema: { type: 'string' },
@@ -164,9 +173,11 @@ const RATE_LIMITED = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit
 const SOURCED = ['X-Data-Source'];
 const ROUTE_HEADERS: Record<string, string[]> = {
   '/api/market/overview': ['X-Partial'],
-  '/api/provider-a/quote': SOURCED,
+  '/api/provider-a/quote': [...SOURCED, 'X-Data-Freshness'],
   '/api/provider-a/technical': SOURCED,
-  '/api/provider-a/query': SOURCED,
+  // X-Data-Freshness on GLOBAL_QUOTE and TIME_SERIES_* answers, which carry prices.
+  '/api/provider-a/query': [...SOURCED, 'X-Data-Freshness'],
+  '/api/provider-a/daily': ['X-Data-Freshness'],
   '/api/broker/quotes': SOURCED,
 };
 

@@ -2,6 +2,7 @@
 // (OpenAPI) and validate the routes' own output in tests.
 import { Type } from '@sinclair/typebox';
 import { ASSET_CLASSES } from '../../broker/broker.js';
+import { FreshnessSchema } from '../schemas.js';
 
 const Num = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 const Str = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
@@ -25,6 +26,11 @@ export const HealthResponse = Type.Object(
     checkedAt: Type.String({ format: 'date-time' }),
     latencyMs: Type.Integer({ minimum: 0, description: 'How long the check took.' }),
     message: Type.String({ description: 'What the state means and what to do about it.' }),
+    proxy: Type.Optional(
+      Type.String({
+        description: 'The outbound proxy the broker is reached through (host:port, never its credentials); absent when direct.',
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'BrokerHealthResponse' },
 );
@@ -56,6 +62,10 @@ const Position = Type.Object(
     marketValue: Num('Signed market value including the contract multiplier.'),
     unrealizedPnl: Num('Unrealised profit or loss.'),
     currency: Str('Currency of the prices.'),
+    freshness: Type.Ref(FreshnessSchema, {
+      description:
+        "How fresh marketPrice is: IBKR's positions say nothing of it (unknown); Tastytrade's mark is unknown too, and its previous close, used when no mark came, is prior-close.",
+    }),
   },
   { additionalProperties: false },
 );
@@ -68,7 +78,7 @@ export const PositionsResponse = Type.Object(
 const Quote = Type.Object(
   {
     symbol: Type.String(),
-    last: Num('Last price (for IBKR, the previous close when the market is closed).'),
+    last: Num('Last price (freshness.kind says whether it is a trade, a frozen value or the previous close).'),
     bid: Num('Best bid.'),
     ask: Num('Best ask.'),
     bidSize: Num('Size at the bid.'),
@@ -77,6 +87,10 @@ const Quote = Type.Object(
     changePercent: Num('Change in percent against the previous close.'),
     volume: Num("Today's volume."),
     updatedAt: Str('When the broker last updated this quote (ISO 8601).'),
+    freshness: Type.Ref(FreshnessSchema, {
+      description:
+        "How fresh the values are, as the broker's answer says: IBKR's market data availability (6509) and the last price's prefix (C: the previous close, H: halted), Tastytrade's token level (api: realtime, demo: delayed) or its halt flag.",
+    }),
   },
   { additionalProperties: false },
 );

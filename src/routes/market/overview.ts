@@ -1,10 +1,10 @@
-// GET /api/market/overview -> { "^GSPC": { price, change, changePercent, name, category, currency, asOf }, ... }
+// GET /api/market/overview -> { "^GSPC": { price, change, changePercent, name, category, currency, asOf, freshness }, ... }
 // Instruments that could not be served are left out and named in `X-Partial` (comma list).
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
 import { type Configured, use } from '../../core/configured.js';
-import { errorResponses, NOT_MODIFIED, StringEnum, type TypeBoxTypeProvider } from '../schemas.js';
+import { errorResponses, FreshnessSchema, NOT_MODIFIED, StringEnum, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
 import type { MarketOverview, OverviewValue } from '../../services/market-overview.js';
 import type { OverviewEntry } from '../../services/overview-entry.js';
@@ -24,6 +24,10 @@ const OverviewEntrySchema = Type.Object(
     }),
     currency: Type.Optional(Type.String({ examples: ['USD'] })),
     asOf: Type.String({ format: 'date-time', description: 'Time of the price (ISO-8601).' }),
+    freshness: Type.Ref(FreshnessSchema, {
+      description:
+        "How fresh the price is: from Yahoo's regularMarketTime against its currentTradingPeriod, end-of-day outside the regular session, prior-close in it before the first trade, unknown in it otherwise (Yahoo states no delay).",
+    }),
   },
   { additionalProperties: false },
 );

@@ -1,13 +1,24 @@
 // The simulated gateway's one view of the market, read by its snapshots and its websocket alike, so that a
 // streamed quote and a snapshot taken at the same moment agree. Each contract ticks on its own grid (every
 // 150 ms for the busiest, every few seconds for the quietest; eight times slower before and after the
-// regular session; indices only in it) and holds its last tick's values outside the sessions, when the
-// last price carries IBKR's "C" (closing) prefix. Volume accumulates over the day's session.
-import { inExtendedSession, inRegularSession, usTradingDay } from '../../core/us-market-time.js';
+// regular session; indices only in it) and holds its last tick's values outside the sessions. Volume
+// accumulates over the day's session. What the account is entitled to shows as a live gateway's answers
+// were recorded (2026, test/fixtures/recorded/ibkr/snapshot-*-2026): with a market data subscription,
+// "RpB" while the market trades and frozen values, "ZB" with no prefix, once it is closed (a Saturday);
+// without one (a paper account's default), delayed values, "DPB", and once the market is closed the last
+// price with the "C" (previous close) prefix.
+import { inExtendedSession, inRegularSession, MINUTE_MS, usTradingDay } from '../../core/us-market-time.js';
 import { hash, previousClose, priceAt, round, unit } from '../price-model.js';
 import type { SimContract } from './ibkr-contracts.js';
 
 export type MarketSession = 'regular' | 'extended' | 'closed';
+
+/** The account's market data: a real-time subscription, or none (delayed data, as a paper account gets by default). */
+export const MARKET_DATA = ['realtime', 'delayed'] as const;
+export type MarketData = (typeof MARKET_DATA)[number];
+
+/** IBKR's delayed data is 15 to 20 minutes behind, by exchange; US stocks 15. */
+const DELAY_MS = 15 * MINUTE_MS;
 
 const QUARTER_MS = 15 * 60_000;
 
@@ -41,9 +52,16 @@ export class IbkrMarket {
   private readonly closedUntil = new Map<string, number>();
 
   constructor(
-    /** The session at a moment; tests and benchmarks hold the market open. */
-    readonly sessionAt: (now: number) => MarketSession = usSession,
+    /** The session at a moment; tests and benchmarks hold the market open or closed (switched at /__sandbox/ibkr too). */
+    public sessionAt: (now: number) => MarketSession = usSession,
+    /** The account's market data (switched at /__sandbox/ibkr). */
+    public marketData: MarketData = 'realtime',
   ) {}
+
+  /** The market moment the account sees at `now`: delayed data is a quarter of an hour behind. */
+  seenAt(now: number): number {
+    return this.marketData === 'delayed' ? now - DELAY_MS : now;
+  }
 
   /** How often a contract ticks in the regular session, ms: quiet names every few seconds, busy ones several times a second. */
   tickIntervalMs(contract: SimContract): number {
@@ -151,9 +169,15 @@ function gatewaySize(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-/** The last price with IBKR's prefix: "C" when it is the last session's, "H" while halted. */
-function gatewayLast(quote: MarketQuote, halted: boolean): string {
-  return `${halted ? 'H' : quote.closed ? 'C' : ''}${quote.last.toFixed(2)}`;
+/** The last price with IBKR's prefix: "H" while halted; "C" when the market is closed and the data delayed (a real-time subscription shows the frozen price bare). */
+function gatewayLast(quote: MarketQuote, halted: boolean, marketData: MarketData): string {
+  return `${halted ? 'H' : quote.closed && marketData === 'delayed' ? 'C' : ''}${quote.last.toFixed(2)}`;
+}
+
+/** Market data availability (6509), as recorded: "RpB" live, "ZB" frozen; "DPB" delayed, open or closed. */
+function availability(quote: MarketQuote, marketData: MarketData): string {
+  if (marketData === 'delayed') return 'DPB';
+  return quote.closed ? 'ZB' : 'RpB';
 }
 
 /**
@@ -162,10 +186,10 @@ function gatewayLast(quote: MarketQuote, halted: boolean): string {
  * number. The websocket sends the same values, the change percent as a JSON number (as recorded).
  */
 export function gatewayFields(market: IbkrMarket, contract: SimContract, now: number): Record<string, string> {
-  const q = market.quote(contract, now);
+  const q = market.quote(contract, market.seenAt(now));
   const change = q.last - q.priorClose;
-  return {
-    '31': gatewayLast(q, market.halted.has(contract.priceSymbol)),
+  const fields: Record<string, string> = {
+    '31': gatewayLast(q, market.halted.has(contract.priceSymbol), market.marketData),
     '55': contract.symbol,
     '70': q.high.toFixed(2),
     '71': q.low.toFixed(2),
@@ -182,6 +206,10 @@ export function gatewayFields(market: IbkrMarket, contract: SimContract, now: nu
     '7295': q.open.toFixed(2),
     '7296': q.priorClose.toFixed(2),
     '7741': q.priorClose.toFixed(2),
-    '6509': 'RpB',
+    '6509': availability(q, market.marketData),
   };
+  // Delayed data of a closed market has no quote to show, only the previous close (recorded 2026: asked for
+  // 31, 84 and 86, a delayed account got "C267.61" alone; frozen real-time data keeps its bid and ask).
+  if (q.closed && market.marketData === 'delayed') for (const code of ['84', '85', '86', '88']) delete fields[code];
+  return fields;
 }

@@ -1,8 +1,10 @@
 // A simulated IBKR Client Portal Gateway on HTTPS with a self-signed certificate, under /v1/api. It keeps
-// the session states a real gateway goes through (logged out: 401 everywhere; logged in without a
-// brokerage session: /portfolio reads answer, /iserver ones are refused with a recorded wording, see
-// ibkr-session-faults.ts; connected), answers the first snapshot of a conid without
-// fields, sends values as strings with thousands separators and suffixes, and enforces the pacing
+// the session states a real gateway goes through (logged out: 401 everywhere, but for the auth status a
+// POST /logout leaves, which answers as recorded; logged in without a brokerage session: /portfolio reads
+// answer, /iserver ones are refused with a recorded wording, see ibkr-session-faults.ts; connected),
+// answers the first snapshot of a conid without fields, sends values as strings with thousands separators
+// and suffixes, market data as the account is entitled to it (real-time or delayed, the market open or
+// closed: ibkr-market.ts; switched at /__sandbox/ibkr), and enforces the pacing
 // exactly as the gateway documents it, at arrival: an 11th request within any 1000 ms is a 429 (and,
 // optionally, a penalty box of 429s), /portfolio/accounts once per 5 s. Optional seeded jitter delays
 // each request on its way in, so arrivals bunch up the way a real network bunches them. Bodies have the
@@ -21,7 +23,7 @@ import {
   refusalAnswer,
   SESSION_REFUSALS,
 } from './ibkr-session-faults.js';
-import { gatewayFields, IbkrMarket, type MarketSession } from './ibkr-market.js';
+import { gatewayFields, IbkrMarket, MARKET_DATA, type MarketData, type MarketSession, usSession } from './ibkr-market.js';
 import { IbkrStreamServer, type IbkrStreamOptions } from './ibkr-stream-server.js';
 import { selfSignedCertificate } from './self-signed.js';
 
@@ -42,6 +44,8 @@ export interface IbkrSimulatorOptions {
   now?: () => number;
   /** The market's sessions (default: US equity hours by `now`); tests and benchmarks hold it open or closed. */
   sessionAt?: (now: number) => MarketSession;
+  /** The account's market data: realtime (a subscription, the default) or delayed (none, as a paper account by default). */
+  marketData?: MarketData;
   /** The websocket's heartbeat, subscription lifetime and tick loop. */
   stream?: IbkrStreamOptions;
   host?: string;
@@ -57,6 +61,8 @@ const PAGE_SIZE = 100;
 const ACCOUNTS_FIRST = 'Please query /accounts first';
 const SANDBOX_CONTROL = '/__sandbox/ibkr';
 const LOGGED_OUT: SimResponse = { status: 401, body: '' };
+/** The auth status after POST /logout, as recorded from build 10.45 (2026): every flag false, no MAC. */
+const AFTER_LOGOUT = { authenticated: false, established: false, competing: false, connected: false, MAC: null };
 const MAC_ADDRESS = '06:05:9B:DE:2D:8B';
 const SERVER_INFO = { serverName: 'JifN13002', serverVersion: 'Build 10.44.1d, Mar 3, 2026 1:55:32 PM' };
 const ALLOW_FEATURES = {
@@ -95,12 +101,20 @@ const CHART_PERIODS = Object.fromEntries(
 const DEFAULT_FIELDS = ['31', '84', '86'];
 /** Market data availability (6509): in every populated row, asked for or not, as recorded. */
 const FIELD_AVAILABILITY = '6509';
+/** The market's hours as /__sandbox/ibkr switches them: US equity hours, or held open or closed. */
+const MARKET_HOURS: Record<string, (now: number) => MarketSession> = {
+  'us-hours': usSession,
+  open: () => 'regular',
+  closed: () => 'closed',
+};
 /** The gateway's rule: at most 10 requests in any rolling 1000 ms, counted at arrival. */
 const PACING_PER_WINDOW = 10;
 const PACING_WINDOW_MS = 1_000;
 
 export class IbkrSimulator extends SimulatedUpstream {
   session: IbkrSessionState;
+  /** Logged out by POST /logout (not never logged in): the auth status answers, as recorded, where all else is 401. */
+  private loggedOutByLogout = false;
   accounts: SimAccount[];
   pacing: boolean;
   /** Symbols whose snapshots never fill (the account lacks their market data subscription). */
@@ -145,7 +159,7 @@ export class IbkrSimulator extends SimulatedUpstream {
     this.accounts = (options.accounts ?? DEFAULT_ACCOUNTS).map((a) => ({ ...a }));
     this.pacing = options.pacing ?? true;
     this.now = options.now ?? Date.now;
-    this.market = new IbkrMarket(options.sessionAt);
+    this.market = new IbkrMarket(options.sessionAt, options.marketData);
     const gateway = this;
     this.stream = new IbkrStreamServer(
       {
@@ -213,6 +227,7 @@ export class IbkrSimulator extends SimulatedUpstream {
   setSession(state: IbkrSessionState): void {
     if (state !== 'connected' || this.session !== 'connected') this.resetBrokerageSession();
     this.session = state;
+    this.loggedOutByLogout = false;
     if (state !== 'connected') this.stream.sessionLost();
   }
 
@@ -258,7 +273,8 @@ export class IbkrSimulator extends SimulatedUpstream {
     if (this.overPace()) return { status: 429, body: { error: 'Too many requests' } };
     if (req.method === 'POST' && req.rawBody === '')
       return { status: 411, body: '<html><body><h1>411 Length Required</h1></body></html>', headers: { 'content-type': 'text/html' } };
-    if (this.session === 'logged_out') return LOGGED_OUT;
+    if (this.session === 'logged_out')
+      return this.loggedOutByLogout && path === '/iserver/auth/status' ? { status: 200, body: AFTER_LOGOUT } : LOGGED_OUT;
 
     if (path === '/iserver/auth/status') return { status: 200, body: this.authStatus() };
     if (path === '/tickle' && req.method === 'POST')
@@ -277,6 +293,7 @@ export class IbkrSimulator extends SimulatedUpstream {
     }
     if (path === '/logout' && req.method === 'POST') {
       this.setSession('logged_out');
+      this.loggedOutByLogout = true;
       return { status: 200, body: { status: true } };
     }
     // The login alone reads the portfolio (IBKR's tutorial "Web API - Connect to Brokerage Session");
@@ -291,23 +308,44 @@ export class IbkrSimulator extends SimulatedUpstream {
     return { status: 404, body: { error: `no route ${path}`, statusCode: 404 } };
   }
 
-  /** GET: the session and its faults; POST: set them (`session` and ibkr-session-faults.ts's switches); DELETE: connected, no faults. */
+  /**
+   * GET: the session, its faults and the market; POST: set them (`session`, ibkr-session-faults.ts's switches,
+   * `marketData`: realtime or delayed, `market`: us-hours, open or closed); DELETE: connected, no faults, US
+   * hours with real-time data.
+   */
   protected override extraControl(method: string, path: string, body: unknown): SimResponse | undefined {
     if (path === '/__sandbox/stream') return this.streamControl(method, body);
     if (path !== SANDBOX_CONTROL) return undefined;
     if (method === 'DELETE') {
       this.sessionFaults = { ...DEFAULT_SESSION_FAULTS };
       this.setSession('connected');
+      this.market.marketData = 'realtime';
+      this.market.sessionAt = usSession;
     } else if (method === 'POST') {
       const faults = readSessionFaults(body);
-      const session = (body as { session?: unknown } | undefined)?.session;
+      const { session, marketData, market } = (body ?? {}) as { session?: unknown; marketData?: unknown; market?: unknown };
       if (typeof faults === 'string') return { status: 400, body: { error: faults } };
       if (session !== undefined && !SESSION_STATES.includes(session as IbkrSessionState))
         return { status: 400, body: { error: `session must be one of ${SESSION_STATES.join(', ')}` } };
+      if (marketData !== undefined && !MARKET_DATA.includes(marketData as MarketData))
+        return { status: 400, body: { error: `marketData must be one of ${MARKET_DATA.join(', ')}` } };
+      if (market !== undefined && !(typeof market === 'string' && market in MARKET_HOURS))
+        return { status: 400, body: { error: `market must be one of ${Object.keys(MARKET_HOURS).join(', ')}` } };
       this.setSessionFaults(faults);
       if (session !== undefined) this.setSession(session as IbkrSessionState);
+      if (marketData !== undefined) this.market.marketData = marketData as MarketData;
+      if (market !== undefined) this.market.sessionAt = MARKET_HOURS[market as string] as (now: number) => MarketSession;
     } else if (method !== 'GET') return { status: 405, body: { error: 'GET, POST or DELETE' } };
-    return { status: 200, body: { session: this.session, ...this.sessionFaults, refusals: Object.keys(SESSION_REFUSALS) } };
+    return {
+      status: 200,
+      body: {
+        session: this.session,
+        ...this.sessionFaults,
+        refusals: Object.keys(SESSION_REFUSALS),
+        marketData: this.market.marketData,
+        market: Object.entries(MARKET_HOURS).find(([, at]) => at === this.market.sessionAt)?.[0] ?? 'custom',
+      },
+    };
   }
 
   private overPace(): boolean {
@@ -413,10 +451,14 @@ export class IbkrSimulator extends SimulatedUpstream {
         const contract = contractByConid(conid);
         const subscription = this.subscribed.get(conid);
         // No data on a conid's first call: that call only subscribes.
-        if (contract === undefined || subscription === undefined || this.withoutMarketData.has(contract.priceSymbol)) {
-          if (contract !== undefined && subscription === undefined) this.subscribed.set(conid, asked ?? DEFAULT_FIELDS);
+        if (subscription === undefined) {
+          this.subscribed.set(conid, asked ?? DEFAULT_FIELDS);
           return row;
         }
+        // A conid the gateway has no instrument (or no market data permission) for, as recorded (SAP, 2026):
+        // "55" a dash, asked for or not, and the last price "N/A".
+        if (contract === undefined) return { '55': '-', ...row, _updated: this.now(), '6119': 'q0', server_id: 'q0', '31': 'N/A' };
+        if (this.withoutMarketData.has(contract.priceSymbol)) return row;
         const values = gatewayFields(this.market, contract, this.now());
         // Only fields asked for come back (a call without `fields` gets the subscription's), and the availability always.
         for (const field of [...(asked ?? subscription), FIELD_AVAILABILITY]) if (values[field] !== undefined) row[field] = values[field];

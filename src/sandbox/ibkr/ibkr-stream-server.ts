@@ -268,18 +268,20 @@ export class IbkrStreamServer {
     }
     const server = `q${contract.conid % 33}`;
     const values = this.values(contract, sub.fields, now);
-    if (sendsBareFirstFrame(contract)) this.send(s, { '6509': 'RPB', ...envelope(conid, server, now) });
+    // The availability comes with the first frames whether asked for or not (as in the 2021 capture).
+    const availability = gatewayFields(this.gateway.market, contract, now)['6509'] as string;
+    // As recorded for V: "RPB" on a real-time subscription's bare first frame (an uppercase P, where snapshots write "RpB").
+    if (sendsBareFirstFrame(contract))
+      this.send(s, { '6509': availability === 'RpB' ? 'RPB' : availability, ...envelope(conid, server, now) });
     const head = envelope(conid, server, now);
     // Some contracts' sizes and volume come only with their next trades and quotes (the recorded first
     // frames hold just what was asked and known), so a stream can lack fields a snapshot has.
     if (firstFrameOmitsSizes(contract)) for (const code of ['85', '87', '87_raw', '88']) delete values[code];
-    // The availability comes with the first frames whether asked for or not (as in the 2021 capture).
-    const availability = values['6509'] ?? 'RpB';
     this.send(s, { '6509': availability, ...head, ...values });
     this.send(s, { ...head, ...values, '6509': availability });
     this.framesSent += 2;
     sub.sent = values;
-    sub.lastTick = this.gateway.market.quote(contract, now).tick;
+    sub.lastTick = this.gateway.market.quote(contract, this.gateway.market.seenAt(now)).tick;
   }
 
   /** Every subscription whose contract ticked since its last frame gets the fields that changed. */
@@ -291,8 +293,9 @@ export class IbkrStreamServer {
       if (!s.authorised) continue;
       for (const [conid, sub] of s.subscriptions) {
         const contract = sub.contract;
-        if (contract === undefined || now - sub.requestedAt > this.ttlMs || !market.trades(contract, now)) continue;
-        const { tick } = market.quote(contract, now);
+        const seen = market.seenAt(now);
+        if (contract === undefined || now - sub.requestedAt > this.ttlMs || !market.trades(contract, seen)) continue;
+        const { tick } = market.quote(contract, seen);
         if (tick === sub.lastTick) continue;
         sub.lastTick = tick;
         const values = this.values(contract, sub.fields, now);

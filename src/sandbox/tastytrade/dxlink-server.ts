@@ -12,6 +12,8 @@
 // client asked to notice its silence in. A token that expires under an open socket gets AUTH_STATE
 // UNAUTHORIZED and the socket closed (not recorded: how the real server ends such a socket is not
 // published). A FEED_SUBSCRIPTION longer than the limit closes the socket with 1009, as UPSTREAMS.md says.
+// A `demo` quote token (Tastytrade's sandbox) names the /delayed address, whose events are a quarter of an
+// hour behind the market, their times included.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -19,6 +21,10 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { instrumentOf, type TastytradeInstrument, type TastytradeMarket, type TastytradeQuote } from './tastytrade-market.js';
 
 export const DXLINK_PATH = '/realtime';
+/** The address a `demo` token names: delayed data. */
+export const DXLINK_DELAYED_PATH = '/delayed';
+/** How far behind the delayed feed runs. */
+const DELAY_MS = 15 * 60_000;
 /** The server's version as recorded in its SETUP. */
 const SERVER_VERSION = '1.0-1.2.1-20240722-153442';
 const KNOWN_FIELDS: Record<string, readonly string[]> = {
@@ -56,6 +62,8 @@ interface Subscribed {
 
 interface Connection {
   ws: WebSocket;
+  /** 0 on /realtime; on /delayed, how far behind its events are. */
+  delayMs: number;
   token: string | undefined;
   authorized: boolean;
   /** Keepalive timing: the client's allowed silence (ms), and how often the server must speak (ms). */
@@ -126,9 +134,9 @@ export class DxlinkServer {
   /** The server's 'upgrade' listener. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = new URL(req.url ?? '/', 'http://dxlink.local').pathname;
-    if (path !== DXLINK_PATH) return refuse(socket, 404, 'Not Found');
+    if (path !== DXLINK_PATH && path !== DXLINK_DELAYED_PATH) return refuse(socket, 404, 'Not Found');
     if (this.faults.refuseUpgrade) return refuse(socket, 502, 'Bad Gateway');
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, path === DXLINK_DELAYED_PATH ? DELAY_MS : 0));
   }
 
   dropAll(): void {
@@ -147,11 +155,12 @@ export class DxlinkServer {
     this.wss.close();
   }
 
-  private open(ws: WebSocket): void {
+  private open(ws: WebSocket, delayMs: number): void {
     this.accepted += 1;
     const now = Date.now();
     const c: Connection = {
       ws,
+      delayMs,
       token: undefined,
       authorized: false,
       clientTimeoutMs: this.keepaliveTimeoutMs,
@@ -271,7 +280,7 @@ export class DxlinkServer {
       sub.types.add(type);
     }
     // The last known events of each new subscription, whether the market is open or not.
-    const now = this.now();
+    const now = this.now() - c.delayMs;
     const events: Events = {};
     for (const [symbol, sub] of fresh) {
       if (sub.instrument === undefined) continue;
@@ -301,7 +310,7 @@ export class DxlinkServer {
         c.ws.close(1000);
         continue;
       }
-      if (c.authorized) for (const [channel, feed] of c.channels) this.tick(c, channel, feed.subs, now);
+      if (c.authorized) for (const [channel, feed] of c.channels) this.tick(c, channel, feed.subs, now - c.delayMs);
       if (real - c.lastSentAt >= c.serverEveryMs) this.send(c, { type: 'KEEPALIVE', channel: 0 });
     }
   }

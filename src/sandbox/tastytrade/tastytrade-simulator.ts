@@ -4,14 +4,16 @@
 // (test/fixtures/recorded/tastytrade/): quantities, prices and sizes as decimal strings ("100", "2.0",
 // "210.6"), a few values as numbers (multiplier, halt times), market data with "pagination": null and
 // crypto without close or volume, equity positions without expires-at. GET /api-quote-tokens issues DXLink
-// tokens for its DXLink websocket (dxlink-server.ts), whose faults are switched at /__sandbox/stream; REST
+// tokens for its DXLink websocket (dxlink-server.ts), whose faults are switched at /__sandbox/stream, at
+// the token's level: `api` (real-time, the default) or `demo` (Tastytrade's sandbox environment: the
+// /delayed address, delayed events), switched by the `level` option or at /__sandbox/tastytrade. REST
 // market data and the feed read one market (tastytrade-market.ts).
 import { randomBytes } from 'node:crypto';
 import type { MarketSession } from '../ibkr/ibkr-market.js';
 import { previousClose, priceAt, round, unit } from '../price-model.js';
 import { type SimRequest, type SimResponse, SimulatedUpstream } from '../simulated-upstream.js';
 import { findInstrument, UNIVERSE } from '../universe.js';
-import { DXLINK_PATH, DxlinkServer, type DxlinkServerOptions } from './dxlink-server.js';
+import { DXLINK_DELAYED_PATH, DXLINK_PATH, DxlinkServer, type DxlinkServerOptions } from './dxlink-server.js';
 import { CRYPTO, INDICES, TastytradeMarket, type TastytradeQuote } from './tastytrade-market.js';
 
 export interface TastytradeSimulatorOptions {
@@ -26,7 +28,14 @@ export interface TastytradeSimulatorOptions {
   sessionAt?: (now: number) => MarketSession;
   /** The DXLink socket's timings and limits. */
   stream?: DxlinkServerOptions;
+  /** The origin its quote tokens name for DXLink (the real one names dxFeed's host); by default its own, ws://. */
+  dxlinkOrigin?: string;
+  /** The quote tokens' level: api (real-time) or demo (delayed, as Tastytrade's sandbox environment answers). */
+  level?: QuoteLevel;
 }
+
+const QUOTE_LEVELS = ['api', 'demo'] as const;
+export type QuoteLevel = (typeof QUOTE_LEVELS)[number];
 
 interface SimAccount {
   number: string;
@@ -55,6 +64,8 @@ export class TastytradeSimulator extends SimulatedUpstream {
   readonly market: TastytradeMarket;
   /** The DXLink websocket: its faults, counters and subscriptions. */
   readonly stream: DxlinkServer;
+  /** The level of the quote tokens issued from now on. */
+  level: QuoteLevel;
 
   constructor(options: TastytradeSimulatorOptions) {
     super({ name: 'tastytrade', host: options.host, port: options.port, handler: (req) => (this as TastytradeSimulator).answer(req) });
@@ -62,6 +73,7 @@ export class TastytradeSimulator extends SimulatedUpstream {
     this.tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 900;
     this.now = options.now ?? Date.now;
     this.market = new TastytradeMarket(options.sessionAt);
+    this.level = options.level ?? 'api';
     this.stream = new DxlinkServer(this.market, () => this.now(), options.stream);
     this.server.on('upgrade', (req, socket, head) => this.stream.upgrade(req, socket, head));
   }
@@ -76,6 +88,7 @@ export class TastytradeSimulator extends SimulatedUpstream {
    * switch a fault, or `{"action": "drop"|"silence"|"expire-tokens"}` for a one-off.
    */
   protected override extraControl(method: string, path: string, body: unknown): SimResponse | undefined {
+    if (path === '/__sandbox/tastytrade') return this.levelControl(method, body);
     if (path !== '/__sandbox/stream') return undefined;
     const { stream } = this;
     if (method === 'POST') {
@@ -98,6 +111,17 @@ export class TastytradeSimulator extends SimulatedUpstream {
       status: 200,
       body: { faults: stream.faults, accepted, openSockets, authRefusals, timeouts, subscriptionMessages, keepalivesReceived, framesSent },
     };
+  }
+
+  /** /__sandbox/tastytrade: GET the quote tokens' level; POST `{"level": "api"|"demo"}` to switch it (tokens issued before keep theirs). */
+  private levelControl(method: string, body: unknown): SimResponse {
+    if (method === 'POST') {
+      const level = (body as { level?: unknown } | undefined)?.level;
+      if (!QUOTE_LEVELS.includes(level as QuoteLevel))
+        return { status: 400, body: { error: `level must be one of ${QUOTE_LEVELS.join(', ')}` } };
+      this.level = level as QuoteLevel;
+    } else if (method !== 'GET') return { status: 405, body: { error: 'GET or POST' } };
+    return { status: 200, body: { level: this.level } };
   }
 
   /** Every access token issued so far stops working, as if its 15 minutes had passed. */
@@ -150,9 +174,11 @@ export class TastytradeSimulator extends SimulatedUpstream {
     return { status: 200, body: { access_token: token, expires_in: this.tokenLifetimeSeconds, token_type: 'Bearer' } };
   }
 
-  /** As documented: the token, the DXLink address (this simulator's socket) and the data level. */
+  /** As documented: the token, the DXLink address (this simulator's socket; /delayed for a demo token) and the data level. */
   private quoteToken(): SimResponse {
-    const data = { token: this.stream.issueToken(), 'dxlink-url': `${this.origin.replace(/^http/, 'ws')}${DXLINK_PATH}`, level: 'api' };
+    const origin = this.credentials.dxlinkOrigin ?? this.origin.replace(/^http/, 'ws');
+    const path = this.level === 'demo' ? DXLINK_DELAYED_PATH : DXLINK_PATH;
+    const data = { token: this.stream.issueToken(), 'dxlink-url': `${origin}${path}`, level: this.level };
     return envelope('/api-quote-tokens', data);
   }
 

@@ -1,7 +1,9 @@
 // The Alpha Vantage adapter: builds the query from validated values only, spends the budget before each
 // call, and classifies every body. The key goes into the upstream URL and nowhere else. Every call, the
 // functions the service reads and the ones it forwards alike, leaves through send(): the one place where a
-// parameter every call carries (the key, the plan's) is added, and where the plan refuses a premium function.
+// parameter every call carries (the key, the plan's entitlement) is added, and where the plan refuses a premium
+// function.
+import type { AlphaVantageEntitlement } from '../../core/config.js';
 import { ApiError, PlanRefusalError, UpstreamRefusalError } from '../../core/errors.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
 import { dayOf, minuteOf } from '../../budget/budget-ledger.js';
@@ -10,6 +12,7 @@ import type { UpstreamResponse } from '../http-client.js';
 import { type Classified, classifyAlphaVantageBody, classifyAlphaVantageCsv, type LimitWindow } from './classify-body.js';
 import { functionSpec } from '../../wire/alpha-vantage/functions.js';
 import { PREMIUM_ENDPOINT } from '../../wire/alpha-vantage/notices.js';
+import { ENTITLED_FUNCTIONS } from './entitlement.js';
 import { indicatorParams, indicatorSpec, type Interval, type SeriesType } from '../../wire/alpha-vantage/indicators.js';
 import type { GlobalQuoteBody, SymbolSearchBody } from '../../wire/alpha-vantage/bodies.js';
 import { parseGlobalQuote } from './parse-global-quote.js';
@@ -48,6 +51,8 @@ export interface AlphaVantageClientOptions {
   budget: BudgetGuard;
   /** free: a premium function is refused here with Alpha Vantage's own notice, before the budget. */
   plan: 'free' | 'premium';
+  /** ALPHA_VANTAGE_ENTITLEMENT: sent as `entitlement` on the functions the plan changes (entitlement.ts). */
+  entitlement?: AlphaVantageEntitlement;
 }
 
 /** The provider asks for one call a second; two leave a margin for jitter. */
@@ -80,7 +85,7 @@ export class AlphaVantageClient {
   }
 
   /** Whether the key's plan may call `fn` (a free key may not call a premium function). */
-  entitled(fn: string): boolean {
+  planAllows(fn: string): boolean {
     return this.options.plan === 'premium' || functionSpec(fn)?.premium !== true;
   }
 
@@ -105,10 +110,12 @@ export class AlphaVantageClient {
 
   private async send(params: readonly (readonly [string, string])[]): Promise<UpstreamResponse> {
     const fn = params.find(([name]) => name === 'function')?.[1] ?? '';
-    if (!this.entitled(fn)) throw new PlanRefusalError(PREMIUM_ENDPOINT.Information);
+    if (!this.planAllows(fn)) throw new PlanRefusalError(PREMIUM_ENDPOINT.Information);
     const url = new URL(this.options.url);
     // URLSearchParams encodes every value, so nothing a caller sends can add a parameter.
     for (const [name, value] of params) url.searchParams.append(name, value);
+    const { entitlement } = this.options;
+    if (entitlement !== undefined && ENTITLED_FUNCTIONS.has(fn)) url.searchParams.set('entitlement', entitlement);
     url.searchParams.set('apikey', this.options.apiKey);
 
     await this.options.budget.acquire();

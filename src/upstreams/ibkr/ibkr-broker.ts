@@ -16,6 +16,7 @@ import {
   emptyQuote,
 } from '../../broker/broker.js';
 import { HttpClient } from '../http-client.js';
+import { outboundRoutes } from '../outbound-proxy.js';
 import { IbkrGateway, type IbkrGatewayOptions, SessionRefusedError } from './ibkr-gateway.js';
 import { parseIserverAccounts, parsePortfolioAccounts } from './parse-accounts.js';
 import { IBKR_PAGE_SIZE, isLastPositionsPage, parsePositionsPage } from './parse-positions.js';
@@ -123,11 +124,14 @@ export class IbkrBroker implements Broker, IbkrStreamSession {
   }
 
   health(): Promise<BrokerHealth> {
-    return timedHealth('ibkr', () =>
-      checkIbkrSession(this.gateway, {
-        due: () => this.primedEpoch !== this.gateway.epoch || this.gateway.dataRefused,
-        run: () => this.primeBrokerageAccounts(this.gateway.dataRefused),
-      }),
+    return timedHealth(
+      'ibkr',
+      () =>
+        checkIbkrSession(this.gateway, {
+          due: () => this.primedEpoch !== this.gateway.epoch || this.gateway.dataRefused,
+          run: () => this.primeBrokerageAccounts(this.gateway.dataRefused),
+        }),
+      outboundRoutes().proxyFor(this.options.url)?.address,
     );
   }
 
@@ -162,7 +166,7 @@ export class IbkrBroker implements Broker, IbkrStreamSession {
     for (let page = 0; page < MAX_PAGES; page += 1) {
       const { rows, last } = await this.gateway.call(
         `/portfolio/${encodeURIComponent(accountId)}/positions/${page}`,
-        (json) => ({ rows: parsePositionsPage(json, accountId), last: isLastPositionsPage(json) }),
+        (json) => ({ rows: parsePositionsPage(json, accountId, Date.now()), last: isLastPositionsPage(json) }),
         // A gateway that forgot the account list (a restart, a reset) asks for it again first.
         { prepare: async (force) => void (force ? await this.accounts(true) : undefined) },
       );
@@ -181,9 +185,10 @@ export class IbkrBroker implements Broker, IbkrStreamSession {
     const rows =
       known.length === 0 ? new Map<number, SnapshotRow>() : await this.snapshotWithWarmup([...new Set(known.map((r) => r.conid))]);
     const quotes: BrokerQuotes['quotes'] = {};
+    const receivedAt = Date.now();
     for (const { symbol, conid } of known) {
       const row = rows.get(conid);
-      quotes[symbol] = row === undefined ? emptyQuote(symbol) : snapshotToQuote(symbol, row);
+      quotes[symbol] = row === undefined ? emptyQuote(symbol, receivedAt) : snapshotToQuote(symbol, row, receivedAt);
     }
     return { quotes, missing };
   }

@@ -288,6 +288,9 @@ function gatewayTransportError(error: unknown): ApiError {
       return new ApiError('BROKER_UNAVAILABLE', 'the IBKR gateway closed the connection', { retryAfterSeconds: 5, cause: error });
     case 'too_large':
       return new ApiError('UPSTREAM_ERROR', 'the IBKR gateway sent a body larger than allowed');
+    case 'proxy':
+    case 'certificate':
+      return new ApiError('BROKER_UNAVAILABLE', error.message, { retryAfterSeconds: 5, cause: error });
   }
 }
 

@@ -19,6 +19,7 @@ import { ReconnectSchedule } from '../../broker/reconnect-schedule.js';
 import { ApiError } from '../../core/errors.js';
 import { inExtendedSession } from '../../core/us-market-time.js';
 import { SessionRefusedError } from './ibkr-gateway.js';
+import { proxyAgentFor, socketProblem } from '../outbound-proxy.js';
 import { QUOTE_FIELDS } from './parse-snapshot.js';
 import { mergeFields, parseStreamMessage, type StreamMessage, streamedQuote } from './parse-stream-message.js';
 
@@ -273,6 +274,7 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
       headers: session.cookies === undefined ? {} : { cookie: session.cookies },
       handshakeTimeout: this.options.authTimeoutMs,
       perMessageDeflate: false,
+      agent: proxyAgentFor(this.wsUrl),
     });
     this.socket = socket;
     this.authorised = false;
@@ -309,7 +311,7 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
         socket,
         tls
           ? "the IBKR gateway's TLS certificate was refused: set IBKR_TLS_VERIFY=false for its self-signed certificate"
-          : `the IBKR websocket failed (${error.code ?? 'error'})`,
+          : socketProblem('the IBKR websocket', error),
         false,
       );
     });

@@ -1,7 +1,8 @@
 // IBKR's health: `connected` means a data call would work now. The auth status is the cheap first word
 // (one call), but it can claim a session the data calls refuse (users report "no bridge" from a gateway
 // whose status says authenticated), so a data read confirms it: once per brokerage session, and again
-// after any data call was refused. A session the status shows missing gets its one recovery attempt.
+// after any data call was refused. A session the status shows missing gets its one recovery attempt. A
+// gateway nobody is logged in to (a 401, or the status a logout leaves) is said so, with its login page.
 import { ApiError, driftOf } from '../../core/errors.js';
 import type { HealthCheck } from '../../broker/timed-health.js';
 import { type IbkrGateway, type SessionFailure, SessionRefusedError } from './ibkr-gateway.js';
@@ -15,7 +16,8 @@ export interface DataCheck {
 }
 
 export async function checkIbkrSession(gateway: IbkrGateway, data: DataCheck): Promise<HealthCheck> {
-  const login = `log in at ${gateway.origin}`;
+  // The gateway serves its login page at its root (it redirects to /sso/Login), on IBKR_GATEWAY_URL's host and port.
+  const login = `log in at ${gateway.origin}/ (the gateway's login page)`;
   try {
     const answer = await gateway.send('/iserver/auth/status');
     let note = '';
@@ -41,7 +43,8 @@ export async function checkIbkrSession(gateway: IbkrGateway, data: DataCheck): P
         };
       if (!(auth.authenticated && auth.established)) {
         const outcome = await gateway.recover(auth.established ? 'not_authenticated' : 'no_session');
-        if (outcome !== 'ready') return unauthenticated(outcome, login);
+        // After a logout no brokerage session can start: the login is what is missing, not the session.
+        if (outcome !== 'ready') return unauthenticated(auth.loggedOut ? 'logged_out' : outcome, login);
         note = ' The brokerage session was re-established.';
       }
       if (auth.competing) note += ' Another session (TWS or the mobile app) competes for market data.';

@@ -1,5 +1,7 @@
-// GET /portfolio/{accountId}/positions/{pageId}: pages of up to 100; an empty array ends the list.
+// GET /portfolio/{accountId}/positions/{pageId}: pages of up to 100; an empty array ends the list. The
+// rows say nothing of how fresh their market price is (no time, no availability): unknown, as of receipt.
 import { UnreadableAnswerError } from '../../core/errors.js';
+import { instant } from '../../core/freshness.js';
 import type { AssetClass, BrokerPosition } from '../../broker/broker.js';
 import { toNumber, toText } from '../../broker/numbers.js';
 import { canonicalStockSymbol } from '../../broker/symbols.js';
@@ -38,7 +40,8 @@ export function isLastPositionsPage(json: unknown): boolean {
   return json.length < size;
 }
 
-export function parsePositionsPage(json: unknown, accountId: string): BrokerPosition[] {
+/** `receivedAt`: when the answer came (ms since epoch). */
+export function parsePositionsPage(json: unknown, accountId: string, receivedAt: number): BrokerPosition[] {
   // Some gateway builds answer an exhausted page with {} instead of [].
   if (json !== null && typeof json === 'object' && !Array.isArray(json) && Object.keys(json).length === 0) return [];
   if (!Array.isArray(json)) throw new UnreadableAnswerError('positions', 'the IBKR gateway sent a positions page that is not an array');
@@ -64,6 +67,7 @@ export function parsePositionsPage(json: unknown, accountId: string): BrokerPosi
       marketValue: toNumber(row.mktValue),
       unrealizedPnl: toNumber(row.unrealizedPnl),
       currency: toText(row.currency),
+      freshness: { kind: 'unknown', asOf: instant(receivedAt) },
     });
   }
   return positions;

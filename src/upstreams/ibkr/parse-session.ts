@@ -17,6 +17,12 @@ export interface AuthStatus {
   /** Another session (TWS, mobile) competes for the brokerage session. */
   competing: boolean;
   message: string;
+  /**
+   * Nobody is logged in to the gateway: a build that says `established` says all three false (recorded
+   * after POST /logout, build 10.45, 2026). Logged in without a brokerage session, the gateway stays
+   * connected to IBKR's servers; older builds, which send no `established`, leave the two apart.
+   */
+  loggedOut: boolean;
 }
 
 function asObject(json: unknown): Record<string, unknown> | undefined {
@@ -32,6 +38,7 @@ function readAuth(body: Record<string, unknown>): AuthStatus {
     connected,
     competing: body.competing === true,
     message: toText(body.message) ?? toText(body.fail) ?? '',
+    loggedOut: body.established === false && !authenticated && !connected,
   };
 }
 

@@ -1,7 +1,9 @@
 // GET /iserver/marketdata/snapshot: one row per conid, fields keyed by numeric code, every value a
 // string ("1,300", "50.2M", "C168.42"). The first call for a conid starts a subscription and returns the
-// row without any field: `hasData` tells the caller to ask again.
+// row without any field: `hasData` tells the caller to ask again. How fresh the row is comes from the row
+// itself: market data availability (6509) and the last price's prefix (see ibkrFreshness).
 import { UnreadableAnswerError } from '../../core/errors.js';
+import { type Feed, type Freshness, instant } from '../../core/freshness.js';
 import type { BrokerQuote } from '../../broker/broker.js';
 import { changeFrom, toNumber, toText } from '../../broker/numbers.js';
 
@@ -59,6 +61,8 @@ export interface SnapshotRow {
   changePercent: number | null;
   volume: number | null;
   priorClose: number | null;
+  /** Market data availability (6509) as sent, e.g. "RpB", "DPB", "ZB"; null when the row has none. */
+  availability: string | null;
   /** ms since epoch. */
   updatedAt: number | null;
 }
@@ -107,11 +111,41 @@ export function readFields(conid: number, fields: Record<string, unknown>, updat
     changePercent: toNumber(fields[FIELD.changePercent]),
     volume: toNumber(fields[FIELD.volume]),
     priorClose: parsePrice(fields[FIELD.priorClose]).value ?? close,
+    availability: toText(fields[FIELD.availability]),
     updatedAt,
   };
 }
 
-export function snapshotToQuote(symbol: string, row: SnapshotRow): BrokerQuote {
+/** 6509's first letter: the feed it names, and whether the values are frozen (the last ones before the close). */
+const AVAILABILITY: Record<string, { feed: Feed; frozen: boolean }> = {
+  R: { feed: 'realtime', frozen: false },
+  D: { feed: 'delayed', frozen: false },
+  Z: { feed: 'realtime', frozen: true },
+  Y: { feed: 'delayed', frozen: true },
+};
+
+/**
+ * What a row says of its own freshness. The last price's prefix says what that price is: "H" a halted
+ * market's, "C" the previous close in place of a trade (recorded on a delayed paper account: "DPB" with
+ * "C267.61"). Without one, 6509's first letter: R real-time, D delayed, Z frozen, Y frozen from the delayed
+ * feed (recorded on a Saturday: "ZB"); N (not subscribed), another letter or none is unknown. The feed
+ * rides along where the kind does not say it. IBKR states no number of minutes for D (its documentation:
+ * 15 to 20, by exchange), so none is given. `asOf` is the gateway's `_updated`, else `receivedAt`.
+ */
+function ibkrFreshness(availability: string | null, flag: PriceFlag, asOfMs: number): Freshness {
+  const read = availability === null ? undefined : AVAILABILITY[availability.charAt(0)];
+  const asOf = instant(asOfMs);
+  const feed = read === undefined ? {} : { feed: read.feed };
+  if (flag === 'halted') return { kind: 'halted', asOf, ...feed };
+  if (flag === 'closing') return { kind: 'prior-close', asOf, ...feed };
+  if (read === undefined) return { kind: 'unknown', asOf };
+  // Frozen: IBKR's "last data recorded at market close", which it sends while the market is closed.
+  if (read.frozen) return { kind: 'frozen', asOf, market: 'closed', ...feed };
+  return { kind: read.feed, asOf };
+}
+
+/** `receivedAt`: when the answer came, for a row without `_updated` (ms since epoch). */
+export function snapshotToQuote(symbol: string, row: SnapshotRow, receivedAt: number): BrokerQuote {
   const computed = changeFrom(row.last, row.priorClose);
   return {
     symbol,
@@ -124,5 +158,6 @@ export function snapshotToQuote(symbol: string, row: SnapshotRow): BrokerQuote {
     changePercent: row.changePercent ?? computed.changePercent,
     volume: row.volume,
     updatedAt: row.updatedAt === null ? null : new Date(row.updatedAt).toISOString(),
+    freshness: ibkrFreshness(row.availability, row.lastFlag, row.updatedAt ?? receivedAt),
   };
 }

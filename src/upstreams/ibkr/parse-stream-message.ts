@@ -66,7 +66,11 @@ export function mergeFields(known: Record<string, unknown> | undefined, frame: R
   return known === undefined ? { ...frame } : Object.assign(known, frame);
 }
 
-/** The quote the merged fields make, read exactly as a snapshot row with the same fields. */
-export function streamedQuote(symbol: string, conid: number, fields: Record<string, unknown>, updatedAt: number | null): BrokerQuote {
-  return snapshotToQuote(symbol, readFields(conid, fields, updatedAt));
+/**
+ * The quote the merged fields make, read exactly as a snapshot row with the same fields: its freshness too,
+ * from the availability (6509) the subscription's first frame carried and the last price's prefix.
+ * `tickAt`: the frame's `_updated`, or when it arrived.
+ */
+export function streamedQuote(symbol: string, conid: number, fields: Record<string, unknown>, tickAt: number): BrokerQuote {
+  return snapshotToQuote(symbol, readFields(conid, fields, tickAt), tickAt);
 }

@@ -8,7 +8,9 @@
 // previous close).
 import type { BrokerQuote } from '../../broker/broker.js';
 import { changeFrom, toNumber, toText } from '../../broker/numbers.js';
+import { instant } from '../../core/freshness.js';
 import { socketMessageObject } from '../socket-message.js';
+import { levelFeed } from './parse-quote-token.js';
 
 export type DxlinkMessage =
   /** The server's answer to SETUP: its keepalive timeouts in seconds (null when absent). */
@@ -172,8 +174,12 @@ export function mergeEvent(known: SymbolFields, event: FeedEvent): boolean {
   return changed;
 }
 
-/** The quote a symbol's fields make, as a snapshot means it; fields no event has given are null. */
-export function streamedQuote(symbol: string, fields: SymbolFields, tickAt: number): BrokerQuote {
+/**
+ * The quote a symbol's fields make, as a snapshot means it; fields no event has given are null. Its
+ * freshness is the level of the quote token the socket was opened with (parse-quote-token.ts), as of the
+ * tick's time (the event's own, or its arrival).
+ */
+export function streamedQuote(symbol: string, fields: SymbolFields, tickAt: number, level: string | null): BrokerQuote {
   const last = fields.last ?? null;
   const { change, changePercent } = changeFrom(last, fields.previousClose ?? null);
   return {
@@ -186,6 +192,7 @@ export function streamedQuote(symbol: string, fields: SymbolFields, tickAt: numb
     change,
     changePercent,
     volume: fields.volume ?? null,
-    updatedAt: new Date(tickAt).toISOString(),
+    updatedAt: instant(tickAt),
+    freshness: { kind: levelFeed(level) ?? 'unknown', asOf: instant(tickAt) },
   };
 }

@@ -1,7 +1,9 @@
 // GET /accounts/{n}/positions?include-marks=true -> data.items[] with quantities and prices as strings
-// or numbers, a separate direction ("Long"/"Short"), and a multiplier for derivatives.
+// or numbers, a separate direction ("Long"/"Short"), and a multiplier for derivatives. The market price is
+// the mark (how fresh Tastytrade does not say), else the previous close (`close-price`), said so.
 import type { AssetClass, BrokerPosition } from '../../broker/broker.js';
 import { roundTo, toNumber, toText } from '../../broker/numbers.js';
+import { instant } from '../../core/freshness.js';
 import { canonicalStockSymbol } from '../../broker/symbols.js';
 import { TASTYTRADE_CURRENCY } from './parse-accounts.js';
 import { parseItems } from './parse-envelope.js';
@@ -24,8 +26,10 @@ export function tastytradeAssetClass(raw: unknown): AssetClass {
   return type === undefined ? 'other' : (ASSET_CLASSES[type] ?? 'other');
 }
 
-export function parsePositions(json: unknown, accountId: string): BrokerPosition[] {
+/** `receivedAt`: when the answer came (ms since epoch), the `asOf` of its prices. */
+export function parsePositions(json: unknown, accountId: string, receivedAt: number): BrokerPosition[] {
   const positions: BrokerPosition[] = [];
+  const asOf = instant(receivedAt);
   for (const row of parseItems(json, 'positions')) {
     const raw = toText(row.symbol);
     const size = toNumber(row.quantity);
@@ -35,7 +39,8 @@ export function parsePositions(json: unknown, accountId: string): BrokerPosition
     const quantity = toText(row['quantity-direction'])?.toLowerCase() === 'short' ? -Math.abs(size) : size;
     const multiplier = toNumber(row.multiplier) ?? 1;
     const averageCost = toNumber(row['average-open-price']);
-    const marketPrice = toNumber(row.mark) ?? toNumber(row['mark-price']) ?? toNumber(row['close-price']);
+    const mark = toNumber(row.mark) ?? toNumber(row['mark-price']);
+    const marketPrice = mark ?? toNumber(row['close-price']);
     const underlying = toText(row['underlying-symbol']);
     positions.push({
       accountId: toText(row['account-number']) ?? accountId,
@@ -48,6 +53,7 @@ export function parsePositions(json: unknown, accountId: string): BrokerPosition
       marketValue: marketPrice === null ? null : roundTo(quantity * marketPrice * multiplier, 4),
       unrealizedPnl: marketPrice === null || averageCost === null ? null : roundTo((marketPrice - averageCost) * quantity * multiplier, 4),
       currency: TASTYTRADE_CURRENCY,
+      freshness: { kind: mark === null && marketPrice !== null ? 'prior-close' : 'unknown', asOf },
     });
   }
   return positions;

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { ApiError, driftOf } from '../../core/errors.js';
 import type { Broker, BrokerAccount, BrokerHealth, BrokerPosition, BrokerQuotes } from '../../broker/broker.js';
 import { HttpClient } from '../http-client.js';
+import { outboundRoutes } from '../outbound-proxy.js';
 import { parseAccounts } from './parse-accounts.js';
 import { parseMarketData } from './parse-market-data.js';
 import { parsePositions } from './parse-positions.js';
@@ -48,7 +49,7 @@ export class TastytradeBroker implements Broker {
   }
 
   health(): Promise<BrokerHealth> {
-    return timedHealth('tastytrade', () => this.check());
+    return timedHealth('tastytrade', () => this.check(), outboundRoutes().proxyFor(this.origin)?.address);
   }
 
   private async check(): Promise<HealthCheck> {
@@ -84,7 +85,7 @@ export class TastytradeBroker implements Broker {
       accounts.map((a) =>
         this.client.get(
           `/accounts/${encodeURIComponent(a.accountId)}/positions`,
-          (json) => parsePositions(json, a.accountId),
+          (json) => parsePositions(json, a.accountId, Date.now()),
           'include-marks=true',
         ),
       ),
@@ -99,7 +100,11 @@ export class TastytradeBroker implements Broker {
 
   async quotes(symbols: string[]): Promise<BrokerQuotes> {
     const request = toMarketDataRequest(symbols);
-    const items = await this.client.get('/market-data/by-type', parseMarketData, marketDataQuery(request.byType));
+    const items = await this.client.get(
+      '/market-data/by-type',
+      (json) => parseMarketData(json, Date.now()),
+      marketDataQuery(request.byType),
+    );
     const quotes: BrokerQuotes['quotes'] = {};
     for (const item of items) {
       const ours = request.ours.get(item.symbol.toUpperCase());

@@ -38,6 +38,7 @@ import { QUOTE_TOKEN_LIFETIME_MS, type QuoteToken } from './parse-quote-token.js
 import { toStreamerSymbol } from './symbols.js';
 import { USER_AGENT } from './tastytrade-client.js';
 import { TokenRefusedError } from './token-manager.js';
+import { proxyAgentFor, socketProblem } from '../outbound-proxy.js';
 
 /** What the socket needs from Tastytrade's REST side. */
 interface TastytradeStreamSession {
@@ -247,6 +248,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
       headers: { 'user-agent': USER_AGENT },
       handshakeTimeout: this.options.authTimeoutMs,
       perMessageDeflate: false,
+      agent: proxyAgentFor(token.url),
     });
     this.socket = socket;
     this.phase = 'setup';
@@ -279,7 +281,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
       this.lost(socket, `the DXLink websocket closed (code ${code}${tooLong})`, false);
     });
     socket.on('error', (error: Error & { code?: string }) => {
-      if (this.socket === socket) this.lost(socket, `the DXLink websocket failed (${error.code ?? 'error'})`, false);
+      if (this.socket === socket) this.lost(socket, socketProblem('the DXLink websocket', error), false);
     });
   }
 
@@ -371,7 +373,9 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
   }
 
   private emit(state: SymbolState, symbol: string): void {
-    this.updates.publish(symbol, streamedQuote(symbol, state.fields, state.tickAt), state.tickAt);
+    // The token's level says how fresh the feed is (api: real-time, demo: delayed).
+    const level = this.token?.value.level ?? null;
+    this.updates.publish(symbol, streamedQuote(symbol, state.fields, state.tickAt, level), state.tickAt);
   }
 
   /** FEED_SUBSCRIPTION for every event type of `streamers`, in messages no longer than the limit. */

@@ -13,5 +13,9 @@ export function transportError(error: unknown): ApiError {
       return new ApiError('BROKER_UNAVAILABLE', 'Tastytrade closed the connection', { retryAfterSeconds: 5, cause: error });
     case 'too_large':
       return new ApiError('UPSTREAM_ERROR', 'Tastytrade sent a body larger than allowed');
+    case 'proxy':
+    case 'certificate':
+      // The message names the proxy or the certificate problem, and the setting to change.
+      return new ApiError('BROKER_UNAVAILABLE', error.message, { retryAfterSeconds: 5, cause: error });
   }
 }

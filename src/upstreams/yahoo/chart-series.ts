@@ -5,7 +5,7 @@
 // the day). Prices are restored to what the exchange printed (exchangePrice): Yahoo sends bar prices as
 // float32 numbers (recorded: 282.2799987792969 for 282.28), and indicators computed from those would not
 // equal Alpha Vantage's, computed from the printed prices.
-import { type ChartResult, finite, isObject, previousCloseOf, unexpected } from './parse-chart.js';
+import { type ChartResult, finite, isObject, previousCloseOf, type TradingPeriods, tradingPeriodsOf, unexpected } from './parse-chart.js';
 
 /** One symbol's bars of one size, oldest first, in columns (the stored form). */
 export interface ChartSeries {
@@ -30,6 +30,8 @@ interface ChartLatest {
   regularMarketVolume?: number;
   gmtoffset?: number;
   exchangeTimezoneName: string;
+  /** currentTradingPeriod, which says how fresh the price was when the chart came (series stored before it was kept have none). */
+  tradingPeriods?: TradingPeriods;
 }
 
 export interface ReadChart {
@@ -153,6 +155,8 @@ function latestOf(meta: Record<string, unknown>, zone: string): ChartLatest {
     const value = finite(meta[name]);
     if (value !== undefined) latest[name] = value;
   }
+  const periods = tradingPeriodsOf(meta);
+  if (periods !== undefined) latest.tradingPeriods = periods;
   return latest;
 }
 

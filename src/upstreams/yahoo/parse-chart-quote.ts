@@ -7,10 +7,11 @@
 // trading day the date of `regularMarketTime` in the exchange's time zone. Four decimals, as provider A
 // writes them. The service reads the same fields from its stored daily series (seriesQuote), whose bars
 // give the day's bar and the previous session's close.
+import { type Freshness, instant } from '../../core/freshness.js';
 import { fixed } from '../../wire/alpha-vantage/decimal.js';
 import type { GlobalQuoteBody } from '../../wire/alpha-vantage/bodies.js';
 import type { ChartSeries } from './chart-series.js';
-import { type ChartResult, finite, isObject, previousCloseOf, unexpected } from './parse-chart.js';
+import { type ChartResult, chartFreshness, finite, isObject, previousCloseOf, unexpected } from './parse-chart.js';
 
 /** Whole ten-thousandths, so that change = price − previous close exactly as the strings read. */
 const ticks = (value: number) => Math.round(value * 10_000);
@@ -68,6 +69,17 @@ export function seriesQuote(series: ChartSeries, yahooSymbol: string, callerSymb
       throw unexpected(yahooSymbol, 'chart-no-previous-close', 'bars without the previous session');
     return { bar, previous: series.close[at - 1] as number };
   });
+}
+
+/**
+ * How fresh the quote of a stored series is: its newest chart's regularMarketTime against that chart's
+ * trading periods, as of `storedAt`, when the chart came (parse-chart.ts, chartFreshness). Refreshed after
+ * the close, the quote is the day's close (end-of-day); during the session Yahoo's price states no delay.
+ */
+export function seriesQuoteFreshness(series: ChartSeries, storedAt: number): Freshness {
+  const time = series.latest.regularMarketTime;
+  if (time === undefined) return { kind: 'unknown', asOf: instant(storedAt) };
+  return chartFreshness(time, series.latest.tradingPeriods, storedAt);
 }
 
 /** The ten fields from a chart's meta, with the day's bar and the previous close `dayOf` finds for the day. */

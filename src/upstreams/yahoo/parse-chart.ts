@@ -1,6 +1,8 @@
 // Yahoo Finance v8 chart answers, classified without I/O so every recorded body can be tested: the price,
-// the previous daily close (previousCloseOf), and the time of the price. Close arrays may hold nulls.
+// the previous daily close (previousCloseOf), the time of the price, and how fresh it is (chartFreshness).
+// Close arrays may hold nulls.
 import { ApiError, UnreadableAnswerError } from '../../core/errors.js';
+import { type Freshness, instant, type MarketState } from '../../core/freshness.js';
 import { retryAfterMs } from '../retry-after.js';
 import { categoryFromSymbol, type InstrumentCategory, type InstrumentSnapshot } from '../overview-source.js';
 import { displayName } from './display-name.js';
@@ -58,7 +60,7 @@ export function classifyChartResponse(
   range: string = OVERVIEW_CHART.range,
   now = Date.now(),
 ): Classified<InstrumentSnapshot> {
-  return classifyChart(res, symbol, (chart) => instrumentSnapshot(chart, symbol, range), now);
+  return classifyChart(res, symbol, (chart) => instrumentSnapshot(chart, symbol, range, now), now);
 }
 
 /** The first result of a chart body, checked to be the chart of `symbol`. @internal */
@@ -78,7 +80,7 @@ export function chartResult(json: unknown, symbol: string): ChartResult {
   return { meta, result };
 }
 
-function instrumentSnapshot({ meta, result }: ChartResult, symbol: string, range: string): InstrumentSnapshot {
+function instrumentSnapshot({ meta, result }: ChartResult, symbol: string, range: string, now: number): InstrumentSnapshot {
   const bar = lastBar(result);
   const price = finite(meta.regularMarketPrice) ?? bar?.close;
   if (price === undefined) throw unexpected(symbol, 'chart-no-price', 'no price');
@@ -95,7 +97,59 @@ function instrumentSnapshot({ meta, result }: ChartResult, symbol: string, range
     name: displayName(meta.shortName, meta.longName, symbol),
     category: categoryOf(text(meta.instrumentType), symbol),
     asOf: new Date(time * 1000).toISOString(),
+    freshness: chartFreshness(time, tradingPeriodsOf(meta), now),
   };
+}
+
+/** One trading period, ms since epoch, start inclusive and end exclusive. */
+type Period = readonly [number, number];
+
+/** A chart's `currentTradingPeriod`: the pre-market, regular session and post-market of the current (or last) trading day. */
+export interface TradingPeriods {
+  pre?: Period;
+  regular: Period;
+  post?: Period;
+}
+
+/** `meta.currentTradingPeriod` in ms; undefined when the chart has none with a readable regular session. */
+export function tradingPeriodsOf(meta: Record<string, unknown>): TradingPeriods | undefined {
+  const periods = isObject(meta.currentTradingPeriod) ? meta.currentTradingPeriod : undefined;
+  const read = (name: string): Period | undefined => {
+    const p = periods?.[name];
+    const start = isObject(p) ? finite(p.start) : undefined;
+    const end = isObject(p) ? finite(p.end) : undefined;
+    return start !== undefined && end !== undefined && end >= start ? [start * 1000, end * 1000] : undefined;
+  };
+  const regular = read('regular');
+  if (regular === undefined) return undefined;
+  const [pre, post] = [read('pre'), read('post')];
+  return { regular, ...(pre === undefined ? {} : { pre }), ...(post === undefined ? {} : { post }) };
+}
+
+/**
+ * How fresh a chart's regular-market price is, when the chart was answered at `now` (ms): `regularMarketTime`
+ * (s) against `currentTradingPeriod`. The market's state is where `now` falls in the periods (closed outside
+ * them: overnight, a weekend, a holiday). Outside the regular session the price is the last session's close:
+ * end-of-day. In it, a price from before the session opened stands in for a trade not yet made: prior-close;
+ * a price from the session is live, but Yahoo's chart states no delay, so its kind is unknown. A chart
+ * without periods says nothing of its market: unknown. `asOf` is regularMarketTime.
+ */
+export function chartFreshness(marketTimeSeconds: number, periods: TradingPeriods | undefined, now: number): Freshness {
+  const at = marketTimeSeconds * 1000;
+  const asOf = instant(at);
+  if (periods === undefined) return { kind: 'unknown', asOf };
+  // Clocks differ: an answer is never older than the price it carries.
+  const market = marketState(periods, Math.max(now, at));
+  if (market !== 'regular') return { kind: 'end-of-day', asOf, market };
+  return { kind: at >= periods.regular[0] ? 'unknown' : 'prior-close', asOf, market };
+}
+
+function marketState(periods: TradingPeriods, at: number): MarketState {
+  const within = (p: Period | undefined) => p !== undefined && at >= p[0] && at < p[1];
+  if (within(periods.regular)) return 'regular';
+  if (within(periods.pre)) return 'pre';
+  if (within(periods.post)) return 'post';
+  return 'closed';
 }
 
 /**

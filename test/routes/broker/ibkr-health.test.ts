@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
+import { Agent, request } from 'undici';
 import { HealthResponse } from '../../../src/routes/broker/schemas.js';
 import { startApp } from '../../helpers/app.js';
 import { assertMatches } from './schema-check.js';
@@ -50,6 +51,19 @@ test('logged out (401): unauthenticated with a message saying where to log in; d
   assert.match(accounts.body.error.message, /not logged in/);
   assert.ok(Number(accounts.headers['retry-after']) > 0);
   assert.ok(!accounts.text.includes(sandbox.ibkr.origin), 'no upstream URL in an error');
+});
+
+test('after POST /logout (the auth status answers 200 with every flag false, as recorded): nobody is logged in, and where to log in', async (t) => {
+  const { get, sandbox } = await startApp(t);
+  const insecure = new Agent({ connect: { rejectUnauthorized: false } });
+  t.after(() => insecure.close());
+  const logout = await request(`${sandbox.ibkr.baseUrl}/logout`, { method: 'POST', body: '{}', dispatcher: insecure });
+  assert.deepEqual(await logout.body.json(), { status: true });
+  const res = await get('/api/broker/health');
+  assert.equal(res.body.status, 'unauthenticated');
+  assert.match(res.body.message, /nobody is logged in/);
+  assert.doesNotMatch(res.body.message, /refuses market data/);
+  assert.ok(res.body.message.includes(`log in at ${sandbox.ibkr.origin}/ (the gateway's login page)`), res.body.message);
 });
 
 test('"Init session first": one recovery attempt brings the brokerage session back', async (t) => {

@@ -17,8 +17,14 @@ const symbols = UNIVERSE.map((i) => i.symbol).filter((s) => contractBySymbol(s) 
 /** Symbols whose first frame is whole, so the stream answers them at once. */
 const WHOLE = symbols.filter((s) => !sendsBareFirstFrame(contractBySymbol(s)!) && !firstFrameOmitsSizes(contractBySymbol(s)!)).slice(0, 3);
 const WITHOUT_SIZES = symbols.find((s) => firstFrameOmitsSizes(contractBySymbol(s)!))!;
+/** The quotes' values and what they are, without the times (of the tick, and the freshness's as-of). */
 const withoutTime = (quotes: Record<string, Record<string, unknown>>) =>
-  Object.fromEntries(Object.entries(quotes).map(([symbol, { updatedAt: _, ...rest }]) => [symbol, rest]));
+  Object.fromEntries(
+    Object.entries(quotes).map(([symbol, { updatedAt: _, freshness, ...rest }]) => {
+      const { asOf: _asOf, ...what } = freshness as Record<string, unknown>;
+      return [symbol, { ...rest, freshness: what }];
+    }),
+  );
 
 test('REST: the first answer is a snapshot, then the stream answers with no broker call; the header is exposed through CORS', async (t) => {
   const { get, sandbox } = await startApp(t, { sandbox: { ibkr: { sessionAt: () => 'closed' } } });
@@ -33,8 +39,14 @@ test('REST: the first answer is a snapshot, then the stream answers with no brok
     streamed = await get(path);
   }
   assert.equal(streamed.headers['x-data-source'], 'broker-stream');
-  // A streamed quote and a snapshot quote mean the same: the market is closed, so the values are equal.
+  // A streamed quote and a snapshot quote mean the same: the market is closed, so the values are equal, and
+  // both frozen (the account has real-time data: "ZB", as recorded on a Saturday).
   assert.deepEqual(withoutTime(streamed.body.quotes), withoutTime(first.body.quotes));
+  for (const quote of Object.values(streamed.body.quotes as Record<string, { freshness: unknown }>))
+    assert.deepEqual(
+      { ...(quote.freshness as object), asOf: undefined },
+      { kind: 'frozen', market: 'closed', feed: 'realtime', asOf: undefined },
+    );
   assert.deepEqual(streamed.body.missing, ['NOSUCH']);
   const calls = sandbox.ibkr.gatewayCount(SNAPSHOT);
   for (let i = 0; i < 20; i += 1) assert.equal((await get(path)).headers['x-data-source'], 'broker-stream');

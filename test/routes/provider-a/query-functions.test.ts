@@ -64,6 +64,12 @@ test("the issue's functions answer 200 in Alpha Vantage's shapes; a second ident
     assert.equal(again.headers['x-cache'], 'HIT', query);
     assert.equal(sandbox.alphaVantage.count(), calls, `${query}: the repeat cost a provider call`);
   }
+  // An owned series or quote says how fresh it is, as /daily and /quote do, its CSV rendering alike.
+  const daily = await get(`${QUERY}?function=TIME_SERIES_DAILY&symbol=IBM`);
+  const dailyCsv = await get(`${QUERY}?function=TIME_SERIES_DAILY&symbol=IBM&datatype=csv`);
+  assert.ok(daily.headers['x-data-freshness'], 'the JSON series says how fresh it is');
+  assert.equal(dailyCsv.headers['x-data-freshness'], daily.headers['x-data-freshness']);
+  assert.ok((await get(`${QUERY}?function=GLOBAL_QUOTE&symbol=IBM&datatype=csv`)).headers['x-data-freshness']);
 });
 
 test('a premium function on the free plan is the premium notice with no provider call; an indicator the service computes is computed', async (t) => {

@@ -160,3 +160,68 @@ test('positions pages of 100, an empty page after the last, and /portfolio/accou
   assert.equal((await call(sim, '/portfolio/DU1234567/positions/1')).json.length, 20);
   assert.deepEqual((await call(sim, '/portfolio/DU1234567/positions/2')).json, []);
 });
+
+test('market data as recorded (2026): RpB live; frozen ZB without a prefix when closed; a delayed account DPB, 15 minutes behind, "C" and no quote when closed', async (t) => {
+  const now = Date.parse('2026-04-28T15:00:00Z');
+  const sim = await createIbkrSimulator({ pacing: false, now: () => now, sessionAt: () => 'regular' });
+  await sim.listen();
+  t.after(() => sim.close());
+  await call(sim, '/iserver/accounts');
+  const query = '/iserver/marketdata/snapshot?conids=265598&fields=31,84,86';
+  await call(sim, query);
+  const row = async () => (await call(sim, query)).json[0];
+
+  const live = await row();
+  assert.deepEqual([live['6509'], /^\d/.test(live['31']), typeof live['84']], ['RpB', true, 'string']);
+
+  sim.market.marketData = 'delayed';
+  const delayed = await row();
+  assert.equal(delayed['6509'], 'DPB');
+  // The account sees the market of a quarter of an hour ago: what a real-time account saw then.
+  sim.market.marketData = 'realtime';
+  const earlier = await createIbkrSimulator({ pacing: false, now: () => now - 15 * 60_000, sessionAt: () => 'regular' });
+  await earlier.listen();
+  t.after(() => earlier.close());
+  await call(earlier, '/iserver/accounts');
+  await call(earlier, query);
+  assert.equal(delayed['31'], (await call(earlier, query)).json[0]['31']);
+
+  sim.market.sessionAt = () => 'closed';
+  const frozen = await row();
+  assert.deepEqual([frozen['6509'], /^\d/.test(frozen['31']), typeof frozen['84'], typeof frozen['86']], ['ZB', true, 'string', 'string']);
+  sim.market.marketData = 'delayed';
+  const priorClose = await row();
+  assert.deepEqual(
+    [priorClose['6509'], priorClose['31'].startsWith('C'), '84' in priorClose, '86' in priorClose],
+    ['DPB', true, false, false],
+  );
+});
+
+test('the account and the market are switched over HTTP too, and reset with the rest', async (t) => {
+  const sim = await start(t);
+  const control = (method: 'POST' | 'DELETE', body?: unknown) =>
+    request(`${sim.origin}/__sandbox/ibkr`, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: insecure,
+    }).then(async (res) => ({ status: res.statusCode, json: (await res.body.json()) as any }));
+  const set = await control('POST', { marketData: 'delayed', market: 'closed' });
+  assert.deepEqual([set.status, set.json.marketData, set.json.market], [200, 'delayed', 'closed']);
+  assert.equal(sim.market.sessionAt(Date.now()), 'closed');
+  assert.equal((await control('POST', { marketData: 'live' })).status, 400);
+  assert.equal((await control('POST', { market: 'sometimes' })).status, 400);
+  const reset = await control('DELETE');
+  assert.deepEqual([reset.json.marketData, reset.json.market], ['realtime', 'us-hours']);
+});
+
+test('after POST /logout the auth status answers as recorded (every flag false, no MAC); everything else is 401', async (t) => {
+  const sim = await start(t);
+  assert.deepEqual((await call(sim, '/logout', 'POST', '{}')).json, { status: true });
+  const status = await call(sim, '/iserver/auth/status');
+  assert.equal(status.status, 200);
+  assert.deepEqual(status.json, { authenticated: false, established: false, competing: false, connected: false, MAC: null });
+  assert.equal((await call(sim, '/portfolio/accounts')).status, 401);
+  // A gateway nobody has logged in to since it started answers 401 to the status too.
+  sim.setSession('logged_out');
+  assert.equal((await call(sim, '/iserver/auth/status')).status, 401);
+});

@@ -82,7 +82,7 @@ test('a subscription: the first frame twice, then on each tick only what changed
   assert.ok(spacing / (market.length - 3) < 1_000, `several ticks a second (${spacing} ms for ${market.length - 3})`);
 });
 
-test('no ticks outside the sessions: the first frame only, with the closing prefix', async (t) => {
+test('no ticks outside the sessions: the first frame only, frozen ("ZB", no prefix; as recorded on a Saturday), or the previous close on a delayed account', async (t) => {
   let session: MarketSession = 'closed';
   const sim = await start(t, { sessionAt: () => session });
   const socket = await GatewaySocket.open(t, sim);
@@ -90,7 +90,16 @@ test('no ticks outside the sessions: the first frame only, with the closing pref
   await socket.until((f) => f.filter((x) => x.hb !== undefined).length >= 5, 'five heartbeats');
   const market = socket.frames.filter(isMarketData);
   assert.equal(market.length, 2, 'the first frame (twice) and nothing else');
-  assert.match(String(market[0]!['31']), /^C\d+\.\d{2}$/);
+  assert.match(String(market[0]!['31']), /^\d+\.\d{2}$/);
+  assert.equal(market[0]!['6509'], 'ZB');
+  // Without a market data subscription: delayed ("DPB") and the last price the previous close ("C", as recorded).
+  sim.market.marketData = 'delayed';
+  const delayed = await GatewaySocket.open(t, sim);
+  delayed.send(`smd+${busiest(sim)}+${FIELDS}`);
+  await delayed.until((f) => f.some(isMarketData), 'the first frame');
+  const [first] = delayed.frames.filter(isMarketData);
+  assert.deepEqual([first!['6509'], /^C\d+\.\d{2}$/.test(String(first!['31']))], ['DPB', true]);
+  sim.market.marketData = 'realtime';
   session = 'regular';
   await socket.until((f) => f.filter(isMarketData).length > 2, 'ticks once the session opens');
 });

@@ -50,6 +50,14 @@ async function open(t: TestContext, url: string): Promise<{ ws: WebSocket; frame
 const send = (ws: WebSocket, message: Frame) => ws.send(JSON.stringify(message));
 const SETUP = { type: 'SETUP', channel: 0, version: '0.1-test', keepaliveTimeout: 60, acceptKeepaliveTimeout: 60 };
 
+/** SETUP, AUTH with `token`, feed channel 1 in COMPACT with `fields` per event type. */
+function openFeed(ws: WebSocket, token: string, fields: Record<string, string[]>): void {
+  send(ws, SETUP);
+  send(ws, { type: 'AUTH', channel: 0, token });
+  send(ws, { type: 'CHANNEL_REQUEST', channel: 1, service: 'FEED', parameters: { contract: 'AUTO' } });
+  send(ws, { type: 'FEED_SETUP', channel: 1, acceptDataFormat: 'COMPACT', acceptEventFields: fields });
+}
+
 test('SETUP answered by SETUP and UNAUTHORIZED; an unknown token stays UNAUTHORIZED, an issued one is AUTHORIZED', async (t) => {
   const sim = await start(t);
   const { token, url } = await quoteToken(sim);
@@ -87,15 +95,7 @@ test('busy stocks tick several times a second in COMPACT; an overlong subscripti
   const sim = await start(t);
   const { token, url } = await quoteToken(sim);
   const { ws, frames, closed } = await open(t, url);
-  send(ws, SETUP);
-  send(ws, { type: 'AUTH', channel: 0, token });
-  send(ws, { type: 'CHANNEL_REQUEST', channel: 1, service: 'FEED', parameters: { contract: 'AUTO' } });
-  send(ws, {
-    type: 'FEED_SETUP',
-    channel: 1,
-    acceptDataFormat: 'COMPACT',
-    acceptEventFields: { Quote: ['eventType', 'eventSymbol', 'bidPrice', 'askPrice', 'bidSize', 'askSize'] },
-  });
+  openFeed(ws, token, { Quote: ['eventType', 'eventSymbol', 'bidPrice', 'askPrice', 'bidSize', 'askSize'] });
   const busy = busiestStocks(sim).slice(0, 3);
   send(ws, { type: 'FEED_SUBSCRIPTION', channel: 1, add: busy.map((symbol) => ({ type: 'Quote', symbol })) });
   const quotes = () => frames.filter((f) => f.type === 'FEED_DATA');
@@ -137,4 +137,28 @@ test('/__sandbox/stream switches the faults and shows the counters', async (t) =
   const counters = (await control()).body;
   assert.equal(counters.accepted, 1);
   assert.equal(counters.openSockets, 0);
+});
+
+test("a demo token (the sandbox environment's) names /delayed, whose trades are a quarter of an hour behind, their times too", async (t) => {
+  const sim = await start(t);
+  sim.level = 'demo';
+  const { token, url } = await quoteToken(sim);
+  assert.equal(new URL(url).pathname, '/delayed');
+  const { ws, frames } = await open(t, url);
+  openFeed(ws, token, { Trade: ['eventType', 'eventSymbol', 'price', 'time'] });
+  const [symbol] = busiestStocks(sim);
+  send(ws, { type: 'FEED_SUBSCRIPTION', channel: 1, add: [{ type: 'Trade', symbol }] });
+  const trades = () => frames.filter((f) => f.type === 'FEED_DATA').map((f) => (f.data as [string, unknown[]])[1]);
+  await eventually(() => trades().length >= 1, 'a trade', 5_000);
+  const [, , price, time] = trades()[0] as [string, string, number, number];
+  const behindMs = Date.now() - time;
+  assert.ok(behindMs >= 15 * 60_000 && behindMs < 16 * 60_000, `the trade is ${behindMs} ms old`);
+  // The price the market had then.
+  assert.equal(price, sim.market.quote({ ours: symbol as string, kind: 'equity' }, time).last);
+  // The level switched at /__sandbox/tastytrade, and refused when it is none of the two.
+  const control = (body: unknown) =>
+    fetch(`${sim.origin}/__sandbox/tastytrade`, { method: 'POST', body: JSON.stringify(body) }).then((res) => res.status);
+  assert.equal(await control({ level: 'api' }), 200);
+  assert.equal(sim.level, 'api');
+  assert.equal(await control({ level: 'live' }), 400);
 });

@@ -112,8 +112,8 @@ function countingClient(plan: 'free' | 'premium', text: string) {
 
 test("a free plan refuses a premium function with Alpha Vantage's notice, before the budget and without a call", async () => {
   const { client, seen } = countingClient('free', JSON.stringify(quote));
-  assert.equal(client.entitled('FX_INTRADAY'), false);
-  assert.equal(client.entitled('FX_DAILY'), true);
+  assert.equal(client.planAllows('FX_INTRADAY'), false);
+  assert.equal(client.planAllows('FX_DAILY'), true);
   const call = {
     fn: 'FX_INTRADAY',
     params: [

@@ -94,10 +94,17 @@ test('the warm-up is bounded, and a conid that never fills is not warmed up agai
   assert.equal(sim.gatewayCount('/iserver/marketdata/snapshot'), 5, 'no second warm-up within the minute');
 });
 
-/** A gateway answering the auth status with `status` until a recovery call, then with the recorded authenticated one. */
-async function recordedGateway(t: TestContext, status: unknown): Promise<{ broker: IbkrBroker; recoveries: string[] }> {
+/**
+ * A gateway answering the auth status with `status` until a recovery call, then with `after` (by default the
+ * recorded authenticated one: the recovery worked).
+ */
+async function recordedGateway(
+  t: TestContext,
+  status: unknown,
+  after: unknown = recording('ibkr', 'auth-status-authenticated-2023').json,
+): Promise<{ broker: IbkrBroker; recoveries: string[]; origin: string }> {
   const recoveries: string[] = [];
-  const authenticated = recording('ibkr', 'auth-status-authenticated-2023').json;
+  const authenticated = after;
   const gateway = new SimulatedUpstream({
     name: 'recorded-ibkr',
     handler: (req) => {
@@ -123,7 +130,7 @@ async function recordedGateway(t: TestContext, status: unknown): Promise<{ broke
     gateway: { recoveryPollMs: 1 },
   });
   t.after(() => broker.close());
-  return { broker, recoveries };
+  return { broker, recoveries, origin: gateway.origin };
 }
 
 test('recorded status without a session (not connected, no "established"): a new brokerage session is started', async (t) => {
@@ -131,6 +138,19 @@ test('recorded status without a session (not connected, no "established"): a new
   const health = await broker.health();
   assert.equal(health.status, 'connected', health.message);
   assert.deepEqual(recoveries, ['/iserver/auth/ssodh/init']);
+});
+
+test('recorded status after a logout (2026, all flags false): health says nobody is logged in, and where to log in', async (t) => {
+  const loggedOut = recording('ibkr', 'auth-status-logged-out-2026').json;
+  // No brokerage session starts after a logout: the status stays as recorded.
+  const { broker, recoveries, origin } = await recordedGateway(t, loggedOut, loggedOut);
+  const health = await broker.health();
+  assert.equal(health.status, 'unauthenticated', health.message);
+  assert.equal(health.authenticated, false);
+  assert.match(health.message, /nobody is logged in/);
+  assert.doesNotMatch(health.message, /refuses market data/, 'not read as a login without a brokerage session');
+  assert.ok(health.message.includes(`log in at ${origin}/ (the gateway's login page)`), health.message);
+  assert.deepEqual(recoveries, ['/iserver/auth/ssodh/init'], 'one attempt, as for any missing session');
 });
 
 test('a session that lost its authentication but is still connected (no "established", as real gateways send) is re-authenticated', async (t) => {

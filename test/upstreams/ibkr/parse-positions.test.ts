@@ -5,7 +5,7 @@ import { parsePositionsPage } from '../../../src/upstreams/ibkr/parse-positions.
 import { fixture } from '../../helpers/fixtures.js';
 
 test('a positions page: numbers or strings with commas, share classes dotted, options described, broken rows skipped', () => {
-  const rows = parsePositionsPage(fixture('ibkr', 'positions-page.json'), 'U1234567');
+  const rows = parsePositionsPage(fixture('ibkr', 'positions-page.json'), 'U1234567', Date.UTC(2026, 3, 28));
   assert.equal(rows.length, 4);
   assert.deepEqual(rows[0], {
     accountId: 'U1234567',
@@ -18,6 +18,7 @@ test('a positions page: numbers or strings with commas, share classes dotted, op
     marketValue: 28875.15,
     unrealizedPnl: 166.26,
     currency: 'USD',
+    freshness: { kind: 'unknown', asOf: '2026-04-28T00:00:00.000Z' },
   });
   assert.deepEqual(
     { symbol: rows[1]?.symbol, quantity: rows[1]?.quantity, marketValue: rows[1]?.marketValue, averageCost: rows[1]?.averageCost },
@@ -36,7 +37,7 @@ test('a positions page: numbers or strings with commas, share classes dotted, op
 });
 
 test('an empty page ([] or {}) ends the list; anything else is an upstream error', () => {
-  assert.deepEqual(parsePositionsPage(fixture('ibkr', 'positions-empty.json'), 'U1'), []);
-  assert.deepEqual(parsePositionsPage({}, 'U1'), []);
-  assert.throws(() => parsePositionsPage({ error: 'bad' }, 'U1'), ApiError);
+  assert.deepEqual(parsePositionsPage(fixture('ibkr', 'positions-empty.json'), 'U1', 0), []);
+  assert.deepEqual(parsePositionsPage({}, 'U1', 0), []);
+  assert.throws(() => parsePositionsPage({ error: 'bad' }, 'U1', 0), ApiError);
 });

@@ -13,6 +13,7 @@ test('auth status: connected and logged-in-without-session', () => {
     connected: true,
     competing: false,
     message: '',
+    loggedOut: false,
   });
   const none = parseAuthStatus(fixture('ibkr', 'auth-status-no-session.json'));
   assert.equal(none.authenticated, false);
@@ -66,11 +67,27 @@ test('recorded status without a session: four keys, no message; not established 
     connected: raw.connected,
     competing: raw.competing,
     message: '',
+    // This build sends no "established": nothing says nobody is logged in (the reporter was, from another host).
+    loggedOut: false,
   });
   // Connected to IBKR's servers without authentication: a session to re-authenticate.
   assert.equal(parseAuthStatus({ ...raw, connected: true }).established, true);
   // "established": false is believed only where the gateway says it.
   assert.equal(parseAuthStatus({ ...raw, connected: true, established: false }).established, false);
+});
+
+test('recorded status after a logout (2026): authenticated, established and connected all false: nobody is logged in', () => {
+  const raw = recording('ibkr', 'auth-status-logged-out-2026').json as Record<string, unknown>;
+  assert.deepEqual(parseAuthStatus(raw), {
+    authenticated: false,
+    established: false,
+    connected: false,
+    competing: false,
+    message: '',
+    loggedOut: true,
+  });
+  // Still connected to IBKR's servers, the login stands: only the brokerage session is missing.
+  assert.equal(parseAuthStatus({ ...raw, connected: true }).loggedOut, false);
 });
 
 test('an auth status or tickle answer that cannot be read is drift', () => {

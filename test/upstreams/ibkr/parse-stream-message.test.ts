@@ -23,7 +23,7 @@ test('recorded frames merge per conid: the first frame, then deltas carrying onl
     if (message.kind !== 'market-data') return;
     assert.equal(message.conid, 265598);
     fields = mergeFields(fields, message.fields);
-    merged.push(streamedQuote('AAPL', message.conid, fields, message.updatedAt).last as number);
+    merged.push(streamedQuote('AAPL', message.conid, fields, message.updatedAt as number).last as number);
   }
   // The last price changes only where a frame carries "31"; the bid-and-ask frame keeps the one before.
   assert.deepEqual(merged, [271.67, 271.68, 271.68, 271.74]);
@@ -32,6 +32,8 @@ test('recorded frames merge per conid: the first frame, then deltas carrying onl
     { bid: quote.bid, ask: quote.ask, changePercent: quote.changePercent, updatedAt: quote.updatedAt },
     { bid: 271.7, ask: 271.73, changePercent: 0.58, updatedAt: new Date(1777552148165).toISOString() },
   );
+  // The first frame's "6509": "DPB" is kept by the merge: the later frames, which do not repeat it, are delayed too.
+  assert.deepEqual(quote.freshness, { kind: 'delayed', asOf: new Date(1777552148165).toISOString() });
   assert.equal(fields!['6508'] !== undefined, true, 'fields never asked for are kept, and ignored by the quote');
 });
 
@@ -39,7 +41,7 @@ test('a streamed quote and a snapshot row with the same fields read the same', (
   const [row] = parseSnapshot(recording('ibkr', 'snapshot-populated').json);
   const raw = (recording('ibkr', 'snapshot-populated').json as Record<string, unknown>[])[0]!;
   const { conid, conidEx: _ex, _updated, server_id: _s, '6119': _q, ...fields } = raw;
-  assert.deepEqual(streamedQuote('AAPL', conid as number, fields, _updated as number), snapshotToQuote('AAPL', row!));
+  assert.deepEqual(streamedQuote('AAPL', conid as number, fields, _updated as number), snapshotToQuote('AAPL', row!, 0));
 });
 
 test("IBKR's value quirks in frames: C and H prefixes, thousands separators, M suffixes, N/A", () => {

@@ -41,7 +41,7 @@ test('envelope: data.items required; a missing one is drift, named by the list',
   assert.equal(parseItems(fixture('tastytrade', 'accounts.json'), 'accounts').length, 3);
   assert.throws(() => parseItems({ items: [] }, 'accounts'), { name: 'UnreadableAnswerError', drift: 'envelope' });
   assert.throws(() => parseItems({ data: {} }, 'positions'), { name: 'UnreadableAnswerError', drift: 'positions' });
-  assert.throws(() => parseMarketData({ data: { items: null } }), { name: 'UnreadableAnswerError', drift: 'market-data' });
+  assert.throws(() => parseMarketData({ data: { items: null } }, 0), { name: 'UnreadableAnswerError', drift: 'market-data' });
 });
 
 test('accounts: closed ones dropped, nickname or type as name, USD', () => {
@@ -52,7 +52,7 @@ test('accounts: closed ones dropped, nickname or type as name, USD', () => {
 });
 
 test('positions: quantities as strings or numbers, short made negative, multiplier applied, mark or close', () => {
-  const rows = parsePositions(fixture('tastytrade', 'positions.json'), '5WT00001');
+  const rows = parsePositions(fixture('tastytrade', 'positions.json'), '5WT00001', Date.UTC(2026, 2, 2, 16));
   assert.equal(rows.length, 5, 'the row without a symbol is skipped');
   assert.deepEqual(rows[0], {
     accountId: '5WT00001',
@@ -65,18 +65,21 @@ test('positions: quantities as strings or numbers, short made negative, multipli
     marketValue: 17210,
     unrealizedPnl: 2185,
     currency: 'USD',
+    freshness: { kind: 'unknown', asOf: '2026-03-02T16:00:00.000Z' },
   });
   assert.deepEqual([rows[1]?.quantity, rows[1]?.marketValue, rows[1]?.unrealizedPnl], [-5, -927.5, 72.5]);
   assert.deepEqual(
     [rows[2]?.assetClass, rows[2]?.marketPrice, rows[2]?.marketValue, rows[2]?.unrealizedPnl, rows[2]?.description],
     ['option', 12.4, 2480, 480, 'SPY Equity Option'],
   );
+  // No mark: the previous close stands in, and says so.
+  assert.equal(rows[2]?.freshness.kind, 'prior-close');
   assert.deepEqual([rows[3]?.symbol, rows[3]?.quantity], ['BRK.B', 1000]);
   assert.deepEqual([rows[4]?.assetClass, rows[4]?.marketPrice, rows[4]?.marketValue], ['crypto', null, null]);
 });
 
 test('market data: numbers or strings, change from prev-close, bad dates and zero prev-close handled', () => {
-  const items = parseMarketData(fixture('tastytrade', 'market-data.json'));
+  const items = parseMarketData(fixture('tastytrade', 'market-data.json'), Date.UTC(2026, 2, 2, 16));
   assert.deepEqual(items[0], {
     symbol: 'AAPL',
     quote: {
@@ -89,11 +92,15 @@ test('market data: numbers or strings, change from prev-close, bad dates and zer
       changePercent: 0.3616,
       volume: 51_234_567,
       updatedAt: '2026-03-02T15:04:05.123Z',
+      // Documented real-time; as of the item's own updated-at.
+      freshness: { kind: 'realtime', asOf: '2026-03-02T15:04:05.123Z' },
     },
   });
   assert.deepEqual([items[1]?.quote.last, items[1]?.quote.change, items[1]?.quote.bidSize], [5210.9, -3.18, null]);
   assert.deepEqual([items[2]?.quote.updatedAt, items[2]?.quote.changePercent, items[2]?.quote.volume], [null, null, 1234.5]);
+  assert.equal(items[2]?.quote.freshness.asOf, '2026-03-02T16:00:00.000Z', 'no readable updated-at: as of receipt');
   assert.deepEqual([items[3]?.quote.last, items[3]?.quote.change], [null, null]);
+  assert.equal(items[3]?.quote.freshness.kind, 'halted', '"is-trading-halted": true');
 });
 
 test('our symbols map to instrument types and back', () => {

@@ -49,11 +49,11 @@ test('events of one symbol merge into the snapshot meaning; a NaN volume keeps t
   const fields: SymbolFields = {};
   const event = (eventType: string, values: Record<string, unknown>) => ({ eventType, eventSymbol: 'SPY', values });
   assert.equal(mergeEvent(fields, event('Trade', { price: 559.36, dayVolume: 1.3743299e7, size: 100 })), true);
-  assert.equal(streamedQuote('SPY', fields, 0).change, null, 'no previous close yet');
+  assert.equal(streamedQuote('SPY', fields, 0, 'api').change, null, 'no previous close yet');
   mergeEvent(fields, event('Summary', { prevDayClosePrice: 555.36, dayOpenPrice: 556 }));
   mergeEvent(fields, event('Quote', { bidPrice: 559.35, askPrice: 559.37, bidSize: 300, askSize: 'NaN' }));
   assert.equal(mergeEvent(fields, event('Trade', { price: 559.36, dayVolume: 'NaN', size: 'NaN' })), false, 'nothing changed');
-  const quote = streamedQuote('SPY', fields, Date.UTC(2026, 0, 2));
+  const quote = streamedQuote('SPY', fields, Date.UTC(2026, 0, 2), 'api');
   assert.deepEqual(quote, {
     symbol: 'SPY',
     last: 559.36,
@@ -65,6 +65,8 @@ test('events of one symbol merge into the snapshot meaning; a NaN volume keeps t
     changePercent: 0.7203,
     volume: 13_743_299,
     updatedAt: '2026-01-02T00:00:00.000Z',
+    // The "api" token's feed: real-time, as of the tick.
+    freshness: { kind: 'realtime', asOf: '2026-01-02T00:00:00.000Z' },
   });
 });
 

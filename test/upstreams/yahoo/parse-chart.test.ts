@@ -24,8 +24,9 @@ function res(status: number, name: string, headers: Record<string, string> = {})
   return { status, headers, json };
 }
 
-function snapshot(name: string, symbol: string) {
-  const classified = classifyChartResponse(res(200, name), symbol);
+/** Answered at `now` (ms): by default the Friday evening after the fixtures' session of 2024-05-10. */
+function snapshot(name: string, symbol: string, now = Date.UTC(2024, 4, 10, 22)) {
+  const classified = classifyChartResponse(res(200, name), symbol, '1d', now);
   assert.equal(classified.kind, 'data', classified.kind === 'error' ? classified.error.message : '');
   return (classified as { value: any }).value;
 }
@@ -34,6 +35,17 @@ function error(status: number, name: string, symbol: string): ApiError {
   const classified = classifyChartResponse(res(status, name), symbol);
   assert.equal(classified.kind, 'error');
   return (classified as { error: ApiError }).error;
+}
+
+/** A chart body with its meta changed (an undefined value removes the key). */
+function withMeta(json: unknown, changes: Record<string, unknown>): unknown {
+  const copy = structuredClone(json) as { chart: { result: { meta: Record<string, unknown> }[] } };
+  const meta = copy.chart.result[0]!.meta;
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) delete meta[key];
+    else meta[key] = value;
+  }
+  return copy;
 }
 
 describe('classifyChartResponse', () => {
@@ -46,7 +58,50 @@ describe('classifyChartResponse', () => {
       name: 'S&P 500',
       category: 'index',
       asOf: '2024-05-10T20:00:00.000Z',
+      // Answered at 18:00 New York, in the post-market period: the close of the day.
+      freshness: { kind: 'end-of-day', market: 'post', asOf: '2024-05-10T20:00:00.000Z' },
     });
+  });
+
+  it('says how fresh by regularMarketTime against currentTradingPeriod: closed, pre, and in the session', () => {
+    const at = (iso: string) => snapshot('chart-gspc.json', '^GSPC', Date.parse(iso)).freshness;
+    // Saturday: the market closed, the Friday close stands.
+    assert.deepEqual(at('2024-05-11T12:00:00Z'), { kind: 'end-of-day', market: 'closed', asOf: '2024-05-10T20:00:00.000Z' });
+    // In the pre-market, the price the previous session's close: end of day.
+    const pre = classifyChartResponse(
+      { status: 200, headers: {}, json: withMeta(fixture('yahoo', 'chart-gspc.json'), { regularMarketTime: 1715284800 }) },
+      '^GSPC',
+      '1d',
+      Date.parse('2024-05-10T09:00:00Z'),
+    );
+    assert.deepEqual(pre.kind === 'data' ? pre.value.freshness : pre, {
+      kind: 'end-of-day',
+      market: 'pre',
+      asOf: '2024-05-09T20:00:00.000Z',
+    });
+    // An answer is never older than its price: a clock behind the chart's is taken as the price's time.
+    assert.equal(at('2024-05-10T09:00:00Z').market, 'post');
+    // In the session, a price from before it opened stands in for a trade: prior-close.
+    assert.deepEqual(
+      classifyChartResponse(
+        { status: 200, headers: {}, json: withMeta(fixture('yahoo', 'chart-gspc.json'), { regularMarketTime: 1715347800 - 60 }) },
+        '^GSPC',
+        '1d',
+        Date.parse('2024-05-10T15:00:00Z'),
+      ),
+      {
+        kind: 'data',
+        value: {
+          ...snapshot('chart-gspc.json', '^GSPC'),
+          asOf: '2024-05-10T13:29:00.000Z',
+          freshness: { kind: 'prior-close', market: 'regular', asOf: '2024-05-10T13:29:00.000Z' },
+        },
+      },
+    );
+    // A chart without currentTradingPeriod says nothing of its market.
+    const bare = withMeta(fixture('yahoo', 'chart-gspc.json'), { currentTradingPeriod: undefined });
+    const read = classifyChartResponse({ status: 200, headers: {}, json: bare }, '^GSPC', '1d', Date.parse('2024-05-10T15:00:00Z'));
+    assert.deepEqual(read.kind === 'data' ? read.value.freshness : read, { kind: 'unknown', asOf: '2024-05-10T20:00:00.000Z' });
   });
 
   it('reads a volatility index that fell', () => {
