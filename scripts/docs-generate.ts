@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withOfflineApp } from './docs/offline-app.js';
-import { GENERATED, withBlock } from './docs/reference.js';
+import { GENERATED, generatedPage } from './docs/reference.js';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -12,7 +12,7 @@ await withOfflineApp(async (app) => {
   for (const { file, block, render } of GENERATED) {
     const path = join(ROOT, file);
     const before = readFileSync(path, 'utf8');
-    const after = withBlock(before, block, render(app));
+    const after = generatedPage(file, before, block, render(app));
     if (after !== before) writeFileSync(path, after);
     process.stdout.write(`${file}: ${after === before ? 'unchanged' : 'rewritten'}\n`);
   }

@@ -2,8 +2,12 @@
 // schema, and every metric series of the registry. Each sits in its page between two markers;
 // `npm run docs:generate` rewrites what is between them, and test/scripts/docs-reference.test.ts fails when a
 // page and the code differ.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { EnvSchema, SECRET } from '../../src/core/config-schema.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
 
 /** Prose lines stay within markdownlint's line length (.markdownlint-cli2.jsonc). */
 const WIDTH = 120;
@@ -87,17 +91,22 @@ function sectionOf(name: string): Section {
 
 const NAMES = new Set(Object.keys(EnvSchema.properties));
 
-/** Setting names in a description (outside its code) become links to their entries. */
-function linked(description: string, self: string): string {
+/**
+ * A description as Markdown: outside its code, setting names become links to their entries, and the characters
+ * Markdown would read as HTML or emphasis (`<token>`, a bare `*`) are escaped, whoever wrote the description.
+ */
+export function descriptionMarkdown(description: string, self: string): string {
   // Odd pieces are inside backticks: code stays as written.
   return description
     .split('`')
     .map((piece, i) =>
       i % 2 === 1
         ? piece
-        : piece.replace(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g, (name) =>
-            NAMES.has(name) && name !== self ? `[${code(name)}](#${IN_TABLE.test(name) ? 'cache-windows' : name.toLowerCase()})` : name,
-          ),
+        : piece
+            .replace(/[<*]/g, (char) => (char === '<' ? '&lt;' : '\\*'))
+            .replace(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g, (name) =>
+              NAMES.has(name) && name !== self ? `[${code(name)}](#${IN_TABLE.test(name) ? 'cache-windows' : name.toLowerCase()})` : name,
+            ),
     )
     .join('`');
 }
@@ -108,13 +117,14 @@ function settingText(name: string, schema: SettingSchema): string {
     `- Allowed: ${allowed(schema)}`,
     ...(schema[SECRET] === true ? ['- Secret: never logged and never shown in an answer or an error'] : []),
   ];
-  return [`### ${code(name)}`, wrap(linked(schema.description ?? '', name)), facts.join('\n')].join('\n\n');
+  return [`### ${code(name)}`, wrap(descriptionMarkdown(schema.description ?? '', name)), facts.join('\n')].join('\n\n');
 }
 
 function tableText(settings: [string, SettingSchema][]): string {
   const cell = (text: string) => text.replaceAll('|', '\\|');
   const rows = settings.map(
-    ([name, schema]) => `| ${code(name)} | ${code(schema.default)} | ${cell(allowed(schema))} | ${cell(schema.description ?? '')} |`,
+    ([name, schema]) =>
+      `| ${code(name)} | ${code(schema.default)} | ${cell(allowed(schema))} | ${cell(descriptionMarkdown(schema.description ?? '', name))} |`,
   );
   return ['### Cache windows', '', '| setting | default | allowed | meaning |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }
@@ -181,6 +191,22 @@ export function blockOf(page: string, block: string): string | undefined {
   const stop = page.indexOf(end(block));
   if (start < 0 || stop < start) return undefined;
   return page.slice(start + begin(block).length, stop).trim();
+}
+
+/** A page as the project's formatter writes it (Biome formats Markdown too: tables padded, and so on). */
+export function formatted(file: string, page: string): string {
+  const biome = spawnSync(join(ROOT, 'node_modules', '.bin', 'biome'), ['format', `--stdin-file-path=${file}`], {
+    cwd: ROOT,
+    input: page,
+    encoding: 'utf8',
+  });
+  if (biome.status !== 0) throw new Error(`biome could not format ${file}: ${biome.stderr}`);
+  return biome.stdout;
+}
+
+/** The page `npm run docs:generate` writes: the block replaced, then formatted. */
+export function generatedPage(file: string, page: string, block: string, content: string): string {
+  return formatted(file, withBlock(page, block, content));
 }
 
 export function withBlock(page: string, block: string, content: string): string {

@@ -10,7 +10,9 @@ import { withOfflineApp } from '../../scripts/docs/offline-app.js';
 import {
   blockOf,
   configurationReference,
+  descriptionMarkdown,
   GENERATED,
+  generatedPage,
   metricsReference,
   registryMetrics,
   STANDARD_METRIC,
@@ -24,9 +26,8 @@ test('every generated page says what the code does (else run npm run docs:genera
   await withOfflineApp(async (app) => {
     for (const { file, block, render } of GENERATED) {
       const page = readFileSync(join(ROOT, file), 'utf8');
-      const written = blockOf(page, block);
-      assert.ok(written !== undefined, `${file} has the markers of the ${block} block`);
-      assert.equal(written, render(app), `${file} differs from the code: run npm run docs:generate`);
+      assert.ok(blockOf(page, block) !== undefined, `${file} has the markers of the ${block} block`);
+      assert.equal(page, generatedPage(file, page, block, render(app)), `${file} differs from the code: run npm run docs:generate`);
     }
   });
 });
@@ -77,6 +78,17 @@ test('wrap keeps prose within the width and never starts a line with a block mar
   assert.ok(
     lines.every((line) => !/^[-*] /.test(line)),
     lines.join('\n'),
+  );
+});
+
+test('a description becomes Markdown: setting names linked, HTML and emphasis characters escaped, code kept', () => {
+  assert.equal(
+    descriptionMarkdown('With BROKER_TOKEN, send Authorization: Bearer <token>; port * for any, or `*` and `<b>` as code.', 'X'),
+    'With [`BROKER_TOKEN`](#broker_token), send Authorization: Bearer &lt;token>; port \\* for any, or `*` and `<b>` as code.',
+  );
+  assert.equal(
+    descriptionMarkdown('See CACHE_QUOTE_FRESH_SECONDS and NOT_A_SETTING.', 'X'),
+    'See [`CACHE_QUOTE_FRESH_SECONDS`](#cache-windows) and NOT_A_SETTING.',
   );
 });
 
