@@ -33,7 +33,7 @@ function headingCode(markdown: string): string[][] {
 test('the errors page gives every error code its status, and names no other', () => {
   const rows = page('docs/reference/errors.md')
     .split('\n')
-    .map((line) => /^\| (\d{3}) \| `([A-Z_]+)` \|/.exec(line))
+    .map((line) => /^\|\s*(\d{3})\s*\|\s*`([A-Z_]+)`\s*\|/.exec(line))
     .filter((match) => match !== null)
     .map((match) => `${match[1]} ${match[2]}`);
   const expected = ERROR_CODES.map((code) => `${new ApiError(code, '').status} ${code}`);
