@@ -27,6 +27,7 @@ import providerBRoutes from './routes/provider-b/index.js';
 import marketRoutes from './routes/market/index.js';
 import brokerRoutes from './routes/broker/index.js';
 import streamRoutes from './routes/stream.js';
+import metricsRoute from './routes/metrics.js';
 import { CASE_INSENSITIVE, ErrorResponse, FreshnessSchema } from './routes/schemas.js';
 
 export interface BuildAppOptions {
@@ -114,6 +115,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   await app.register(brokerRoutes, { prefix: '/api/broker' });
   await app.register(systemRoutes, { prefix: '/api/system' });
   await app.register(streamRoutes);
+  await app.register(metricsRoute);
   await app.register(dashboardRoutes);
   return app;
 }

@@ -1,7 +1,8 @@
 // The shape of src/: no run-time import cycle, and folders that depend in one direction, lowest layer
 // first. The graph is esbuild's (a bundler's view, as Node loads the code): type-only imports vanish
-// there, as they do at run time, so they neither order loading nor form a cycle. The README's layout
-// section draws the same layers; it is checked to name every folder, in this order.
+// there, as they do at run time, so they neither order loading nor form a cycle. The architecture page's
+// "Layers" section (docs/explanation/architecture.md) draws the same layers; it is checked to name every folder,
+// in this order.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -67,7 +68,10 @@ function folderOf(file: string): string | undefined {
 
 function layerOf(folder: string): number {
   const index = LAYERS.findIndex((layer) => layer.includes(folder));
-  if (index < 0) throw new Error(`src/${folder}/ is in no layer: add it to LAYERS (test/architecture.test.ts) and to the README's layout`);
+  if (index < 0)
+    throw new Error(
+      `src/${folder}/ is in no layer: add it to LAYERS (test/architecture.test.ts) and to the layers of docs/explanation/architecture.md`,
+    );
   return index;
 }
 
@@ -163,11 +167,11 @@ test('the check sees a cycle and a wrong-way import when there is one', () => {
   assert.ok(layerOf('routes') > layerOf('core'));
 });
 
-test("the README's layout section names every folder of src/, layer by layer in this order", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Layout');
-  assert.ok(start >= 0, 'README has a "## Layout" section');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+test("the architecture page's layers name every folder of src/, layer by layer in this order", () => {
+  const page = readFileSync(join(ROOT, 'docs', 'explanation', 'architecture.md'), 'utf8');
+  const start = page.indexOf('## Layers');
+  assert.ok(start >= 0, 'docs/explanation/architecture.md has a "## Layers" section');
+  const section = page.slice(start, page.indexOf('\n## ', start + 1));
   const folders = readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isDirectory());
   for (const folder of folders) layerOf(folder);
   const named = [...section.matchAll(/\bsrc\/([a-z-]+)\//g)].map((m) => m[1] as string).filter((f) => folders.includes(f));

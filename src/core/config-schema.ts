@@ -1,7 +1,9 @@
 // Every environment variable the service reads, with its type, range, default and meaning: the one
-// source that config.ts validates against (env-schema, TypeBox) and that the README's configuration table
-// and .env.example are checked against (test/config-schema.test.ts). Defaults that depend on other
-// variables (DATA_MODE, LOG_FORMAT, QUOTE_FALLBACK) are worked out in config.ts and say so here.
+// source that config.ts validates against (env-schema, TypeBox), that docs/reference/configuration.md is
+// generated from (`npm run docs:generate`) and that .env.example is checked against
+// (test/core/config-schema.test.ts). Defaults that depend on other variables (DATA_MODE, LOG_FORMAT,
+// QUOTE_FALLBACK) are worked out in config.ts and say so here. A description is the reference's text: say
+// what the setting does for the person deploying, and what happens at its limits.
 import { type TSchema, Type } from '@sinclair/typebox';
 
 /** Schema annotation: never echo the value in a message (keys, tokens, a Redis URL with a password). */
@@ -68,11 +70,29 @@ export const AV_FAMILIES = {
 } as const;
 export type AvFamily = keyof typeof AV_FAMILIES;
 
+/** What each cache window holds, for the configuration reference. */
+const CACHED_ANSWERS: Record<CacheWindowName, string> = {
+  QUOTE: 'quotes (provider A, or the Yahoo fallback)',
+  TECHNICAL_DAILY: 'daily, weekly and monthly indicators',
+  TECHNICAL_INTRADAY: 'intraday indicators',
+  SEARCH: 'symbol search answers',
+  SERIES_DAILY: 'daily, weekly and monthly price series',
+  SERIES_INTRADAY: 'intraday price series',
+  OVERVIEW: 'the market overview',
+  DIVIDENDS: 'dividends pages',
+  BROKER_QUOTES: 'broker quote snapshots',
+  BROKER_ACCOUNTS: 'broker account lists',
+  BROKER_POSITIONS: 'broker positions',
+};
+
 const YEAR_SECONDS = 31_536_000;
 const cacheWindowVariables: Record<string, TSchema> = Object.fromEntries(
   Object.entries(CACHE_WINDOWS).flatMap(([name, { fresh, stale }]) => [
-    [`CACHE_${name}_FRESH_SECONDS`, int(fresh, 0, YEAR_SECONDS, `How long a ${name} answer is fresh.`)],
-    [`CACHE_${name}_STALE_SECONDS`, int(stale, 0, YEAR_SECONDS, `How long after that a ${name} answer may still be served stale.`)],
+    [`CACHE_${name}_FRESH_SECONDS`, int(fresh, 0, YEAR_SECONDS, `How long ${CACHED_ANSWERS[name as CacheWindowName]} stay fresh.`)],
+    [
+      `CACHE_${name}_STALE_SECONDS`,
+      int(stale, 0, YEAR_SECONDS, `How long after that ${CACHED_ANSWERS[name as CacheWindowName]} may still be served stale.`),
+    ],
   ]),
 );
 
@@ -92,29 +112,59 @@ const avFamilyVariables: Record<string, TSchema> = Object.fromEntries(
 export const DEFAULT_OVERVIEW_SYMBOLS = ['^GSPC', '^DJI', '^IXIC', '^RUT', '^VIX', 'GC=F', 'SI=F', 'CL=F', 'BTC-USD', 'ETH-USD'];
 
 export const EnvSchema = Type.Object({
-  PORT: int(3000, 0, 65_535, 'Listen port.'),
-  HOST: text('127.0.0.1', 'Listen address.'),
-  TLS_CERT_FILE: optional('With TLS_KEY_FILE: serve HTTPS.'),
-  TLS_KEY_FILE: optional('With TLS_CERT_FILE: serve HTTPS.'),
-  CORS_ORIGINS: text('*', 'Comma list of allowed origins (strict when set).'),
-  DATA_MODE: oneOf(['sandbox', 'live'] as const, 'Default: live when any credential is set, else sandbox.'),
-  LOG_LEVEL: oneOf(LOG_LEVELS, 'Log level.', 'info'),
-  LOG_FORMAT: oneOf(['json', 'pretty'] as const, 'Default: pretty on a terminal, json otherwise.'),
-  TRUST_PROXY: text('false', 'Honour X-Forwarded-For only from these proxies: true, a hop count, or a comma list of addresses/CIDRs.'),
-  RATE_LIMIT_PER_MINUTE: count(600, 'Requests per client address per minute (0 = off).'),
-  UPSTREAM_TIMEOUT_MS: int(8_000, 100, 120_000, 'Deadline of one upstream call.'),
-  HEADERS_TIMEOUT_MS: int(10_000, 100, 120_000, 'A client must send its headers within this.'),
-  REQUEST_TIMEOUT_MS: int(30_000, 100, 600_000, 'A client must send its whole request within this.'),
+  PORT: int(3000, 0, 65_535, 'Port of the API and the dashboard.'),
+  HOST: text(
+    '127.0.0.1',
+    'Listen address. The default keeps the service to this machine; `0.0.0.0` (the container image sets it) listens on every interface, where BROKER_ALLOW_FROM and BROKER_TOKEN decide who reads broker data.',
+  ),
+  TLS_CERT_FILE: optional('PEM certificate (chain). With TLS_KEY_FILE the service serves HTTPS; set both or neither.'),
+  TLS_KEY_FILE: optional('PEM private key. With TLS_CERT_FILE the service serves HTTPS; set both or neither.'),
+  CORS_ORIGINS: text(
+    '*',
+    'Web origins whose pages may read market data: `*` for any, or a comma list of origins (strict when set). Broker data has its own list, BROKER_CORS_ORIGINS.',
+  ),
+  DATA_MODE: oneOf(
+    ['sandbox', 'live'] as const,
+    '`sandbox`: built-in simulated upstreams on loopback, no keys, no network. `live`: the real providers; one without its credential answers `503 PROVIDER_NOT_CONFIGURED`, never simulated data. Default: `live` when any provider credential is set, else `sandbox`.',
+  ),
+  LOG_LEVEL: oneOf(
+    LOG_LEVELS,
+    'Log level. Upstream calls are logged at `debug`; `warn` drops the one line per request (the faster choice where a proxy in front keeps access logs).',
+    'info',
+  ),
+  LOG_FORMAT: oneOf(
+    ['json', 'pretty'] as const,
+    '`json`: one object a line, for log collectors; `pretty`: readable lines (pino-pretty). Secrets are scrubbed from both. Default: `pretty` on a terminal, `json` otherwise.',
+  ),
+  TRUST_PROXY: text(
+    'false',
+    'Honour `X-Forwarded-For` only from these proxies: `true`, a hop count, or a comma list of addresses/CIDRs. Callers are then judged (per-caller limit, broker access) by the address the proxy saw. Only a list of addresses lets broker data through a proxy: `true` and a hop count cannot tell the proxy from a caller writing the header itself.',
+  ),
+  RATE_LIMIT_PER_MINUTE: count(
+    600,
+    'Requests per client address per minute (`0` = off), shared by the replicas through Redis; beyond it `429 RATE_LIMITED` with `Retry-After`.',
+  ),
+  UPSTREAM_TIMEOUT_MS: int(8_000, 100, 120_000, 'Deadline of one upstream call; past it, a stale value or `504 UPSTREAM_TIMEOUT`.'),
+  HEADERS_TIMEOUT_MS: int(
+    10_000,
+    100,
+    120_000,
+    'A client must send its request line and headers within this (at most REQUEST_TIMEOUT_MS), else `408 REQUEST_TIMEOUT` and the connection is closed.',
+  ),
+  REQUEST_TIMEOUT_MS: int(30_000, 100, 600_000, 'A client must send its whole request within this, else `408 REQUEST_TIMEOUT`.'),
   KEEP_ALIVE_TIMEOUT_MS: int(72_000, 100, 600_000, 'Idle keep-alive connections close after this.'),
-  ALPHA_VANTAGE_API_KEY: secret('Provider A key.'),
+  ALPHA_VANTAGE_API_KEY: secret('Provider A (Alpha Vantage) API key. Never logged, never shown.'),
   ALPHA_VANTAGE_URL: text('https://www.alphavantage.co/query', 'Provider A endpoint.'),
-  ALPHA_VANTAGE_CALLS_PER_MINUTE: count(5, 'Provider A calls per minute (0 = no cap).'),
-  ALPHA_VANTAGE_CALLS_PER_DAY: count(500, 'Provider A calls per rolling 24 hours (0 = no cap).'),
+  ALPHA_VANTAGE_CALLS_PER_MINUTE: count(5, 'Provider A calls per minute (`0` = no cap), shared by the replicas through Redis.'),
+  ALPHA_VANTAGE_CALLS_PER_DAY: count(
+    500,
+    "Provider A calls per rolling 24 hours (`0` = no cap). Today's free key allows 25 a day: set `25` on one.",
+  ),
   ALPHA_VANTAGE_MIN_INTERVAL_MS: int(
     1_200,
     0,
     60_000,
-    'Minimum spacing of provider A calls (the provider allows 1 a second; the slack absorbs jitter). Default 1500 when its calls go through an outbound proxy: a new tunnel delays the first call of a burst.',
+    'Minimum spacing of provider A calls: the provider allows 1 a second, the slack absorbs network jitter. Callers wait for a slot, up to 3 s. Default 1500 when its calls go through an outbound proxy: a new tunnel delays the first call of a burst.',
   ),
   ALPHA_VANTAGE_ENTITLEMENT: oneOf(
     ['delayed', 'realtime'] as const,
@@ -125,45 +175,73 @@ export const EnvSchema = Type.Object({
     "The key's plan: free answers a premium function with Alpha Vantage's own premium notice at once, no call spent (indicators the service computes are computed); premium asks the provider. Set the premium plan's rate in ALPHA_VANTAGE_CALLS_PER_MINUTE.",
     'free',
   ),
-  MASSIVE_API_KEY: secret('Provider B key.'),
+  MASSIVE_API_KEY: secret('Provider B (Massive, formerly Polygon.io) API key. Never logged, never shown.'),
   MASSIVE_URL: text('https://api.massive.com', 'Provider B endpoint.'),
-  MASSIVE_CALLS_PER_MINUTE: count(5, 'Provider B calls per minute (0 = no cap).'),
-  OVERVIEW_SOURCE: oneOf(['yahoo', 'none'] as const, 'Market overview source; none switches it off.', 'yahoo'),
+  MASSIVE_CALLS_PER_MINUTE: count(5, 'Provider B calls per minute (`0` = no cap).'),
+  OVERVIEW_SOURCE: oneOf(
+    ['yahoo', 'none'] as const,
+    "Market overview source: `yahoo` (Yahoo Finance's chart API, no key), or `none` to switch the overview off (`503`) where Yahoo's terms forbid redistribution.",
+    'yahoo',
+  ),
   YAHOO_URL: text('https://query1.finance.yahoo.com', "Yahoo's chart API."),
-  OVERVIEW_SYMBOLS: text(DEFAULT_OVERVIEW_SYMBOLS.join(','), 'Comma list of overview instruments.'),
+  OVERVIEW_SYMBOLS: text(
+    DEFAULT_OVERVIEW_SYMBOLS.join(','),
+    "Comma list of the overview's instruments, in Yahoo's symbols: by default the main US indices, the VIX, gold, silver, oil, bitcoin and ether.",
+  ),
   OVERVIEW_CONCURRENCY: int(4, 1, 32, 'Overview instruments fetched at once.'),
-  YAHOO_CALLS_PER_MINUTE: count(60, 'Budget of all Yahoo calls (0 = no cap).'),
+  YAHOO_CALLS_PER_MINUTE: count(
+    60,
+    'Budget of all Yahoo calls: the overview, the quote fallback and the stored bars (`0` = no cap), shared by the replicas through Redis. Yahoo publishes no limit and throttles heavy users (unverified reports: about 2,000 calls an hour).',
+  ),
   QUOTE_FALLBACK: oneOf(
     ['yahoo', 'none'] as const,
-    "Quotes and indicators provider A cannot answer come from Yahoo's chart API (default yahoo; none when OVERVIEW_SOURCE=none).",
+    "`yahoo`: quotes provider A cannot answer (budget spent, refused, failed, no key) come from Yahoo's chart API, with `X-Data-Source: yahoo`, and indicators may be computed from Yahoo's bars (TECHNICAL_SOURCE). `none`: provider A only, no Yahoo data for quotes and indicators. Default: `yahoo`; `none` when OVERVIEW_SOURCE is `none`.",
   ),
   TECHNICAL_SOURCE: oneOf(
     TECHNICAL_SOURCES,
-    "Where indicators come from: auto (computed from Yahoo's bars where they can be, provider A for the rest), provider (provider A, computed when it cannot answer) or computed (never provider A).",
+    "Where indicators come from: `auto` (computed from Yahoo's bars where they give provider A's own values, provider A for the rest), `provider` (provider A, computed when it cannot answer) or `computed` (never provider A; needs QUOTE_FALLBACK `yahoo`).",
     'auto',
   ),
-  BROKER: oneOf(['ibkr', 'tastytrade', 'none'] as const, 'The broker behind /api/broker.', 'ibkr'),
+  BROKER: oneOf(
+    ['ibkr', 'tastytrade', 'none'] as const,
+    'The broker behind `/api/broker` and the `brokerQuotes` stream topic: `ibkr` (the Client Portal Gateway), `tastytrade`, or `none` (`503 PROVIDER_NOT_CONFIGURED`).',
+    'ibkr',
+  ),
   BROKER_STREAMING: oneOf(
     ['auto', 'off'] as const,
-    "auto: broker quotes from the broker's real-time feed where it has one (IBKR's websocket); off: snapshots.",
+    "`auto`: broker quotes from the broker's own real-time feed (IBKR's websocket, Tastytrade's DXLink), one upstream connection for the whole deployment; `off`: snapshots only.",
     'auto',
   ),
-  IBKR_GATEWAY_URL: text('https://localhost:5000/v1/api', 'IBKR Client Portal Gateway.'),
-  IBKR_TLS_VERIFY: oneOf(BOOLEAN_WORDS, "Verify the gateway's certificate (it is self-signed).", 'false'),
-  IBKR_REQUESTS_PER_SECOND: int(8, 1, 9, 'Our pacing of the IBKR gateway, a margin under its 10 a second.'),
+  IBKR_GATEWAY_URL: text('https://localhost:5000/v1/api', "The IBKR Client Portal Gateway's API."),
+  IBKR_TLS_VERIFY: oneOf(
+    BOOLEAN_WORDS,
+    "Verify the gateway's certificate. The gateway's own is self-signed, so by default it is accepted, for that host only.",
+    'false',
+  ),
+  IBKR_REQUESTS_PER_SECOND: int(
+    8,
+    1,
+    9,
+    'Our pacing of the IBKR gateway: it allows 10 requests in any second and puts violators in a penalty box, so calls keep a margin and are spaced `1000/n` ms apart, shared by the replicas through Redis.',
+  ),
   BROKER_ALLOW_FROM: text(
     'loopback,private',
-    'Networks whose callers may read broker accounts, positions and quotes: CIDRs, addresses, loopback, private, or none.',
+    'Networks whose callers may read broker accounts, positions and quotes (routes and stream topics): CIDRs, addresses, `loopback` (`127.0.0.0/8`, `::1`), `private` (`10/8`, `172.16/12`, `192.168/16`, `fc00::/7`), or `none`; judged on the address TRUST_PROXY lets the service believe.',
   ),
   BROKER_TOKEN: Type.Optional(
-    Type.String({ minLength: 16, description: 'Authorization: Bearer <token> admits a broker caller from anywhere.', [SECRET]: true }),
+    Type.String({
+      minLength: 16,
+      description:
+        '`Authorization: Bearer <token>` admits a broker caller from anywhere; a wrong token is `401`. Compared in constant time, never logged.',
+      [SECRET]: true,
+    }),
   ),
   BROKER_CORS_ORIGINS: optional(
-    'Web origins granted CORS on broker routes (scheme://host[:port], port * for any). Default: loopback origins on any port.',
+    "Web origins whose pages may read broker data, besides the service's own (`scheme://host[:port]`, port `*` for any; never `*`). Default: loopback origins on any port.",
   ),
   TASTYTRADE_URL: text('https://api.tastyworks.com', 'Tastytrade Open API.'),
-  TASTYTRADE_CLIENT_SECRET: secret('Tastytrade OAuth client secret.'),
-  TASTYTRADE_REFRESH_TOKEN: secret('Tastytrade OAuth refresh token.'),
+  TASTYTRADE_CLIENT_SECRET: secret("Your Tastytrade OAuth application's client secret."),
+  TASTYTRADE_REFRESH_TOKEN: secret('A refresh token granted to that application; access tokens are refreshed from it ahead of expiry.'),
   HTTPS_PROXY: secret(
     'Outbound proxy for https:// and wss:// upstreams (also read as https_proxy, which wins): http://[user:password@]host:port. Unset: HTTP_PROXY.',
   ),
@@ -177,33 +255,54 @@ export const EnvSchema = Type.Object({
     "Loopback hosts and the IBKR gateway's host, always reached directly, that go through the proxy all the same: the same forms as NO_PROXY.",
   ),
   REDIS_URL: secret(
-    'Shared cache, budgets, locks and limits across replicas: one Redis or Valkey node (redis:// or rediss://, with a password).',
+    'One Redis or Valkey node that every replica shares (cache, budgets, locks, per-caller limits, stream leases): `redis://`, or `rediss://` for TLS, with `user:password@` for a managed service. Unset: the embedded store under STATE_DIR.',
   ),
-  REDIS_CLUSTER_NODES: optional('Seed nodes host:port,... of a Redis or Valkey Cluster (instead of REDIS_URL).'),
-  REDIS_SENTINELS: optional('Sentinel addresses host:port,... (instead of REDIS_URL), with REDIS_SENTINEL_NAME.'),
+  REDIS_CLUSTER_NODES: optional(
+    'Instead of REDIS_URL: seed nodes `host:port,…` of a Redis or Valkey Cluster (ElastiCache or MemoryDB cluster mode, Redis Enterprise OSS Cluster API); the rest are discovered.',
+  ),
+  REDIS_SENTINELS: optional('Instead of REDIS_URL: Sentinel addresses `host:port,…`, with REDIS_SENTINEL_NAME.'),
   REDIS_SENTINEL_NAME: optional('The name under which the Sentinels monitor the primary.'),
   REDIS_SENTINEL_PASSWORD: secret('The password of the Sentinels themselves, if they require one.'),
   REDIS_USERNAME: optional('ACL user on the Cluster or Sentinel-managed nodes (REDIS_URL carries its own).'),
   REDIS_PASSWORD: secret('Password on the Cluster or Sentinel-managed nodes (REDIS_URL carries its own).'),
-  REDIS_TLS: oneOf(BOOLEAN_WORDS, 'TLS to the Cluster or Sentinel-managed nodes (REDIS_URL says rediss://).', 'false'),
-  REDIS_KEY_PREFIX: text('mdp:', 'Prefix of every Redis key.'),
+  REDIS_TLS: oneOf(
+    BOOLEAN_WORDS,
+    'TLS to the Cluster or Sentinel-managed nodes (REDIS_URL says `rediss://`). With TLS, Cluster nodes are reached by the names the Cluster announces, so certificates match.',
+    'false',
+  ),
+  REDIS_KEY_PREFIX: text('mdp:', 'Prefix of every Redis key; no `{` or `}`, which would move keys out of their Cluster slot.'),
   METRICS_PORT: Type.Union([Type.Literal('off'), Type.Integer({ minimum: 0, maximum: 65_535 })], {
     default: 9464,
-    description: 'The /metrics listener (off: none; 0: any free port).',
+    description:
+      'The `/metrics` listener, apart from the API (`off`: none; `0`: any free port). When the default port is taken (a second instance on the host) the service warns and starts without it; a port that was set and is taken stops the start.',
   }),
-  METRICS_HOST: text('127.0.0.1', 'The /metrics listener address.'),
+  METRICS_HOST: text('127.0.0.1', 'The `/metrics` listener address (in a container `0.0.0.0`, with the port kept off the public network).'),
   METRICS_TOKEN: Type.Optional(
-    Type.String({ minLength: 16, description: '/metrics on the public port too, to Authorization: Bearer <token>.', [SECRET]: true }),
+    Type.String({
+      minLength: 16,
+      description: '`/metrics` on the public port too, to `Authorization: Bearer <token>`; the metrics listener then asks for it as well.',
+      [SECRET]: true,
+    }),
   ),
-  CURSOR_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HMAC key of the dividends paging cursors.', [SECRET]: true })),
-  STATE_DIR: text('./data', 'Embedded persistence (budget ledger, last good values).'),
+  CURSOR_SECRET: Type.Optional(
+    Type.String({
+      minLength: 32,
+      description:
+        'HMAC key of the dividends paging cursors, the same on every replica. Unset: a random key made once and shared through Redis, or, without Redis, kept per process (cursors then end with a restart).',
+      [SECRET]: true,
+    }),
+  ),
+  STATE_DIR: text(
+    './data',
+    'Embedded persistence (SQLite): the budget ledger and the last good values, which survive a restart. A directory that cannot be created stops the start.',
+  ),
   CACHE_MAX_ENTRIES: int(10_000, 10, Number.MAX_SAFE_INTEGER, 'Entries of the in-process cache.'),
   CACHE_MAX_BYTES: int(67_108_864, 1_024, Number.MAX_SAFE_INTEGER, 'Bytes of the in-process cache.'),
   ...cacheWindowVariables,
   ...avFamilyVariables,
-  STREAM_HEARTBEAT_SECONDS: int(15, 1, 60, 'Comment heartbeat on /api/stream.'),
-  STREAM_MAX_CONNECTIONS: int(10_000, 1, 1_000_000, 'Open streams per server.'),
-  STREAM_MAX_PER_CLIENT: int(20, 0, 1_000_000, 'Open streams per client address (0 = no limit).'),
+  STREAM_HEARTBEAT_SECONDS: int(15, 1, 60, 'Comment heartbeat on `/api/stream`; a viewer blocked for two periods is disconnected.'),
+  STREAM_MAX_CONNECTIONS: int(10_000, 1, 1_000_000, 'Open streams per server; beyond it `429 RATE_LIMITED`.'),
+  STREAM_MAX_PER_CLIENT: int(20, 0, 1_000_000, 'Open streams per client address (`0` = no limit); beyond it `429 RATE_LIMITED`.'),
 });
 
 /** The names in EnvSchema; the credentials among them decide the default DATA_MODE. */

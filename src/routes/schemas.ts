@@ -2,6 +2,7 @@
 import { type SchemaOptions, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 import { ERROR_CODES } from '../core/errors.js';
 import { FEEDS, FRESHNESS_KINDS, MARKET_STATES } from '../core/freshness.js';
+import { bmpClass } from '../core/portable-pattern.js';
 import { SYMBOL_PATTERN } from '../core/symbol-list.js';
 
 /**
@@ -39,14 +40,19 @@ export const SymbolParam = Type.String({
   examples: ['IBM'],
 });
 
-/** Letters (any script), digits, spaces and the punctuation company names and tickers use. */
-const KEYWORDS_PATTERN = "^[\\p{L}\\p{N} .,&'^=/()-]{1,64}$";
+/**
+ * Letters and digits of any script (of the Basic Multilingual Plane), spaces and the punctuation company names
+ * and tickers use: `^[\p{L}\p{N} .,&'^=/()-]{1,64}$`, spelt out so that every engine reads it alike
+ * (portable-pattern.ts). @internal
+ */
+export const KEYWORDS_PATTERN = `^[${bmpClass(/[\p{L}\p{N}]/u)} .,&'^=/()-]{1,64}$`;
 
 export const KeywordsParam = Type.String({
   minLength: 1,
   maxLength: 64,
   pattern: KEYWORDS_PATTERN,
-  description: 'Part of a symbol or company name (case-insensitive), at most 64 characters.',
+  description:
+    "Part of a symbol or company name (case-insensitive): letters and digits of any script (outside the rare ones beyond Unicode's Basic Multilingual Plane), spaces and . , & ' ^ = / ( ) -, at most 64 characters.",
   examples: ['micro'],
 });
 

@@ -28,6 +28,10 @@ const FALLBACK_EXAMPLES: Record<string, string> = { symbol: 'IBM', symbols: 'IBM
 /** Optional parameters a path needs for its example call to succeed (/query's function needs a symbol). */
 const EXAMPLE_EXTRAS: Record<string, Record<string, string>> = { '/api/provider-a/query': { symbol: 'IBM' } };
 
+/** /metrics answers on the public port only to the bearer of METRICS_TOKEN. */
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
+const EXAMPLE_HEADERS: Record<string, Record<string, string>> = { '/metrics': { authorization: `Bearer ${METRICS_TOKEN}` } };
+
 interface Parameter {
   name: string;
   in: string;
@@ -37,6 +41,7 @@ interface Parameter {
 }
 interface Operation {
   operationId?: string;
+  security?: Record<string, string[]>[];
   summary?: string;
   tags?: string[];
   parameters?: Parameter[];
@@ -45,9 +50,13 @@ interface Operation {
 interface Document {
   openapi: string;
   servers?: { url: string }[];
-  info: { version: string; title: string };
+  info: { version: string; title: string; license?: { name: string; identifier?: string; url?: string } };
   paths: Record<string, { get?: Operation }>;
-  components: { schemas: Record<string, unknown>; headers: Record<string, unknown> };
+  components: {
+    schemas: Record<string, unknown>;
+    headers: Record<string, unknown>;
+    securitySchemes?: Record<string, { type: string; scheme?: string }>;
+  };
 }
 
 function exampleFor(p: Parameter): string | undefined {
@@ -61,6 +70,11 @@ function checkAgainstDocument(check: ReturnType<typeof validatorFor>, op: Operat
     documented,
     `${label}: status ${res.status} is not documented (${Object.keys(op.responses).join(', ')}); body ${res.text.slice(0, 300)}`,
   );
+  if (documented.content?.['text/plain'] !== undefined) {
+    // /metrics: the Prometheus text format, which no JSON schema describes.
+    assert.match(String(res.headers['content-type']), /^text\/plain/, label);
+    return;
+  }
   const content = documented.content?.['application/json'];
   assert.ok(content, `${label}: ${res.status} has no application/json schema`);
   assert.match(String(res.headers['content-type']), /^application\/json/, label);
@@ -83,9 +97,12 @@ test('the document is OpenAPI 3.1, version 1.0.0, with every endpoint, parameter
     const op = item.get;
     if (op === undefined) continue;
     assert.ok(op.summary && op.tags?.length, `${path}: summary and tags`);
-    // The one streaming route (/api/stream) documents its 200 as an event stream.
+    // The one streaming route (/api/stream) documents its 200 as an event stream, /metrics as Prometheus text.
     const ok = op.responses['200']?.content;
-    assert.ok(ok?.['application/json']?.schema ?? ok?.['text/event-stream']?.schema, `${path}: a 200 JSON (or event-stream) schema`);
+    assert.ok(
+      ok?.['application/json']?.schema ?? ok?.['text/event-stream']?.schema ?? ok?.['text/plain']?.schema,
+      `${path}: a 200 JSON (or event-stream, or text) schema`,
+    );
     for (const p of op.parameters ?? []) assert.ok(p.schema, `${path}: parameter ${p.name} has a schema`);
     if ((op.parameters ?? []).some((p) => p.required)) {
       const bad = op.responses['400']?.content?.['application/json']?.schema as { $ref?: string } | undefined;
@@ -105,7 +122,7 @@ test('the document is OpenAPI 3.1, version 1.0.0, with every endpoint, parameter
 test('real responses from every documented GET path validate against the document', async (t) => {
   // Provider A's simulator refuses more than one call per second, as the real one does. 1100 ms, not the
   // 1000 ms default: calls paced exactly 1 s apart can arrive closer than that (reported to the lead).
-  const { get } = await startApp(t, { env: { ALPHA_VANTAGE_MIN_INTERVAL_MS: '1100' } });
+  const { get } = await startApp(t, { env: { ALPHA_VANTAGE_MIN_INTERVAL_MS: '1100', METRICS_TOKEN } });
   const doc = (await get('/api/openapi.json')).body as Document;
   const check = validatorFor(doc);
   let exercised = 0;
@@ -125,7 +142,7 @@ test('real responses from every documented GET path validate against the documen
       if (value !== undefined) query.set(p.name, value);
     }
     const url = query.size > 0 ? `${path}?${query}` : path;
-    const res = await get(url);
+    const res = await get(url, EXAMPLE_HEADERS[path]);
     checkAgainstDocument(check, op, `GET ${url}`, res);
     assert.ok(
       res.status < 400 || path === '/api/system/ready',
@@ -146,6 +163,40 @@ test('real responses from every documented GET path validate against the documen
     }
   }
   assert.ok(exercised >= SPEC_PATHS.length, `exercised ${exercised} paths`);
+});
+
+test('security is declared: none on market data and the system routes, an optional bearer on broker data, a bearer on /metrics', async (t) => {
+  const { get } = await startApp(t);
+  const doc = (await get('/api/openapi.json')).body as Document;
+  assert.deepEqual(doc.components.securitySchemes?.brokerToken, {
+    type: 'http',
+    scheme: 'bearer',
+    description: (doc.components.securitySchemes?.brokerToken as { description?: string } | undefined)?.description,
+  });
+  assert.equal(doc.components.securitySchemes?.metricsToken?.scheme, 'bearer');
+  const securityOf = (path: string) => doc.paths[path]?.get?.security;
+  for (const path of [
+    '/api/provider-a/quote',
+    '/api/market/overview',
+    '/api/provider-b/dividends',
+    '/api/broker/health',
+    '/api/system/status',
+  ])
+    assert.deepEqual(securityOf(path), [], `${path}: no credential`);
+  for (const path of ['/api/broker/accounts', '/api/broker/positions', '/api/broker/quotes', '/api/broker/stream-ticket', '/api/stream'])
+    assert.deepEqual(securityOf(path), [{}, { brokerToken: [] }], `${path}: an optional bearer token`);
+  assert.deepEqual(securityOf('/metrics'), [{ metricsToken: [] }]);
+  // Every operation says: a route added without a rule would be flagged by the linters too.
+  for (const [path, item] of Object.entries(doc.paths)) assert.ok(Array.isArray(item.get?.security), `${path}: security declared`);
+  assert.ok(doc.info.license?.name && (doc.info.license.identifier || doc.info.license.url), 'info.license, with an identifier');
+});
+
+test('/metrics on the public port is documented, and answers the bearer of METRICS_TOKEN only', async (t) => {
+  const { get } = await startApp(t, { env: { METRICS_TOKEN, METRICS_PORT: 'off' } });
+  assert.equal((await get('/metrics')).status, 404);
+  const res = await get('/metrics', EXAMPLE_HEADERS['/metrics']);
+  assert.equal(res.status, 200);
+  assert.match(res.text, /^mdp_http_requests_total/m);
 });
 
 test('unknown paths and wrong methods answer with the documented error body', async (t) => {

@@ -40,6 +40,7 @@ export async function callEveryOperation(baseUrl: string): Promise<Record<string
     getSystemStatus: client.GET('/api/system/status'),
     getSystemLive: client.GET('/api/system/live'),
     getSystemReady: client.GET('/api/system/ready'),
+    getMetrics: client.GET('/metrics', { headers: { authorization: 'Bearer METRICS_TOKEN' }, parseAs: 'text' }),
     stream: client.GET('/api/stream', { params: { query: { status: true } }, parseAs: 'stream' }).then(async (r) => {
       await r.response.body?.cancel();
       return r;
@@ -64,7 +65,8 @@ export async function callEveryOperation(baseUrl: string): Promise<Record<string
 `;
 
 test('an openapi-typescript client calling every operation compiles with strict tsc and runs against the service', async (t) => {
-  const { get, url } = await startApp(t, { env: { ALPHA_VANTAGE_MIN_INTERVAL_MS: '0' } });
+  const metricsToken = 'metrics-token-0123456789abcdef';
+  const { get, url } = await startApp(t, { env: { ALPHA_VANTAGE_MIN_INTERVAL_MS: '0', METRICS_TOKEN: metricsToken } });
   const doc = (await get('/api/openapi.json')).body as { paths: Record<string, Record<string, { operationId: string }>> };
   const technical = await get('/api/provider-a/technical?symbol=IBM&indicator=MACD');
   assert.equal(technical.status, 200);
@@ -73,7 +75,7 @@ test('an openapi-typescript client calling every operation compiles with strict 
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   symlinkSync(join(process.cwd(), 'node_modules'), join(dir, 'node_modules'), 'dir');
   writeFileSync(join(dir, 'schema.d.ts'), await openapiTS(doc as never));
-  writeFileSync(join(dir, 'client.ts'), PROGRAM.replace('REAL_TECHNICAL', technical.text));
+  writeFileSync(join(dir, 'client.ts'), PROGRAM.replace('REAL_TECHNICAL', technical.text).replace('METRICS_TOKEN', metricsToken));
   const compilerOptions = {
     strict: true,
     noEmit: true,

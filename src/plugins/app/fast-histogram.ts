@@ -26,6 +26,8 @@ export class FastHistogram {
   constructor(
     readonly name: string,
     readonly help: string,
+    /** The labels every series carries (besides `le`), as prom-client's metrics list theirs. */
+    readonly labelNames: readonly string[],
     private readonly bounds: readonly number[],
     registry: Registry,
   ) {

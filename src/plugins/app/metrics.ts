@@ -10,7 +10,7 @@ import type { AppDeps } from '../../deps.js';
 import type { OutcomeCounts } from '../../services/system-status.js';
 import { areaOfRoute } from '../../core/upstream-ids.js';
 import { FastHistogram, type HistogramSeries } from './fast-histogram.js';
-import { authorised, MetricsListener, notFound } from './metrics-access.js';
+import { MetricsListener } from './metrics-access.js';
 import { registerStateMetrics } from './state-metrics.js';
 
 type CacheOutcome = keyof OutcomeCounts;
@@ -53,6 +53,7 @@ export class ServiceMetrics {
     this.duration = new FastHistogram(
       'mdp_http_request_duration_seconds',
       'Time to answer an HTTP request, by route and status.',
+      ['method', 'route', 'status'],
       [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       this.registry,
     );
@@ -72,6 +73,11 @@ export class ServiceMetrics {
     });
     this.registry.registerMetric(deps.upstreamCalls.histogram);
     registerStateMetrics(this.registry, deps);
+  }
+
+  /** The Prometheus text of every metric, and its content type. */
+  async text(): Promise<{ text: string; contentType: string }> {
+    return { text: await this.registry.metrics(), contentType: this.registry.contentType };
   }
 
   /** Called once per answered request; cheap on purpose (the cache-hit path is benchmarked). */
@@ -124,28 +130,19 @@ export class ServiceMetrics {
 }
 
 /**
- * Adds the request hook and the metrics listener (see metrics-access.ts), and /metrics on the public port
- * when METRICS_TOKEN is set. The metrics are built with the app (app.ts), which hands the hot path the same
+ * Adds the request hook and the metrics listener (see metrics-access.ts); /metrics on the public port is a
+ * route (routes/metrics.ts). The metrics are built with the app (app.ts), which hands the hot path the same
  * recorder for the answers it gives by itself.
  */
 export const metricsPlugin = fp(
   async (app: FastifyInstance, { metrics }: { metrics: ServiceMetrics }) => {
-    const { token } = app.deps.config.metrics;
-    const text = async () => ({ text: await metrics.registry.metrics(), contentType: metrics.registry.contentType });
-    const listener = new MetricsListener(app.deps.config.metrics, text);
+    const listener = new MetricsListener(app.deps.config.metrics, () => metrics.text());
     app.decorate('metrics', metrics);
     app.decorate('metricsListener', listener);
     app.addHook('onClose', () => listener.close());
     app.addHook('onResponse', function recordMetrics(request, reply, done) {
       metrics.observe(request, reply);
       done();
-    });
-    if (token === undefined) return;
-    // No CORS: a browser page has no business reading internals, even with the token.
-    app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false, cors: false } }, async (request, reply) => {
-      if (!authorised(token, request.headers.authorization)) throw notFound('/metrics');
-      const { text: body, contentType } = await text();
-      return reply.header('cache-control', 'no-store').type(contentType).send(body);
     });
   },
   { name: 'mdp-metrics', fastify: '5.x', decorators: { fastify: ['deps'] } },

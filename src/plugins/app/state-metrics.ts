@@ -94,7 +94,7 @@ export function registerStateMetrics(registry: Registry, deps: AppDeps): void {
   });
   new Counter({
     name: 'mdp_upstream_errors_total',
-    help: 'Upstream calls that failed, by upstream and the code of the last error.',
+    help: 'Upstream calls that failed, by upstream.',
     labelNames: ['upstream'],
     registers,
     collect() {

@@ -32,6 +32,33 @@ const TAGS = [
   { name: 'system', description: 'Status, liveness and readiness. Never rate limited; never calls an upstream.' },
 ];
 
+/** package.json's `UNLICENSED`: the project grants no licence (yet), which the document says plainly. */
+const LICENSE = { name: 'No licence granted (all rights reserved)', identifier: 'LicenseRef-All-Rights-Reserved' };
+
+const SECURITY_SCHEMES = {
+  brokerToken: {
+    type: 'http' as const,
+    scheme: 'bearer',
+    description:
+      'BROKER_TOKEN (16+ characters), for broker data from outside the networks BROKER_ALLOW_FROM lists (loopback and private networks by default). Callers on those networks send none; a wrong token is 401.',
+  },
+  metricsToken: {
+    type: 'http' as const,
+    scheme: 'bearer',
+    description: 'METRICS_TOKEN: /metrics answers on the public port only to this token (404 otherwise, as for any unknown path).',
+  },
+};
+
+/**
+ * Who may call an operation, from what the access rule enforces rather than a copy of it: a route that
+ * declares broker data (`config.brokerData`, judged by plugins/app/broker-access.ts) takes an optional bearer
+ * token (`{}`: none needed on an allowed network); a route that states its own requirement keeps it; market
+ * data and the system routes need nothing.
+ */
+function securityOf(config: { brokerData?: unknown } | undefined): Record<string, string[]>[] {
+  return config?.brokerData === undefined ? [] : [{}, { brokerToken: [] }];
+}
+
 /** @fastify/swagger and its UI; registered before the routes (they declare it), so the document sees every one. */
 export const openApi = fp(async (app: FastifyInstance) => registerOpenApi(app), { name: 'mdp-openapi', fastify: '5.x' });
 
@@ -39,11 +66,13 @@ async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Market Data Proxy', version: API_VERSION, description: DESCRIPTION },
+      info: { title: 'Market Data Proxy', version: API_VERSION, description: DESCRIPTION, license: LICENSE },
       // Relative: the paths are on whatever host and scheme served this document.
       servers: [{ url: '/', description: 'This service' }],
       tags: TAGS,
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
+    transform: ({ schema, url, route }) => ({ schema: { ...schema, security: schema?.security ?? securityOf(route.config) }, url }),
     // Shared schemas keep their $id as their component name (ErrorResponse, not def-0).
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transformObject: (document) => {

@@ -29,7 +29,10 @@ const Querystring = Type.Object({
   series_type: optional(`Price series for price-based indicators: ${SERIES_TYPES.join(', ')} (default close).`),
   month: optional('YYYY-MM: that month of intraday history (intraday intervals only).'),
   ...Object.fromEntries(
-    INDICATOR_PARAM_NAMES.map((name) => [name, optional(`Alpha Vantage's ${name}, for the indicators that take it (see README).`)]),
+    INDICATOR_PARAM_NAMES.map((name) => [
+      name,
+      optional(`Alpha Vantage's ${name}, for the indicators that take it (Alpha Vantage's default when absent).`),
+    ]),
   ),
 });
 

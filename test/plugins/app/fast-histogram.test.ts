@@ -11,7 +11,7 @@ async function bothScraped(observations: [string, number][]): Promise<[string, s
   const reference = new Registry();
   const theirs = new Histogram({ name: 'h', help: 'help', labelNames: ['route'], buckets: BOUNDS, registers: [reference] });
   const fast = new Registry();
-  const ours = new FastHistogram('h', 'help', BOUNDS, fast);
+  const ours = new FastHistogram('h', 'help', ['route'], BOUNDS, fast);
   const series = new Map<string, ReturnType<FastHistogram['createSeries']>>();
   for (const [route, value] of observations) {
     theirs.labels(route).observe(value);
@@ -49,7 +49,7 @@ test('matches prom-client for any observations', async () => {
 
 test('reset zeroes the series that callers still hold', async () => {
   const registry = new Registry();
-  const histogram = new FastHistogram('h', 'help', BOUNDS, registry);
+  const histogram = new FastHistogram('h', 'help', ['route'], BOUNDS, registry);
   const series = histogram.createSeries({ route: '/a' });
   histogram.observe(series, 0.5);
   registry.resetMetrics();
