@@ -67,6 +67,7 @@ const UNPRICED: Record<string, string> = {
   '/api/system/status': 'counters and states of the service',
   '/api/system/live': 'liveness',
   '/api/system/ready': 'readiness',
+  '/metrics': 'Prometheus counters and histograms of the service',
 };
 
 /** Stream topics that carry prices, and where each event's freshness is; `status` carries none. */
