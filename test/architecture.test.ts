@@ -27,6 +27,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['stream', 'plugins'],
   ['routes'],
 ];
+/** A route declares its schema and hands the request to a service: one longer is doing a service's work. */
+const MAX_ROUTE_LINES = 160;
 /** Simulators see the wire format and the maths, never an adapter: shared assumptions would prove nothing. */
 const SANDBOX_MAY_USE = new Set(['core', 'wire', 'indicators', 'sandbox']);
 
@@ -165,6 +167,17 @@ test('the check sees a cycle and a wrong-way import when there is one', () => {
   ]);
   assert.deepEqual(cycles(graph), [['src/core/a.ts', 'src/routes/b.ts']]);
   assert.ok(layerOf('routes') > layerOf('core'));
+});
+
+test(`no file of src/routes/ runs over ${MAX_ROUTE_LINES} lines`, () => {
+  const long = sources(join(SRC, 'routes'))
+    .map((file) => {
+      const text = readFileSync(file, 'utf8');
+      return { file: relative(ROOT, file), lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0) };
+    })
+    .filter(({ lines }) => lines > MAX_ROUTE_LINES)
+    .map(({ file, lines }) => `${file}: ${lines} lines`);
+  assert.deepEqual(long, []);
 });
 
 test("the architecture page's layers name every folder of src/, layer by layer in this order", () => {
