@@ -49,7 +49,7 @@ import { MassiveClient } from './upstreams/massive/massive-client.js';
 import { TastytradeBroker, type TastytradeBrokerOptions } from './upstreams/tastytrade/tastytrade-broker.js';
 import { TastytradeQuoteStream, type TastytradeQuoteStreamOptions } from './upstreams/tastytrade/tastytrade-quote-stream.js';
 import { UpstreamHealth } from './health/upstream-health.js';
-import { UpstreamCallMetrics } from './plugins/app/upstream-call-metrics.js';
+import { UpstreamCallMetrics } from './health/upstream-call-metrics.js';
 import { YahooChartSource } from './upstreams/yahoo/yahoo-chart-source.js';
 import type { BrokerQuoteStream } from './broker/quote-stream.js';
 import { IbkrQuoteStream, type IbkrQuoteStreamOptions } from './upstreams/ibkr/ibkr-quote-stream.js';
