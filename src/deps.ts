@@ -230,7 +230,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     'provider B is not configured: set MASSIVE_API_KEY',
   );
   const cursors = new CursorCodec({
-    keys: await cursorKeys(config.cursorSecret, store.redis, logger),
+    keys: await cursorKeys(config.cursorSecret, store.shared, logger),
     // Bound to the mode and Massive identity (URL and key): a cursor of another one is foreign here.
     context: scopes.of(MASSIVE),
     ttlMs: windows.DIVIDENDS.freshMs + windows.DIVIDENDS.staleMs + CURSOR_FOLLOW_MS,
