@@ -26,6 +26,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['services'],
   ['stream', 'plugins'],
   ['routes'],
+  ['deps'],
 ];
 /** A route declares its schema and hands the request to a service: one longer is doing a service's work. */
 const MAX_ROUTE_LINES = 160;
