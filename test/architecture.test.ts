@@ -13,8 +13,11 @@ const ROOT = join(import.meta.dirname, '..');
 const SRC = join(ROOT, 'src');
 
 /**
- * Lowest first. A module may import from its own folder and from earlier layers; the entry points
- * (app.ts, deps.ts, server.ts) sit above them all. Folders in one layer do not import each other.
+ * Lowest first. A module may import from its own folder and from earlier layers; folders in one layer do
+ * not import each other. The composition root (src/deps.ts and its parts in src/deps/, the `deps` layer)
+ * builds everything below it and nothing of the HTTP edge beside it (plugins) or above it (routes), which
+ * receive what it builds and name only its types; at run time only the entry points import it. The entry
+ * points (app.ts, server.ts) sit above them all, and nothing of a layer imports them.
  */
 export const LAYERS: readonly (readonly string[])[] = [
   ['core'],
@@ -24,9 +27,14 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['broker'],
   ['upstreams', 'sandbox'],
   ['services'],
-  ['stream', 'plugins'],
+  ['stream'],
+  ['deps', 'plugins'],
   ['routes'],
 ];
+/** The composition root's layer: src/deps.ts, and src/deps/ where it builds each area. */
+const COMPOSITION_ROOT = 'deps';
+/** A route declares its schema and hands the request to a service: one longer is doing a service's work. */
+const MAX_ROUTE_LINES = 160;
 /** Simulators see the wire format and the maths, never an adapter: shared assumptions would prove nothing. */
 const SANDBOX_MAY_USE = new Set(['core', 'wire', 'indicators', 'sandbox']);
 
@@ -61,7 +69,9 @@ async function importGraph(kinds: readonly string[] = ['import-statement', 'dyna
   return graph;
 }
 
+/** The folder (layer) of a module of src/; undefined for an entry point. */
 function folderOf(file: string): string | undefined {
+  if (file === `src/${COMPOSITION_ROOT}.ts`) return COMPOSITION_ROOT;
   const parts = relative('src', file).split('/');
   return parts.length > 1 ? parts[0] : undefined;
 }
@@ -132,9 +142,10 @@ test('no run-time import cycle in src/', async () => {
   assert.deepEqual(cycles(await importGraph()), []);
 });
 
-test("folders import only from their own layer's folder and lower layers; simulators only the wire format", async () => {
+/** Every run-time import that climbs a layer or crosses one, into an entry point or the composition root, or from a simulator into an adapter. */
+function wrongWay(graph: Map<string, string[]>): string[] {
   const wrong: string[] = [];
-  for (const [file, imports] of await importGraph()) {
+  for (const [file, imports] of graph) {
     const from = folderOf(file);
     if (from === undefined) continue;
     for (const target of imports) {
@@ -142,10 +153,15 @@ test("folders import only from their own layer's folder and lower layers; simula
       if (to === from) continue;
       if (to === undefined) wrong.push(`${file} -> ${target} (an entry point)`);
       else if (layerOf(to) >= layerOf(from)) wrong.push(`${file} -> ${target} (${to} is not below ${from})`);
+      else if (to === COMPOSITION_ROOT) wrong.push(`${file} -> ${target} (the composition root: the entry points alone build from it)`);
       else if (from === 'sandbox' && !SANDBOX_MAY_USE.has(to)) wrong.push(`${file} -> ${target} (a simulator reads an adapter's code)`);
     }
   }
-  assert.deepEqual(wrong, []);
+  return wrong;
+}
+
+test("folders import only from their own layer's folder and lower layers, the composition root included; simulators only the wire format", async () => {
+  assert.deepEqual(wrongWay(await importGraph()), []);
 });
 
 test("simulators do not even name an adapter's types: what they share with it is src/wire/", () => {
@@ -164,7 +180,39 @@ test('the check sees a cycle and a wrong-way import when there is one', () => {
     ['src/routes/b.ts', ['src/core/a.ts']],
   ]);
   assert.deepEqual(cycles(graph), [['src/core/a.ts', 'src/routes/b.ts']]);
-  assert.ok(layerOf('routes') > layerOf('core'));
+  assert.deepEqual(wrongWay(graph), ['src/core/a.ts -> src/routes/b.ts (routes is not below core)']);
+});
+
+test('the check sees an import that climbs from or into the composition root, and lets the entry points build from it', () => {
+  const graph = new Map([
+    ['src/deps.ts', ['src/plugins/app/upstream-call-metrics.ts', 'src/deps/broker.ts', 'src/services/quote-service.ts']],
+    ['src/deps/broker.ts', ['src/routes/stream.ts', 'src/stream/topic-relay.ts', 'src/upstreams/ibkr/ibkr-broker.ts']],
+    ['src/plugins/app/metrics.ts', ['src/deps.ts', 'src/core/errors.ts']],
+    ['src/routes/stream.ts', ['src/deps/streams.ts', 'src/plugins/app/send-cached.ts', 'src/stream/stream-hub.ts']],
+    ['src/services/quote-service.ts', ['src/app.ts']],
+    ['src/sandbox/cli.ts', ['src/broker/numbers.ts']],
+    ['src/app.ts', ['src/deps.ts', 'src/deps/streams.ts', 'src/plugins/app/metrics.ts', 'src/routes/stream.ts']],
+    ['src/server.ts', ['src/app.ts']],
+  ]);
+  assert.deepEqual(wrongWay(graph), [
+    'src/deps.ts -> src/plugins/app/upstream-call-metrics.ts (plugins is not below deps)',
+    'src/deps/broker.ts -> src/routes/stream.ts (routes is not below deps)',
+    'src/plugins/app/metrics.ts -> src/deps.ts (deps is not below plugins)',
+    'src/routes/stream.ts -> src/deps/streams.ts (the composition root: the entry points alone build from it)',
+    'src/services/quote-service.ts -> src/app.ts (an entry point)',
+    "src/sandbox/cli.ts -> src/broker/numbers.ts (a simulator reads an adapter's code)",
+  ]);
+});
+
+test(`no file of src/routes/ runs over ${MAX_ROUTE_LINES} lines`, () => {
+  const long = sources(join(SRC, 'routes'))
+    .map((file) => {
+      const text = readFileSync(file, 'utf8');
+      return { file: relative(ROOT, file), lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0) };
+    })
+    .filter(({ lines }) => lines > MAX_ROUTE_LINES)
+    .map(({ file, lines }) => `${file}: ${lines} lines`);
+  assert.deepEqual(long, []);
 });
 
 test("the architecture page's layers name every folder of src/, layer by layer in this order", () => {

@@ -10,14 +10,16 @@
 //     rate limit        in-process windows
 //     leases, relays    keep the role held; a replica without the feed polls or snapshots for its own viewers
 //     stream tickets    issued and redeemed on this replica only
+//     cursor key        paging cursors signed with a key of this replica, kept to verify them once the
+//                       shared key is adopted on a return
 //   returned (the same primary):
 //     every concept that remembered calls writes them back (onReturn), then shares again
 //   returned to another primary (a failover, or a node restarted empty: its run id changed):
 //     asynchronous replication may have lost the last increments and locks, so budgets and pacing stay
 //     local until every live replica has written back what it sent in the open windows (each ledger is
 //     then the union of every replica's record, never less than any one of them) and announced it on its
-//     heartbeat; the cache, locks, limits, leases and tickets use the new primary at once (a lost lock or
-//     lease costs at most one duplicate call, which the budgets still count).
+//     heartbeat; the cache, locks, limits, leases, tickets and the cursor key use the new primary at once (a
+//     lost lock or lease costs at most one duplicate call, which the budgets still count).
 // Each concept asks `shares(concept)`, or runs its commands through `attempt` with its local answer; none
 // reads the connection's state itself, so what "lost" means is decided here alone.
 import { EventEmitter } from 'node:events';
@@ -32,7 +34,15 @@ export interface SharedStore {
 }
 
 /** Everything replicas share through Redis, each with its degraded behaviour in the table above. */
-export type SharedConcept = 'cache' | 'flight-lock' | 'budgets' | 'pacing' | 'rate-limit' | 'stream-leases' | 'stream-tickets';
+export type SharedConcept =
+  | 'cache'
+  | 'flight-lock'
+  | 'budgets'
+  | 'pacing'
+  | 'rate-limit'
+  | 'stream-leases'
+  | 'stream-tickets'
+  | 'cursor-key';
 
 /** The concepts that count calls against a provider's limits: they wait out a failover's settling. */
 const LEDGERS: ReadonlySet<SharedConcept> = new Set(['budgets', 'pacing']);

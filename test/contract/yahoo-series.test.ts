@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import { driftOf } from '../../src/core/errors.js';
 import { type ChartSeries, mergeSeries, readChartSeries } from '../../src/upstreams/yahoo/chart-series.js';
 import { chartResult } from '../../src/upstreams/yahoo/parse-chart.js';
-import { chartQuote, seriesQuote } from '../../src/upstreams/yahoo/parse-chart-quote.js';
+import { seriesQuote } from '../../src/upstreams/yahoo/parse-chart-quote.js';
+import { chartQuote } from '../helpers/chart-quote.js';
 import { recording } from '../helpers/recorded.js';
 
 const oneDay = () => chartResult(recording('yahoo', 'chart-aapl-1d-1d').json, 'AAPL');

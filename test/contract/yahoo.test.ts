@@ -1,15 +1,16 @@
 // Every recorded Yahoo answer (test/fixtures/recorded/yahoo/) through the adapter's own pure functions, as
-// each caller runs them: the overview's instrumentSnapshot (classifyChartResponse), the quote fallback's
-// chartQuote and the stored bar series' readChartSeries (both through classifyChart), each told what the chart
-// was asked for (a period1/period2 request has no range). Expected values are read from the recorded body
-// here, never typed in. A recording no case here can place fails under its own name.
+// each caller runs them: the overview's instrumentSnapshot (classifyChartResponse), the stored bar series'
+// readChartSeries and the quote's fields as a one-day chart states them (test/helpers/chart-quote.ts, both
+// through classifyChart), each told what the chart was asked for (a period1/period2 request has no range).
+// Expected values are read from the recorded body here, never typed in. A recording no case here can place
+// fails under its own name.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type ApiError, driftOf } from '../../src/core/errors.js';
 import type { Interval } from '../../src/wire/alpha-vantage/indicators.js';
 import { intervalBars } from '../../src/upstreams/yahoo/chart-bars.js';
 import { readChartSeries } from '../../src/upstreams/yahoo/chart-series.js';
-import { type ChartAsk, chartQuote } from '../../src/upstreams/yahoo/parse-chart-quote.js';
+import { type ChartAsk, chartQuote } from '../helpers/chart-quote.js';
 import {
   type ChartResponse,
   type Classified,

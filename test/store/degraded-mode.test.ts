@@ -16,7 +16,16 @@ import { TopicRelay } from '../../src/stream/topic-relay.js';
 import { redisPrefix, sharedStore } from './redis-helper.js';
 import { startProxy } from './tcp-proxy.js';
 
-const CONCEPTS: SharedConcept[] = ['cache', 'flight-lock', 'budgets', 'pacing', 'rate-limit', 'stream-leases', 'stream-tickets'];
+const CONCEPTS: SharedConcept[] = [
+  'cache',
+  'flight-lock',
+  'budgets',
+  'pacing',
+  'rate-limit',
+  'stream-leases',
+  'stream-tickets',
+  'cursor-key',
+];
 
 function concepts(t: TestContext, shared: SharedStore) {
   const limiter = callerLimiter(100, shared);

@@ -1,48 +1,21 @@
-// A Yahoo one-day chart as Alpha Vantage's GLOBAL_QUOTE, field by field: price `regularMarketPrice`;
-// previous close `previousClose` (else `regularMarketPreviousClose`, else `chartPreviousClose` of a
-// one-day range: real daily charts carry only that one; see previousCloseOf); change and change percent
-// against it; high and low `regularMarketDayHigh/Low` (else the day's bar), widened to hold the price (a
-// recorded ^TNX chart has its price above regularMarketDayHigh); volume `regularMarketVolume`, else the
-// day's bar's (a recorded 2020 AAPL chart has no regularMarketVolume); open from the day's bar; latest
-// trading day the date of `regularMarketTime` in the exchange's time zone. Four decimals, as provider A
-// writes them. The service reads the same fields from its stored daily series (seriesQuote), whose bars
-// give the day's bar and the previous session's close.
+// Yahoo's chart fields as Alpha Vantage's GLOBAL_QUOTE, field by field: price `regularMarketPrice`;
+// change and change percent against the previous session's close; high and low
+// `regularMarketDayHigh/Low` (else the day's bar), widened to hold the price (a recorded ^TNX chart has its
+// price above regularMarketDayHigh); volume `regularMarketVolume`, else the day's bar's (a recorded 2020
+// AAPL chart has no regularMarketVolume); open from the day's bar; latest trading day the date of
+// `regularMarketTime` in the exchange's time zone. Four decimals, as provider A writes them. The service
+// reads them from its stored daily series (seriesQuote), whose bars give the day's bar and the previous
+// session's close; it never asks Yahoo for a one-day chart. Its tests read the recorded one-day charts
+// with the same fields (test/helpers/chart-quote.ts), the reference the stored series' quote is held to.
 import { type Freshness, instant } from '../../core/freshness.js';
 import { fixed } from '../../wire/alpha-vantage/decimal.js';
 import type { GlobalQuoteBody } from '../../wire/alpha-vantage/bodies.js';
 import type { ChartSeries } from './chart-series.js';
-import { type ChartResult, chartFreshness, finite, isObject, previousCloseOf, unexpected } from './parse-chart.js';
+import { chartFreshness, finite, unexpected } from './parse-chart.js';
 
 /** Whole ten-thousandths, so that change = price − previous close exactly as the strings read. */
 const ticks = (value: number) => Math.round(value * 10_000);
 const fromTicks = (t: number) => fixed(t / 10_000, 4);
-
-/** What a chart was asked for: its `range` ('' for `period1`/`period2`) and its bar `interval`. @internal */
-export interface ChartAsk {
-  range: string;
-  interval: string;
-}
-
-/** The chart a quote is read from: one day of daily bars. */
-const QUOTE_CHART = { range: '1d', interval: '1d' } as const satisfies ChartAsk;
-
-/**
- * `callerSymbol` is what the caller asked for (`BRK.B`); the chart is of its Yahoo symbol (`BRK-B`), asked
- * as `asked` (QUOTE_CHART unless a test reads a chart asked otherwise).
- * @internal
- */
-export function chartQuote(
-  { meta, result }: ChartResult,
-  yahooSymbol: string,
-  callerSymbol: string,
-  asked: ChartAsk = QUOTE_CHART,
-): GlobalQuoteBody {
-  const previous = previousCloseOf(meta, asked.range);
-  return quoteOf(meta, yahooSymbol, callerSymbol, (day) => {
-    if (previous === undefined) throw unexpected(yahooSymbol, 'chart-no-previous-close', 'a chart without the previous close');
-    return { bar: dayBar(result, meta, day, isIntraday(asked.interval)), previous };
-  });
-}
 
 /** A previous session more than a week before the day is not the previous session: bars are missing between. */
 const MAX_SESSION_GAP_DAYS = 7;
@@ -82,8 +55,11 @@ export function seriesQuoteFreshness(series: ChartSeries, storedAt: number): Fre
   return chartFreshness(time, series.latest.tradingPeriods, storedAt);
 }
 
-/** The ten fields from a chart's meta, with the day's bar and the previous close `dayOf` finds for the day. */
-function quoteOf(
+/**
+ * The ten fields from a chart's meta, with the day's bar and the previous close `dayOf` finds for the day.
+ * @internal
+ */
+export function quoteOf(
   meta: Record<string, unknown>,
   yahooSymbol: string,
   callerSymbol: string,
@@ -134,43 +110,11 @@ export function exchangeDate(seconds: number, meta: Record<string, unknown>): st
   return new Date((seconds + (finite(meta.gmtoffset) ?? 0)) * 1000).toISOString().slice(0, 10);
 }
 
-/** Minutes and hours (`5m`, `1h`); not `1mo`. */
-function isIntraday(interval: string): boolean {
-  return /^\d+[mh]$/.test(interval);
-}
-
-interface DayBar {
+/** @internal */
+export interface DayBar {
   open: number;
   high: number;
   low: number;
   /** Undefined when no bar of the day has one. */
   volume: number | undefined;
-}
-
-/**
- * The day's bar: of a daily chart the first bar dated `day` in the exchange's zone with an open, a high and
- * a low; of an intraday chart those bars of the day together (first open, highest high, lowest low, summed
- * volume).
- */
-function dayBar(result: Record<string, unknown>, meta: Record<string, unknown>, day: string, intraday: boolean): DayBar | undefined {
-  const times = Array.isArray(result.timestamp) ? result.timestamp : [];
-  const indicators = isObject(result.indicators) ? result.indicators : undefined;
-  const quote = Array.isArray(indicators?.quote) && isObject(indicators.quote[0]) ? indicators.quote[0] : {};
-  const column = (name: string) => (Array.isArray(quote[name]) ? (quote[name] as unknown[]) : []);
-  const [opens, highs, lows, volumes] = [column('open'), column('high'), column('low'), column('volume')];
-  let found: DayBar | undefined;
-  for (let i = 0; i < times.length; i += 1) {
-    const [time, open, high, low, volume] = [finite(times[i]), finite(opens[i]), finite(highs[i]), finite(lows[i]), finite(volumes[i])];
-    if (time === undefined || open === undefined || high === undefined || low === undefined) continue;
-    if (exchangeDate(time, meta) !== day) continue;
-    if (found === undefined) {
-      found = { open, high, low, volume };
-      if (!intraday) return found;
-    } else {
-      found.high = Math.max(found.high, high);
-      found.low = Math.min(found.low, low);
-      if (volume !== undefined) found.volume = (found.volume ?? 0) + volume;
-    }
-  }
-  return found;
 }

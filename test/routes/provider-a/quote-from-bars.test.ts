@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { SANDBOX_CREDENTIALS } from '../../../src/sandbox/index.js';
 import { chartPath } from '../../helpers/yahoo-paths.js';
 import { chartResult } from '../../../src/upstreams/yahoo/parse-chart.js';
-import { chartQuote } from '../../../src/upstreams/yahoo/parse-chart-quote.js';
+import { chartQuote } from '../../helpers/chart-quote.js';
 import { BROWSER_USER_AGENT } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';
 import { httpGet, startApp } from '../../helpers/app.js';
 

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseGlobalQuote } from '../../../src/upstreams/alpha-vantage/parse-global-quote.js';
-import { chartQuote, exchangeDate } from '../../../src/upstreams/yahoo/parse-chart-quote.js';
+import { exchangeDate } from '../../../src/upstreams/yahoo/parse-chart-quote.js';
+import { chartQuote } from '../../helpers/chart-quote.js';
 import { chartResult, previousCloseOf } from '../../../src/upstreams/yahoo/parse-chart.js';
 import { driftOf } from '../../../src/core/errors.js';
 import { fixture } from '../../helpers/fixtures.js';

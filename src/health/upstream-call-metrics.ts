@@ -1,9 +1,10 @@
 // The duration of every upstream call, by upstream and outcome. Built by the composition root before the
 // upstream health it observes (which is told of each call at construction), and registered with the other
-// metrics when they are (metrics.ts).
+// metrics when they are (plugins/app/metrics.ts). It lives beside the health it observes, so that the
+// composition root builds it without importing from a layer above the ones it composes.
 import { Histogram } from 'prom-client';
-import { areaOf } from '../../core/upstream-ids.js';
-import type { UpstreamCallObserver } from '../../health/upstream-health.js';
+import { areaOf } from '../core/upstream-ids.js';
+import type { UpstreamCallObserver } from './upstream-health.js';
 
 export class UpstreamCallMetrics {
   readonly histogram = new Histogram({
