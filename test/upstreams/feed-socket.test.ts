@@ -145,6 +145,16 @@ function toyFeed(t: TestContext, server: { url: string }, options: Partial<FeedS
   return { link, toy };
 }
 
+/** The status of a socket that is down and was never opened again. */
+const down = (lastError: string | null) => ({
+  broker: 'ibkr',
+  state: 'disconnected',
+  subscriptions: 0,
+  lastTickAgeMs: null,
+  reconnects: 0,
+  lastError,
+});
+
 function mockClock(t: TestContext): (ms: number) => void {
   t.mock.timers.enable({ apis: ['setTimeout', 'setInterval', 'Date'], now: 1_700_000_000_000 });
   // In steps of the watch, so that every round sees its own time.
@@ -203,14 +213,7 @@ test('a socket not authorised in time is dropped, and the next one opened after 
   advance(AUTH_TIMEOUT_MS - WATCH_MS);
   assert.equal(link.status(0).state, 'connecting');
   advance(WATCH_MS);
-  assert.deepEqual(link.status(0), {
-    broker: 'ibkr',
-    state: 'disconnected',
-    subscriptions: 0,
-    lastTickAgeMs: null,
-    reconnects: 0,
-    lastError: 'the toy websocket was not authorised in time',
-  });
+  assert.deepEqual(link.status(0), down('the toy websocket was not authorised in time'));
   await closed;
   const lost = toy.logs.find((l) => l.msg === LOST);
   assert.deepEqual(
@@ -350,14 +353,7 @@ test('a socket with nothing wanted is closed after the idle time, and opened aga
   assert.equal(serverSide.readyState, serverSide.OPEN);
   advance(WATCH_MS);
   assert.equal((await closed)[0], 1000);
-  assert.deepEqual(link.status(0), {
-    broker: 'ibkr',
-    state: 'disconnected',
-    subscriptions: 0,
-    lastTickAgeMs: null,
-    reconnects: 0,
-    lastError: null,
-  });
+  assert.deepEqual(link.status(0), down(null));
   assert.equal(toy.logs.filter((l) => l.msg === LOST).length, 0, 'an idle socket is not a loss');
   advance(60_000);
   assert.equal(toy.prepared, 1, 'no reconnection while nothing is wanted');
