@@ -7,7 +7,11 @@ export class ReconnectSchedule {
   reconnects = 0;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly backOffMs: { first: number; max: number }) {}
+  /** `random`: the jitter's source, in [0, 1) (tests fix it). */
+  constructor(
+    private readonly backOffMs: { first: number; max: number },
+    private readonly random: () => number = Math.random,
+  ) {}
 
   /** The attempt number of the next failure, for logs. */
   get attempts(): number {
@@ -21,7 +25,7 @@ export class ReconnectSchedule {
   /** `connect` after the next back-off step (replacing one already scheduled). */
   after(connect: () => void): void {
     const { first, max } = this.backOffMs;
-    const delay = Math.min(max, first * 2 ** this.attempt) * (0.5 + Math.random() * 0.5);
+    const delay = Math.min(max, first * 2 ** this.attempt) * (0.5 + this.random() * 0.5);
     this.attempt += 1;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {

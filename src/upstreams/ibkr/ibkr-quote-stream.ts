@@ -10,16 +10,16 @@
 // its market is open is requested again after a few of its usual gaps (doubling while it stays silent),
 // since re-sending `smd` is cheap and harmless. Every failure reconnects with exponential back-off and
 // jitter; a subscription does not survive a reconnect, so all are sent again.
+//
+// The socket's lifecycle (connection, authorisation deadline, heartbeat watch, back-off, idleness) is
+// FeedSocket's (../feed-socket.ts), shared with Tastytrade's feed; this file is IBKR's protocol.
 import type { Logger } from 'pino';
-import WebSocket from 'ws';
-import type { StreamedQuote, BrokerQuoteStream, QuoteStreamState, QuoteStreamStatus } from '../../broker/quote-stream.js';
-import { QuoteUpdates } from '../../broker/quote-updates.js';
-import { discardSocket } from '../../broker/discard-socket.js';
-import { ReconnectSchedule } from '../../broker/reconnect-schedule.js';
+import type { BrokerQuoteStream } from '../../broker/quote-stream.js';
 import { ApiError } from '../../core/errors.js';
 import { inExtendedSession } from '../../core/us-market-time.js';
 import { SessionRefusedError } from './ibkr-gateway.js';
-import { proxyAgentFor, socketProblem } from '../outbound-proxy.js';
+import { type FeedAddress, type FeedFailure, FeedSocket, type FeedTimings } from '../feed-socket.js';
+import { FeedQuoteStream } from '../feed-quote-stream.js';
 import { QUOTE_FIELDS } from './parse-snapshot.js';
 import { mergeFields, parseStreamMessage, type StreamMessage, streamedQuote } from './parse-stream-message.js';
 
@@ -35,7 +35,7 @@ export interface IbkrStreamSession {
   conid(symbol: string): Promise<number | null>;
 }
 
-export interface IbkrQuoteStreamOptions {
+export interface IbkrQuoteStreamOptions extends FeedTimings {
   /** The gateway's REST base (…/v1/api); the socket is its /ws. */
   url: string;
   tlsVerify: boolean;
@@ -52,18 +52,10 @@ export interface IbkrQuoteStreamOptions {
   heartbeatTimeoutMs?: number;
   /** Every subscription is requested again this often (IBKR ends them after 10 minutes). */
   resubscribeMs?: number;
-  /** An open socket not authenticated within this time is closed. */
-  authTimeoutMs?: number;
-  /** Back-off between connection attempts: doubles from the first to the cap, with jitter. */
-  backOffMs?: { first: number; max: number };
   /** A silent conid is requested again after this many of its usual gaps, and never sooner than `minMs`. */
   stall?: { gaps: number; minMs: number };
-  /** How often the heartbeat, the renewals and the stalls are looked at. */
-  watchMs?: number;
   /** Whether a symbol's market is open now (US hours, pre- and post-market included, by default). */
   marketOpen?: (now: number) => boolean;
-  /** A socket with nothing subscribed is closed after this long. */
-  idleMs?: number;
   /** A failed conid lookup (the gateway down or paced) is tried again after this long. */
   lookupRetryMs?: number;
 }
@@ -86,68 +78,72 @@ interface ConidState {
 const GAP_WEIGHT = 0.2;
 /** A conid lookup failed (not: the symbol is unknown): it is tried again after `lookupRetryMs`. */
 const RETRY = 'retry';
+/** Only IBKR's TLS codes: its own advice (IBKR_TLS_VERIFY) rather than the outbound proxy's. */
+const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/;
 
-export class IbkrQuoteStream implements BrokerQuoteStream {
+export class IbkrQuoteStream extends FeedQuoteStream implements BrokerQuoteStream {
   readonly broker = 'ibkr' as const;
   private readonly wsUrl: string;
   /** Each wanted symbol's conid: a number, null (the gateway knows no such symbol), a lookup under way, or RETRY. */
   private readonly wanted = new Map<string, number | null | Promise<unknown> | typeof RETRY>();
   private lookupsRetriedAt = 0;
   private readonly conids = new Map<number, ConidState>();
-  private readonly updates: QuoteUpdates;
-  private readonly reconnect: ReconnectSchedule;
-  private socket: WebSocket | undefined;
-  private authorised = false;
+  protected readonly link: FeedSocket;
+  /** The session value of the socket being opened: the answer to "waiting for session". */
+  private session = '';
   /** The last socket was refused for want of a brokerage session: the next one has the session verified first. */
   private sessionDoubted = false;
-  private state: QuoteStreamState = 'off';
-  private started = false;
-  private closed = false;
-  private lastError: string | null = null;
-  private lastTickAt: number | undefined;
-  private lastHeartbeatAt = 0;
-  private idleSince: number | undefined;
-  private connecting: Promise<void> | undefined;
-  private ticTimer: NodeJS.Timeout | undefined;
-  private watchTimer: NodeJS.Timeout | undefined;
-  private authTimer: NodeJS.Timeout | undefined;
-  private readonly options: Required<Omit<IbkrQuoteStreamOptions, 'url' | 'tlsVerify' | 'session' | 'logger'>> & IbkrQuoteStreamOptions;
+  private readonly options: Required<Omit<IbkrQuoteStreamOptions, 'url' | 'tlsVerify' | 'session' | 'logger' | keyof FeedTimings>> &
+    IbkrQuoteStreamOptions;
 
   constructor(options: IbkrQuoteStreamOptions) {
+    super(options.logger);
     this.options = {
       ticMs: 50_000,
       heartbeatStaleMs: 15_000,
       heartbeatTimeoutMs: 25_000,
       resubscribeMs: 540_000,
-      authTimeoutMs: 10_000,
-      backOffMs: { first: 1_000, max: 30_000 },
       stall: { gaps: 8, minMs: 3_000 },
-      watchMs: 1_000,
       marketOpen: inExtendedSession,
-      idleMs: 30_000,
       lookupRetryMs: 10_000,
       ...options,
     };
-    this.updates = new QuoteUpdates(options.logger);
-    this.reconnect = new ReconnectSchedule(this.options.backOffMs);
     const url = new URL(`${options.url.replace(/\/+$/, '')}/ws`);
     url.protocol = url.protocol === 'http:' ? 'ws:' : 'wss:';
     this.wsUrl = url.toString();
-  }
-
-  start(): void {
-    if (this.started || this.closed) return;
-    this.started = true;
-    this.state = 'disconnected';
-    this.watchTimer = setInterval(() => this.watch(), this.options.watchMs);
-    this.watchTimer.unref();
-    if (this.wanted.size > 0) this.connect();
+    const { heartbeatStaleMs, heartbeatTimeoutMs } = this.options;
+    this.link = new FeedSocket(
+      {
+        wanted: () => this.wanted.size > 0,
+        prepare: () => this.prepare(),
+        frame: (text) => this.handle(parseStreamMessage(text)),
+        watch: (now) => this.watch(now),
+        closed: (code, authorised) => this.closedAtConnect(code, authorised),
+        socketError: (error) =>
+          TLS_CODES.test(error.code ?? error.message)
+            ? "the IBKR gateway's TLS certificate was refused: set IBKR_TLS_VERIFY=false for its self-signed certificate"
+            : undefined,
+        dropped: (unauthenticated) => this.dropped(unauthenticated),
+      },
+      {
+        broker: 'ibkr',
+        logger: options.logger,
+        words: {
+          socket: 'the IBKR websocket',
+          server: 'the IBKR gateway',
+          notAuthorised: 'the IBKR websocket was not authorised in time',
+          silent: (seconds) => `no heartbeat from the IBKR websocket for ${seconds} s`,
+          lost: 'IBKR websocket lost; reconnecting',
+        },
+        timings: options,
+        silence: () => ({ staleMs: heartbeatStaleMs, deadMs: heartbeatTimeoutMs }),
+      },
+    );
   }
 
   subscribe(symbols: readonly string[]): void {
     for (const symbol of symbols) if (!this.wanted.has(symbol)) this.lookUp(symbol);
-    if (this.wanted.size > 0) this.idleSince = undefined;
-    if (this.started && this.socket === undefined && !this.reconnect.pending) this.connect();
+    this.link.subscribed();
   }
 
   unsubscribe(symbols: readonly string[]): void {
@@ -160,45 +156,16 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
       state?.symbols.delete(symbol);
       if (state !== undefined && state.symbols.size === 0) {
         this.conids.delete(conid);
-        if (this.authorised) this.sendText(`umd+${conid}+{}`);
+        if (this.link.authorised) this.link.send(`umd+${conid}+{}`);
       }
     }
-    if (this.wanted.size === 0) this.idleSince ??= Date.now();
+    this.link.unsubscribed();
   }
 
-  onQuote(listener: (update: StreamedQuote) => void): () => void {
-    return this.updates.on(listener);
-  }
-
-  latest(symbol: string): StreamedQuote | undefined {
-    return this.updates.latest(symbol);
-  }
-
-  status(): QuoteStreamStatus {
-    const now = Date.now();
+  protected subscriptions(): number {
     let subscriptions = 0;
-    if (this.authorised) for (const state of this.conids.values()) if (state.requestedAt > 0) subscriptions += 1;
-    // A socket whose heartbeat stopped is dead before the timeout replaces it: said so at once.
-    const silentMs = now - this.lastHeartbeatAt;
-    const silent = this.authorised && silentMs > this.options.heartbeatStaleMs;
-    return {
-      broker: 'ibkr',
-      state: silent ? 'disconnected' : this.state,
-      subscriptions,
-      lastTickAgeMs: this.lastTickAt === undefined ? null : now - this.lastTickAt,
-      reconnects: this.reconnect.reconnects,
-      lastError: silent ? `no heartbeat from the IBKR websocket for ${Math.round(silentMs / 1000)} s` : this.lastError,
-    };
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    this.state = 'off';
-    clearInterval(this.watchTimer);
-    this.reconnect.cancel();
-    this.drop(1000);
-    this.updates.clear();
-    await this.connecting?.catch(() => {});
+    for (const state of this.conids.values()) if (state.requestedAt > 0) subscriptions += 1;
+    return subscriptions;
   }
 
   /** The symbol's conid, looked up (a failed lookup, the gateway down, is tried again by `watch`). */
@@ -238,102 +205,58 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
       this.conids.set(conid, state);
     }
     state.symbols.add(symbol);
-    if (this.authorised && state.requestedAt === 0) this.request(state);
+    if (this.link.authorised && state.requestedAt === 0) this.request(state);
     // A second symbol for a conid already streaming (two spellings of one listing) has its quote at once.
     else if (state.fields !== undefined) this.emit(state, symbol);
   }
 
-  private connect(): void {
-    if (this.closed || this.connecting !== undefined || this.socket !== undefined) return;
-    this.reconnect.cancel();
-    this.state = 'connecting';
-    this.connecting = this.open().finally(() => {
-      this.connecting = undefined;
-    });
-  }
-
-  private async open(): Promise<void> {
-    let session: { session: string; cookies: string | undefined };
+  /** A ready brokerage session, its cookies for the upgrade; or why there is none. */
+  private async prepare(): Promise<FeedAddress | FeedFailure> {
     try {
-      session = await this.options.session.streamSession({ verify: this.sessionDoubted });
+      const { session, cookies } = await this.options.session.streamSession({ verify: this.sessionDoubted });
       this.sessionDoubted = false;
+      this.session = session;
+      return {
+        url: this.wsUrl,
+        // The same rule as REST: the gateway's self-signed certificate is accepted only when IBKR_TLS_VERIFY is off.
+        rejectUnauthorized: this.options.tlsVerify,
+        headers: cookies === undefined ? {} : { cookie: cookies },
+      };
     } catch (error) {
       // A session refused after its mending (ibkr-gateway.ts, by the refusal's meaning) is the brokerage
       // session's state; anything else is the gateway's reachability.
       const apiError = error instanceof ApiError ? error : undefined;
-      this.failed(apiError?.message ?? 'the IBKR gateway could not be reached', error instanceof SessionRefusedError);
-      return;
+      return {
+        failure: apiError?.message ?? 'the IBKR gateway could not be reached',
+        unauthenticated: error instanceof SessionRefusedError,
+      };
     }
-    if (this.closed || this.wanted.size === 0) {
-      this.state = this.closed ? 'off' : 'disconnected';
-      return;
-    }
-    const socket = new WebSocket(this.wsUrl, {
-      // The same rule as REST: the gateway's self-signed certificate is accepted only when IBKR_TLS_VERIFY is off.
-      rejectUnauthorized: this.options.tlsVerify,
-      headers: session.cookies === undefined ? {} : { cookie: session.cookies },
-      handshakeTimeout: this.options.authTimeoutMs,
-      perMessageDeflate: false,
-      agent: proxyAgentFor(this.wsUrl),
-    });
-    this.socket = socket;
-    this.authorised = false;
-    socket.on('unexpected-response', (_req, res) => {
-      const status = res.statusCode ?? 0;
-      res.resume();
-      this.lost(socket, `the IBKR gateway refused the websocket (HTTP ${status})`, status === 401);
-    });
-    socket.on('open', () => {
-      this.authTimer = setTimeout(
-        () => this.lost(socket, 'the IBKR websocket was not authorised in time', false),
-        this.options.authTimeoutMs,
-      );
-    });
-    socket.on('message', (data, isBinary) => {
-      if (!isBinary && this.socket === socket) this.handle(parseStreamMessage(data.toString()), session.session);
-    });
-    socket.on('close', (code) => {
-      if (this.socket !== socket) return;
-      const atConnect = !this.authorised;
-      if (atConnect && code === 1000) this.sessionDoubted = true;
-      this.lost(
-        socket,
-        atConnect && code === 1000
-          ? 'the IBKR gateway closed the websocket at once (code 1000): no brokerage session, or its nightly maintenance'
-          : `the IBKR websocket closed (code ${code})`,
-        false,
-      );
-    });
-    socket.on('error', (error: Error & { code?: string }) => {
-      if (this.socket !== socket) return;
-      const tls = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(error.code ?? error.message);
-      this.lost(
-        socket,
-        tls
-          ? "the IBKR gateway's TLS certificate was refused: set IBKR_TLS_VERIFY=false for its self-signed certificate"
-          : socketProblem('the IBKR websocket', error),
-        false,
-      );
-    });
   }
 
-  private handle(message: StreamMessage, session: string): void {
+  /** A close before authorisation with 1000 is the gateway's way of saying there is no brokerage session. */
+  private closedAtConnect(code: number, authorised: boolean): string | undefined {
+    if (authorised || code !== 1000) return undefined;
+    this.sessionDoubted = true;
+    return 'the IBKR gateway closed the websocket at once (code 1000): no brokerage session, or its nightly maintenance';
+  }
+
+  private handle(message: StreamMessage): void {
     const now = Date.now();
     switch (message.kind) {
       case 'waiting-for-session':
-        this.sendText(JSON.stringify({ session }));
+        this.link.send(JSON.stringify({ session: this.session }));
         return;
       case 'status':
-        if (message.authenticated === true && !this.authorised) this.authorise(now);
-        else if (message.authenticated === false) this.lost(this.socket, 'the IBKR brokerage session is not authenticated', true);
+        if (message.authenticated === true && !this.link.authorised) this.authorise();
+        else if (message.authenticated === false) this.link.lost('the IBKR brokerage session is not authenticated', true, 1000);
         return;
       case 'heartbeat':
-        this.lastHeartbeatAt = now;
+        this.link.heard();
         return;
       case 'market-data':
         return this.marketData(message, now);
       case 'error':
-        this.lastError = `the IBKR websocket reported an error: ${message.message.slice(0, 120)}`;
+        this.link.report(`the IBKR websocket reported an error: ${message.message.slice(0, 120)}`);
         return;
       case 'unreadable':
         this.options.logger.warn({ upstream: 'ibkr', reason: message.reason }, 'IBKR websocket message unreadable');
@@ -343,14 +266,9 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
     }
   }
 
-  private authorise(now: number): void {
-    clearTimeout(this.authTimer);
-    this.authorised = true;
-    this.state = 'connected';
-    this.reconnect.succeeded();
-    this.lastError = null;
-    this.lastHeartbeatAt = now;
-    this.ticTimer = setInterval(() => this.sendText('tic'), this.options.ticMs);
+  private authorise(): void {
+    this.link.authorise();
+    this.link.every(this.options.ticMs, () => this.link.send('tic'));
     for (const state of this.conids.values()) this.request(state);
     this.options.logger.info({ upstream: 'ibkr', conids: this.conids.size }, 'IBKR websocket connected');
   }
@@ -364,7 +282,7 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
     }
     state.receivedAt = now;
     state.stallRequests = 0;
-    this.lastTickAt = now;
+    this.link.ticked(now);
     state.fields = mergeFields(state.fields, message.fields);
     state.tickAt = message.updatedAt ?? now;
     for (const symbol of state.symbols) this.emit(state, symbol);
@@ -378,26 +296,16 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
 
   private request(state: ConidState): void {
     state.requestedAt = Date.now();
-    this.sendText(`smd+${state.conid}+${JSON.stringify({ fields: QUOTE_FIELDS })}`);
+    this.link.send(`smd+${state.conid}+${JSON.stringify({ fields: QUOTE_FIELDS })}`);
   }
 
-  /** Heartbeat silence, renewals every 9 minutes, silent symbols in open markets, an idle socket. */
-  private watch(): void {
-    const now = Date.now();
+  /** Failed lookups again; then, on an authorised socket, renewals every 9 minutes and silent symbols in open markets. */
+  private watch(now: number): void {
     if (now - this.lookupsRetriedAt >= this.options.lookupRetryMs) {
       this.lookupsRetriedAt = now;
       for (const [symbol, conid] of this.wanted) if (conid === RETRY) this.lookUp(symbol);
     }
-    if (this.socket !== undefined && this.wanted.size === 0 && this.idleSince !== undefined && now - this.idleSince > this.options.idleMs) {
-      this.drop(1000);
-      this.state = 'disconnected';
-      return;
-    }
-    if (!this.authorised) return;
-    if (now - this.lastHeartbeatAt > this.options.heartbeatTimeoutMs) {
-      this.lost(this.socket, `no heartbeat from the IBKR websocket for ${Math.round((now - this.lastHeartbeatAt) / 1000)} s`, false);
-      return;
-    }
+    if (!this.link.authorised) return;
     const open = this.options.marketOpen(now);
     for (const state of this.conids.values()) {
       if (state.requestedAt === 0) continue;
@@ -416,38 +324,12 @@ export class IbkrQuoteStream implements BrokerQuoteStream {
     }
   }
 
-  private sendText(text: string): void {
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(text);
-  }
-
-  /** The socket is gone or useless: close it and try again after the back-off. */
-  private lost(socket: WebSocket | undefined, reason: string, unauthenticated: boolean): void {
-    if (socket === undefined || socket !== this.socket) return;
+  /** The socket is gone: no subscription survives it. */
+  private dropped(unauthenticated: boolean): void {
     if (unauthenticated) this.sessionDoubted = true;
-    this.drop(unauthenticated ? 1000 : undefined);
-    this.failed(reason, unauthenticated);
-  }
-
-  private failed(reason: string, unauthenticated: boolean): void {
-    this.lastError = reason;
-    if (this.closed) return;
-    this.state = unauthenticated ? 'unauthenticated' : 'disconnected';
-    this.options.logger.warn({ upstream: 'ibkr', reason, attempt: this.reconnect.attempts }, 'IBKR websocket lost; reconnecting');
-    this.reconnect.after(() => {
-      if (this.wanted.size > 0) this.connect();
-    });
-  }
-
-  private drop(code: number | undefined): void {
-    clearTimeout(this.authTimer);
-    clearInterval(this.ticTimer);
-    const socket = this.socket;
-    this.socket = undefined;
-    this.authorised = false;
     for (const state of this.conids.values()) {
       state.requestedAt = 0;
       state.stallRequests = 0;
     }
-    if (socket !== undefined) discardSocket(socket, code);
   }
 }

@@ -16,12 +16,11 @@
 // cannot tell an HTTP refusal of the upgrade from a network failure, and it reports unreadable frames with
 // console.error. Wrapping it would mean rebuilding the client on each of those; the protocol is six messages.
 // It stays the third-party client the simulator is proved against, and this client chunks as it does.
+//
+// The socket's lifecycle (connection, authorisation deadline, silence watch, back-off, idleness, the renewal
+// under way) is FeedSocket's (../feed-socket.ts), shared with IBKR's feed; this file is DXLink's protocol.
 import type { Logger } from 'pino';
-import WebSocket from 'ws';
-import type { BrokerQuoteStream, QuoteStreamState, QuoteStreamStatus, StreamedQuote } from '../../broker/quote-stream.js';
-import { QuoteUpdates } from '../../broker/quote-updates.js';
-import { discardSocket } from '../../broker/discard-socket.js';
-import { ReconnectSchedule } from '../../broker/reconnect-schedule.js';
+import type { BrokerQuoteStream } from '../../broker/quote-stream.js';
 import { ApiError } from '../../core/errors.js';
 import {
   EVENT_FIELDS,
@@ -38,7 +37,8 @@ import { QUOTE_TOKEN_LIFETIME_MS, type QuoteToken } from './parse-quote-token.js
 import { toStreamerSymbol } from './symbols.js';
 import { USER_AGENT } from './tastytrade-client.js';
 import { TokenRefusedError } from './token-manager.js';
-import { proxyAgentFor, socketProblem } from '../outbound-proxy.js';
+import { type FeedAddress, type FeedFailure, FeedSocket, type FeedTimings } from '../feed-socket.js';
+import { FeedQuoteStream } from '../feed-quote-stream.js';
 
 /** What the socket needs from Tastytrade's REST side. */
 interface TastytradeStreamSession {
@@ -46,7 +46,7 @@ interface TastytradeStreamSession {
   quoteToken(): Promise<QuoteToken>;
 }
 
-export interface TastytradeQuoteStreamOptions {
+export interface TastytradeQuoteStreamOptions extends FeedTimings {
   session: TastytradeStreamSession;
   logger: Logger;
   /** The clock a quote token's 24 hours are counted on (tests move it); silences are timed on the real one. */
@@ -57,16 +57,8 @@ export interface TastytradeQuoteStreamOptions {
   acceptKeepaliveTimeoutSec?: number;
   /** A quote token is renewed this long before its documented 24 hours end. */
   tokenRenewMarginMs?: number;
-  /** From the socket's opening to an open feed channel. */
-  authTimeoutMs?: number;
-  /** Back-off between connection attempts: doubles from the first to the cap, with jitter. */
-  backOffMs?: { first: number; max: number };
   /** The longest FEED_SUBSCRIPTION text (dxFeed's client sends at most 8192 characters; a long one is closed with 1009). */
   maxSubscriptionChars?: number;
-  /** How often silence, renewals and idleness are looked at. */
-  watchMs?: number;
-  /** A socket with nothing subscribed is closed after this long. */
-  idleMs?: number;
 }
 
 interface SymbolState {
@@ -76,68 +68,73 @@ interface SymbolState {
   tickAt: number;
 }
 
-type Phase = 'setup' | 'auth' | 'channel' | 'ready';
+/** The steps before the feed channel is open (then the socket is authorised: FeedSocket says so). */
+type Phase = 'setup' | 'auth' | 'channel';
 
 const FEED_CHANNEL = 1;
 const CLIENT_VERSION = '0.1-market-data-proxy/1.0.0';
 const EVENT_TYPES = Object.keys(EVENT_FIELDS) as EventType[];
 
-export class TastytradeQuoteStream implements BrokerQuoteStream {
+export class TastytradeQuoteStream extends FeedQuoteStream implements BrokerQuoteStream {
   readonly broker = 'tastytrade' as const;
   /** Our symbol -> its streamer symbol. */
   private readonly wanted = new Map<string, string>();
   private readonly byStreamer = new Map<string, SymbolState>();
-  private readonly updates: QuoteUpdates;
-  private readonly reconnect: ReconnectSchedule;
+  protected readonly link: FeedSocket;
   /** The fields of each event type as the server sends them (its FEED_CONFIG, else what was asked). */
   private eventFields: Record<string, readonly string[]> = { ...EVENT_FIELDS };
   private token: { value: QuoteToken; renewAt: number } | undefined;
-  private renewing: Promise<void> | undefined;
-  private renewTriedAt = -Infinity;
-  private socket: WebSocket | undefined;
+  /** The token the socket being opened authorises with. */
+  private authToken = '';
   private phase: Phase = 'setup';
-  private state: QuoteStreamState = 'off';
-  private started = false;
-  private closed = false;
-  private lastError: string | null = null;
-  private lastTickAt: number | undefined;
-  private lastReceivedAt = 0;
   /** How long the server may stay silent (its SETUP's keepaliveTimeout), and how often we send KEEPALIVE. */
   private serverSilenceMs = 0;
   private keepaliveEveryMs = 0;
-  private lastSentAt = 0;
-  private idleSince: number | undefined;
-  private connecting: Promise<void> | undefined;
-  private watchTimer: NodeJS.Timeout | undefined;
-  private authTimer: NodeJS.Timeout | undefined;
   /** AUTH messages sent (renewals included), for tests. */
   authsSent = 0;
-  private readonly options: Required<Omit<TastytradeQuoteStreamOptions, 'session' | 'logger'>> & TastytradeQuoteStreamOptions;
+  private readonly options: Required<Omit<TastytradeQuoteStreamOptions, 'session' | 'logger' | keyof FeedTimings>> &
+    TastytradeQuoteStreamOptions;
 
   constructor(options: TastytradeQuoteStreamOptions) {
+    super(options.logger);
     this.options = {
       now: Date.now,
       keepaliveTimeoutSec: 60,
       acceptKeepaliveTimeoutSec: 20,
       tokenRenewMarginMs: 3_600_000,
-      authTimeoutMs: 10_000,
-      backOffMs: { first: 1_000, max: 30_000 },
       maxSubscriptionChars: 8_192,
-      watchMs: 1_000,
-      idleMs: 30_000,
       ...options,
     };
-    this.updates = new QuoteUpdates(options.logger);
-    this.reconnect = new ReconnectSchedule(this.options.backOffMs);
-  }
-
-  start(): void {
-    if (this.started || this.closed) return;
-    this.started = true;
-    this.state = 'disconnected';
-    this.watchTimer = setInterval(() => this.watch(), this.options.watchMs);
-    this.watchTimer.unref();
-    if (this.wanted.size > 0) this.connect();
+    this.link = new FeedSocket(
+      {
+        wanted: () => this.wanted.size > 0,
+        prepare: () => this.prepare(),
+        opened: () => this.opened(),
+        frame: (text) => {
+          // Any frame shows the server alive (DXLink's keepalives come only when nothing else does).
+          this.link.heard();
+          this.handle(parseDxlinkMessage(text));
+        },
+        watch: (now) => this.watch(now),
+        closed: (code) => (code === 1009 ? 'the DXLink websocket closed (code 1009: a message was too long)' : undefined),
+        dropped: () => {
+          this.phase = 'setup';
+        },
+      },
+      {
+        broker: 'tastytrade',
+        logger: options.logger,
+        words: {
+          socket: 'the DXLink websocket',
+          server: 'DXLink',
+          notAuthorised: 'DXLink did not open a feed channel in time',
+          silent: (seconds) => `nothing from DXLink for ${seconds} s`,
+          lost: 'DXLink feed lost; reconnecting',
+        },
+        timings: options,
+        silence: () => ({ staleMs: this.serverSilenceMs * 0.75, deadMs: this.serverSilenceMs }),
+      },
+    );
   }
 
   subscribe(symbols: readonly string[]): void {
@@ -156,9 +153,8 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
       // A second symbol for a streamer symbol already streaming (an alias) has its quote at once.
       if (state.tickAt > 0) this.emit(state, symbol);
     }
-    if (this.wanted.size > 0) this.idleSince = undefined;
-    if (this.phase === 'ready') this.sendSubscriptions('add', added);
-    if (this.started && this.socket === undefined && !this.reconnect.pending) this.connect();
+    if (this.link.authorised) this.sendSubscriptions('add', added);
+    this.link.subscribed();
   }
 
   unsubscribe(symbols: readonly string[]): void {
@@ -175,51 +171,12 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
         removed.push(state.streamer);
       }
     }
-    if (this.phase === 'ready') this.sendSubscriptions('remove', removed);
-    if (this.wanted.size === 0) this.idleSince ??= Date.now();
+    if (this.link.authorised) this.sendSubscriptions('remove', removed);
+    this.link.unsubscribed();
   }
 
-  onQuote(listener: (update: StreamedQuote) => void): () => void {
-    return this.updates.on(listener);
-  }
-
-  latest(symbol: string): StreamedQuote | undefined {
-    return this.updates.latest(symbol);
-  }
-
-  status(): QuoteStreamStatus {
-    const now = Date.now();
-    // A socket whose server went quiet is dead before the timeout replaces it: said so at once.
-    const silentMs = now - this.lastReceivedAt;
-    const silent = this.phase === 'ready' && silentMs > this.serverSilenceMs * 0.75;
-    return {
-      broker: 'tastytrade',
-      state: silent ? 'disconnected' : this.state,
-      subscriptions: this.phase === 'ready' ? this.byStreamer.size : 0,
-      lastTickAgeMs: this.lastTickAt === undefined ? null : now - this.lastTickAt,
-      reconnects: this.reconnect.reconnects,
-      lastError: silent ? `nothing from DXLink for ${Math.round(silentMs / 1000)} s` : this.lastError,
-    };
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    this.state = 'off';
-    clearInterval(this.watchTimer);
-    this.reconnect.cancel();
-    this.drop(1000);
-    this.updates.clear();
-    await this.connecting?.catch(() => {});
-    await this.renewing?.catch(() => {});
-  }
-
-  private connect(): void {
-    if (this.closed || this.connecting !== undefined || this.socket !== undefined) return;
-    this.reconnect.cancel();
-    this.state = 'connecting';
-    this.connecting = this.open().finally(() => {
-      this.connecting = undefined;
-    });
+  protected subscriptions(): number {
+    return this.byStreamer.size;
   }
 
   /** The held quote token, or a new one when none is held or it is due for renewal. */
@@ -231,61 +188,34 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
     return value;
   }
 
-  private async open(): Promise<void> {
-    let token: QuoteToken;
+  /** A quote token: it names the socket's address (Tastytrade has changed it) and authorises it. */
+  private async prepare(): Promise<FeedAddress | FeedFailure> {
     try {
-      token = await this.quoteToken();
+      const token = await this.quoteToken();
+      this.authToken = token.token;
+      return { url: token.url, headers: { 'user-agent': USER_AGENT } };
     } catch (error) {
       const refused = error instanceof TokenRefusedError || (error instanceof ApiError && /refused/.test(error.message));
-      this.failed(`no quote token: ${error instanceof ApiError ? error.message : 'Tastytrade could not be reached'}`, refused);
-      return;
+      return {
+        failure: `no quote token: ${error instanceof ApiError ? error.message : 'Tastytrade could not be reached'}`,
+        unauthenticated: refused,
+      };
     }
-    if (this.closed || this.wanted.size === 0) {
-      this.state = this.closed ? 'off' : 'disconnected';
-      return;
-    }
-    const socket = new WebSocket(token.url, {
-      headers: { 'user-agent': USER_AGENT },
-      handshakeTimeout: this.options.authTimeoutMs,
-      perMessageDeflate: false,
-      agent: proxyAgentFor(token.url),
-    });
-    this.socket = socket;
+  }
+
+  private opened(): void {
     this.phase = 'setup';
     this.eventFields = { ...EVENT_FIELDS };
-    socket.on('unexpected-response', (_req, res) => {
-      const status = res.statusCode ?? 0;
-      res.resume();
-      this.lost(socket, `DXLink refused the websocket (HTTP ${status})`, false);
-    });
-    socket.on('open', () => {
-      const now = Date.now();
-      this.lastReceivedAt = now;
-      this.authTimer = setTimeout(() => this.lost(socket, 'DXLink did not open a feed channel in time', false), this.options.authTimeoutMs);
-      this.send({
-        type: 'SETUP',
-        channel: 0,
-        version: CLIENT_VERSION,
-        keepaliveTimeout: this.options.keepaliveTimeoutSec,
-        acceptKeepaliveTimeout: this.options.acceptKeepaliveTimeoutSec,
-      });
-    });
-    socket.on('message', (data, isBinary) => {
-      if (isBinary || this.socket !== socket) return;
-      this.lastReceivedAt = Date.now();
-      this.handle(parseDxlinkMessage(data.toString()), token.token);
-    });
-    socket.on('close', (code) => {
-      if (this.socket !== socket) return;
-      const tooLong = code === 1009 ? ': a message was too long' : '';
-      this.lost(socket, `the DXLink websocket closed (code ${code}${tooLong})`, false);
-    });
-    socket.on('error', (error: Error & { code?: string }) => {
-      if (this.socket === socket) this.lost(socket, socketProblem('the DXLink websocket', error), false);
+    this.send({
+      type: 'SETUP',
+      channel: 0,
+      version: CLIENT_VERSION,
+      keepaliveTimeout: this.options.keepaliveTimeoutSec,
+      acceptKeepaliveTimeout: this.options.acceptKeepaliveTimeoutSec,
     });
   }
 
-  private handle(message: DxlinkMessage, token: string): void {
+  private handle(message: DxlinkMessage): void {
     switch (message.kind) {
       case 'setup': {
         const serverTimeoutSec = message.keepaliveTimeout ?? this.options.acceptKeepaliveTimeoutSec;
@@ -298,12 +228,12 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
         return;
       }
       case 'auth-state':
-        return this.authState(message.authorized, token);
+        return this.authState(message.authorized);
       case 'channel-opened':
-        if (message.channel === FEED_CHANNEL && this.phase === 'channel') this.feedOpened();
+        if (message.channel === FEED_CHANNEL && this.phase === 'channel' && !this.link.authorised) this.feedOpened();
         return;
       case 'channel-closed':
-        if (message.channel === FEED_CHANNEL) this.lost(this.socket, 'DXLink closed the feed channel', false);
+        if (message.channel === FEED_CHANNEL) this.link.lost('DXLink closed the feed channel');
         return;
       case 'feed-config':
         if (message.eventFields !== undefined) this.eventFields = { ...this.eventFields, ...message.eventFields };
@@ -313,7 +243,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
         return;
       case 'error':
         // A TIMEOUT (our keepalive was late), UNAUTHORIZED or any other error ends the socket's use.
-        this.lost(this.socket, `DXLink reported an error: ${message.error}`, message.error === 'UNAUTHORIZED');
+        this.link.lost(`DXLink reported an error: ${message.error}`, message.error === 'UNAUTHORIZED');
         return;
       case 'unreadable':
         this.options.logger.warn({ upstream: 'tastytrade', reason: message.reason }, 'DXLink message unreadable');
@@ -323,17 +253,17 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
     }
   }
 
-  private authState(authorized: boolean, token: string): void {
+  private authState(authorized: boolean): void {
     if (!authorized) {
       if (this.phase === 'setup') {
         this.phase = 'auth';
         this.authsSent += 1;
-        this.send({ type: 'AUTH', channel: 0, token });
+        this.send({ type: 'AUTH', channel: 0, token: this.authToken });
         return;
       }
       // The token was refused, or expired under the open socket: a new one for the next connection.
       this.token = undefined;
-      this.lost(this.socket, 'DXLink refused the quote token (AUTH_STATE UNAUTHORIZED)', true);
+      this.link.lost('DXLink refused the quote token (AUTH_STATE UNAUTHORIZED)', true);
       return;
     }
     if (this.phase !== 'auth') return;
@@ -342,7 +272,6 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
   }
 
   private feedOpened(): void {
-    clearTimeout(this.authTimer);
     this.send({
       type: 'FEED_SETUP',
       channel: FEED_CHANNEL,
@@ -350,10 +279,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
       acceptDataFormat: 'COMPACT',
       acceptEventFields: EVENT_FIELDS,
     });
-    this.phase = 'ready';
-    this.state = 'connected';
-    this.reconnect.succeeded();
-    this.lastError = null;
+    this.link.authorise();
     this.sendSubscriptions('add', [...this.byStreamer.keys()], true);
     this.options.logger.info({ upstream: 'tastytrade', symbols: this.byStreamer.size }, 'DXLink feed connected');
   }
@@ -363,7 +289,7 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
     for (const event of feedEvents(data, this.eventFields)) {
       const state = this.byStreamer.get(event.eventSymbol);
       if (state === undefined) continue;
-      this.lastTickAt = now;
+      this.link.ticked(now);
       if (!mergeEvent(state.fields, event)) continue;
       // The event's own time, unless it has none or one ahead of our clock (a tick is never from the future).
       const at = eventTime(event);
@@ -400,35 +326,19 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
     flush();
   }
 
-  /** Server silence, our keepalive, the token's renewal, an idle socket. */
-  private watch(): void {
-    const now = Date.now();
-    if (this.socket !== undefined && this.wanted.size === 0 && this.idleSince !== undefined && now - this.idleSince > this.options.idleMs) {
-      this.drop(1000);
-      this.state = 'disconnected';
-      return;
-    }
-    if (this.phase !== 'ready' || this.socket === undefined) return;
-    if (now - this.lastReceivedAt > this.serverSilenceMs) {
-      this.lost(this.socket, `nothing from DXLink for ${Math.round((now - this.lastReceivedAt) / 1000)} s`, false);
-      return;
-    }
-    if (now - this.lastSentAt >= this.keepaliveEveryMs) this.send({ type: 'KEEPALIVE', channel: 0 });
-    const wall = this.options.now();
-    if (this.token !== undefined && wall >= this.token.renewAt && this.renewing === undefined && now - this.renewTriedAt > 60_000) {
-      this.renewTriedAt = now;
-      this.renewing = this.renew().finally(() => {
-        this.renewing = undefined;
-      });
-    }
+  /** On an authorised socket: our keepalive, and the token's renewal before its end. */
+  private watch(now: number): void {
+    if (!this.link.authorised) return;
+    if (now - this.link.lastSentAt >= this.keepaliveEveryMs) this.send({ type: 'KEEPALIVE', channel: 0 });
+    const token = this.token;
+    if (token !== undefined && this.options.now() >= token.renewAt) this.link.renew((current) => this.renew(current));
   }
 
   /** A new quote token before the held one ends, authorised on the open socket without dropping it. */
-  private async renew(): Promise<void> {
-    const socket = this.socket;
+  private async renew(current: () => boolean): Promise<void> {
     try {
       const token = await this.quoteToken();
-      if (this.socket !== socket || this.phase !== 'ready') return;
+      if (!current()) return;
       this.authsSent += 1;
       this.send({ type: 'AUTH', channel: 0, token: token.token });
     } catch (error) {
@@ -440,33 +350,6 @@ export class TastytradeQuoteStream implements BrokerQuoteStream {
   }
 
   private send(message: Record<string, unknown>): void {
-    if (this.socket?.readyState !== WebSocket.OPEN) return;
-    this.lastSentAt = Date.now();
-    this.socket.send(JSON.stringify(message));
-  }
-
-  /** The socket is gone or useless: close it and try again after the back-off. */
-  private lost(socket: WebSocket | undefined, reason: string, unauthenticated: boolean): void {
-    if (socket === undefined || socket !== this.socket) return;
-    this.drop(undefined);
-    this.failed(reason, unauthenticated);
-  }
-
-  private failed(reason: string, unauthenticated: boolean): void {
-    this.lastError = reason;
-    if (this.closed) return;
-    this.state = unauthenticated ? 'unauthenticated' : 'disconnected';
-    this.options.logger.warn({ upstream: 'tastytrade', reason, attempt: this.reconnect.attempts }, 'DXLink feed lost; reconnecting');
-    this.reconnect.after(() => {
-      if (this.wanted.size > 0) this.connect();
-    });
-  }
-
-  private drop(code: number | undefined): void {
-    clearTimeout(this.authTimer);
-    const socket = this.socket;
-    this.socket = undefined;
-    this.phase = 'setup';
-    if (socket !== undefined) discardSocket(socket, code);
+    this.link.send(JSON.stringify(message));
   }
 }
