@@ -28,7 +28,7 @@ import { StateScopes } from './store/upstream-identity.js';
 import type { LiveTopics } from './stream/live-topics.js';
 import type { SharedQuoteStream } from './stream/shared-quote-stream.js';
 import type { TopicRelay } from './stream/topic-relay.js';
-import { useOutboundRoutes } from './upstreams/outbound-proxy.js';
+import { OutboundProxy } from './upstreams/outbound-proxy.js';
 
 /** Everything the app is built from; the market services (quotes, indicators, /query, dividends, overview) in MarketServices. */
 export interface AppDeps extends MarketServices {
@@ -59,6 +59,8 @@ export interface AppDeps extends MarketServices {
   relay: TopicRelay | undefined;
   /** The broker's real-time quotes, one feed for the deployment; undefined when BROKER_STREAMING=off or the broker has none. */
   brokerQuotes: SharedQuoteStream | undefined;
+  /** Which proxy, if any, each upstream is reached through (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, PROXY_ALSO_FOR). */
+  outbound: OutboundProxy;
   close(): Promise<void>;
 }
 
@@ -72,7 +74,7 @@ export interface CreateDepsOptions {
 }
 
 export async function createDeps(config: Config, logger: Logger, options: CreateDepsOptions = {}): Promise<AppDeps> {
-  installOutboundRoutes(config, logger);
+  const outbound = outboundProxy(config, logger);
   // While a broker's circuit is open its callers hear "broker unavailable", as they would from the broker.
   const upstreamCalls = new UpstreamCallMetrics();
   const health = new UpstreamHealth({
@@ -97,17 +99,19 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     logger,
     budgets,
     budgetOverrides: options.budgets,
+    outbound,
     onClose: (close) => closers.push(close),
   });
   const services = await createMarketServices({ config, logger, cache, health, store, scopes, sources, upstreams });
 
   const brokerOptions = options.broker ?? {};
-  const broker = createBroker(config, logger, brokerOptions, store, scopes);
+  const broker = createBroker(config, logger, brokerOptions, store, scopes, outbound);
   const streams = createStreams(config, logger, { store, scopes }, broker, brokerOptions);
   // The streams before the store whose Redis they use, the broker last.
   closers.unshift(streams.close);
   closers.push(async () => {
     if (broker.configured) await broker.client.close();
+    outbound.close();
   });
 
   const { windows } = config.cache;
@@ -137,6 +141,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
     liveTopics: streams.liveTopics,
     relay: streams.relay,
     brokerQuotes: streams.brokerQuotes,
+    outbound,
     close: async () => {
       for (const close of closers) await close();
       await store.close();
@@ -144,14 +149,14 @@ export async function createDeps(config: Config, logger: Logger, options: Create
   };
 }
 
-/** Every upstream client and broker socket asks this table which proxy, if any, a target goes through. */
-function installOutboundRoutes(config: Config, logger: Logger): void {
+/** The one table every upstream client and broker socket asks which proxy, if any, a target goes through. */
+function outboundProxy(config: Config, logger: Logger): OutboundProxy {
   const routes = new OutboundRoutes(config.proxy, gatewayHosts(config.broker.kind, config.broker.ibkr.url));
-  useOutboundRoutes(routes);
   if (!routes.direct) {
     const { https, http, noProxy } = config.proxy;
     logger.info({ https: https?.address, http: http?.address, noProxy }, 'upstream calls go through an outbound proxy');
   }
+  return new OutboundProxy(routes);
 }
 
 declare module 'fastify' {

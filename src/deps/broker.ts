@@ -13,6 +13,7 @@ import type { StateScopes } from '../store/upstream-identity.js';
 import { IbkrBroker, type IbkrBrokerOptions } from '../upstreams/ibkr/ibkr-broker.js';
 import { ibkrPacerOptions } from '../upstreams/ibkr/ibkr-gateway.js';
 import { IbkrQuoteStream, type IbkrQuoteStreamOptions } from '../upstreams/ibkr/ibkr-quote-stream.js';
+import type { OutboundProxy } from '../upstreams/outbound-proxy.js';
 import { TastytradeBroker, type TastytradeBrokerOptions } from '../upstreams/tastytrade/tastytrade-broker.js';
 import { TastytradeQuoteStream, type TastytradeQuoteStreamOptions } from '../upstreams/tastytrade/tastytrade-quote-stream.js';
 
@@ -34,6 +35,7 @@ export function createBroker(
   options: BrokerOptions,
   store: StateStore,
   scopes: StateScopes,
+  outbound: OutboundProxy,
 ): Configured<Broker> {
   const { broker, upstreamTimeoutMs } = config;
   switch (broker.kind) {
@@ -49,6 +51,7 @@ export function createBroker(
           url: broker.ibkr.url,
           tlsVerify: broker.ibkr.tlsVerify,
           logger,
+          outbound,
         }),
       );
     }
@@ -58,7 +61,7 @@ export function createBroker(
         return notConfigured('Tastytrade is not configured: set TASTYTRADE_CLIENT_SECRET and TASTYTRADE_REFRESH_TOKEN.');
       }
       return configured<Broker>(
-        new TastytradeBroker({ timeoutMs: upstreamTimeoutMs, ...options.tastytrade, url, clientSecret, refreshToken, logger }),
+        new TastytradeBroker({ timeoutMs: upstreamTimeoutMs, ...options.tastytrade, url, clientSecret, refreshToken, logger, outbound }),
       );
     }
   }
@@ -75,9 +78,10 @@ export function quoteFeed(
   const session = broker.client;
   if (session instanceof IbkrBroker) {
     const { url, tlsVerify } = config.broker.ibkr;
-    return () => new IbkrQuoteStream({ ...options.ibkrStream, url, tlsVerify, session, logger });
+    return () => new IbkrQuoteStream({ ...options.ibkrStream, url, tlsVerify, session, logger, outbound: session.outbound });
   }
-  if (session instanceof TastytradeBroker) return () => new TastytradeQuoteStream({ ...options.tastytradeStream, session, logger });
+  if (session instanceof TastytradeBroker)
+    return () => new TastytradeQuoteStream({ ...options.tastytradeStream, session, logger, outbound: session.outbound });
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 // The market data providers' clients, each with its own connection pool and its budget: provider A (Alpha
 // Vantage), Yahoo's charts (one client and pool for the overview and both fallbacks, under one budget) and
 // provider B (Massive). The brokers are built apart (broker.ts): their pacing is not a budget.
+import type { OutboundProxy } from '../upstreams/outbound-proxy.js';
 import type { Logger } from 'pino';
 import type { BudgetGuard, BudgetLimits } from '../budget/budget-guard.js';
 import type { BudgetRegistry } from '../budget/budget-registry.js';
@@ -27,14 +28,16 @@ export interface UpstreamsContext {
   budgets: BudgetRegistry;
   /** Budget windows for benchmarks that scale time, in place of the configured ones. */
   budgetOverrides: Partial<Record<UpstreamId, BudgetLimits>> | undefined;
+  /** Which proxy, if any, each provider is reached through. */
+  outbound: OutboundProxy;
   /** Each client's pool is closed with the app. */
   onClose: (close: () => Promise<void>) => void;
 }
 
-export function createUpstreams({ config, logger, budgets, budgetOverrides, onClose }: UpstreamsContext): Upstreams {
+export function createUpstreams({ config, logger, budgets, budgetOverrides, outbound, onClose }: UpstreamsContext): Upstreams {
   const limits = (id: UpstreamId, configured: BudgetLimits) => budgets.get(id, budgetOverrides?.[id] ?? configured);
   const http = (id: UpstreamId, connections?: number) => {
-    const client = new HttpClient({ name: UPSTREAMS[id].label, timeoutMs: config.upstreamTimeoutMs, logger, connections });
+    const client = new HttpClient({ name: UPSTREAMS[id].label, timeoutMs: config.upstreamTimeoutMs, logger, connections, outbound });
     onClose(() => client.close());
     return client;
   };

@@ -9,7 +9,6 @@ import type { UpstreamState } from '../health/upstream-health.js';
 import type { ReadyResponse, StoreStatus, SystemStatus, UpstreamStatus } from './system-status-schema.js';
 import { AREAS, type AreaId, areaOf } from '../core/upstream-ids.js';
 import { within } from '../core/within.js';
-import { outboundRoutes } from '../upstreams/outbound-proxy.js';
 
 /** Cache outcomes of API responses (X-Cache) for one upstream, as the metrics count them. */
 export interface OutcomeCounts {
@@ -133,7 +132,7 @@ function proxyOf(id: string, deps: AppDeps): string | null {
           : undefined,
   };
   const url = urls[id as AreaId];
-  return url === undefined ? null : (outboundRoutes().proxyFor(url)?.address ?? null);
+  return url === undefined ? null : (deps.outbound.proxyFor(url)?.address ?? null);
 }
 
 /** An area's records (an adapter's and its aggregate's, or a source serving two areas) read as one. */

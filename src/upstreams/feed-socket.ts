@@ -12,7 +12,7 @@ import { discardSocket } from '../broker/discard-socket.js';
 import type { QuoteStreamState, QuoteStreamStatus } from '../broker/quote-stream.js';
 import { ReconnectSchedule } from '../broker/reconnect-schedule.js';
 import type { BrokerKind } from '../core/config.js';
-import { proxyAgentFor, socketProblem } from './outbound-proxy.js';
+import { OutboundProxy, socketProblem } from './outbound-proxy.js';
 
 /** Where the next socket goes, and what its upgrade carries. */
 export interface FeedAddress {
@@ -94,6 +94,8 @@ export interface FeedSocketOptions {
   renewRetryMs?: number;
   /** The jitter's source (tests fix it). */
   random?: () => number;
+  /** The proxy the socket's address is reached through, if any; direct when not given. */
+  outbound?: OutboundProxy;
 }
 
 export class FeedSocket {
@@ -266,7 +268,7 @@ export class FeedSocket {
       ...(rejectUnauthorized === undefined ? {} : { rejectUnauthorized }),
       handshakeTimeout: this.options.authTimeoutMs,
       perMessageDeflate: false,
-      agent: proxyAgentFor(url),
+      agent: (this.options.outbound ?? OutboundProxy.DIRECT).agentFor(url),
     });
     this.socket = socket;
     this.isAuthorised = false;

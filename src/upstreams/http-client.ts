@@ -1,12 +1,12 @@
 // One keep-alive client per upstream: a deadline on every call, a cap on body size, and log lines that
 // carry the path only (never the query string, where keys travel). A call goes through the outbound proxy
-// the process's table names for its origin (outbound-proxy.ts), on a ProxyAgent with this client's own
-// options, or directly; a failure says which.
+// it is given names for its origin (outbound-proxy.ts), on a ProxyAgent with this client's own options,
+// or directly; a failure says which.
 import { Agent, errors as undiciErrors, ProxyAgent, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { type TransportFailure, UpstreamTransportError } from '../core/errors.js';
 import type { ProxyEndpoint } from '../core/proxy-settings.js';
-import { certificateRefused, outboundRoutes, refusal, unreachable } from './outbound-proxy.js';
+import { certificateRefused, OutboundProxy, refusal, unreachable } from './outbound-proxy.js';
 
 export interface UpstreamResponse {
   status: number;
@@ -33,6 +33,8 @@ export interface HttpClientOptions {
   /** Skip TLS verification (the IBKR gateway's self-signed certificate); applies to this client only. */
   insecureTls?: boolean;
   connections?: number;
+  /** Which proxy, if any, each origin is reached through; direct when not given. */
+  outbound?: OutboundProxy;
 }
 
 const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
@@ -48,6 +50,7 @@ export class HttpClient {
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
   private readonly logger: Logger;
+  private readonly outbound: OutboundProxy;
 
   constructor(options: HttpClientOptions) {
     this.name = options.name;
@@ -55,6 +58,7 @@ export class HttpClient {
     this.timeoutMs = options.timeoutMs;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
     this.logger = options.logger;
+    this.outbound = options.outbound ?? OutboundProxy.DIRECT;
     this.agent = new Agent({
       keepAliveTimeout: KEEP_ALIVE_MS,
       connections: options.connections ?? 16,
@@ -72,8 +76,7 @@ export class HttpClient {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
-    const routes = outboundRoutes();
-    const proxy = routes.direct ? undefined : routes.proxyFor(target);
+    const proxy = this.outbound.proxyFor(target);
     try {
       const res = await request(target, {
         method,

@@ -1,42 +1,47 @@
 // How upstream targets go through the outbound proxy (which ones: core/outbound-routes.ts): undici's
 // ProxyAgent for HTTP calls (http-client.ts) and an HttpsProxyAgent for the broker websockets (`ws` takes a
-// Node http.Agent; https-proxy-agent is the one its documentation shows), both tunnelling with CONNECT, to http:// and ws:// targets too: a plain request in absolute form cannot carry a
-// websocket upgrade through most proxies, and one way for both keeps what the proxy sees the same.
+// Node http.Agent; https-proxy-agent is the one its documentation shows), both tunnelling with CONNECT, to
+// http:// and ws:// targets too: a plain request in absolute form cannot carry a websocket upgrade through
+// most proxies, and one way for both keeps what the proxy sees the same.
 //
-// The table is the process's, as the environment it is read from is: the composition root installs it
-// (useOutboundRoutes) and every client asks it, so that a feed's socket needs no more than
-// `agent: proxyAgentFor(url)`. Why not EnvHttpProxyAgent: its NO_PROXY takes no address ranges, it knows no
-// local exemption, and a failure could not say which proxy refused.
+// One OutboundProxy is built by the composition root and given to every HTTP client, broker and feed socket.
+// Why not EnvHttpProxyAgent: its NO_PROXY takes no address ranges, it knows no local exemption, and a
+// failure could not say which proxy refused.
 import type { Agent as HttpAgent, ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { OutboundRoutes } from '../core/outbound-routes.js';
 import type { ProxyEndpoint } from '../core/proxy-settings.js';
 
-let routes = OutboundRoutes.DIRECT;
-const tunnelAgents = new Map<string, TunnelAgent>();
+/** The routes to every upstream, and the websockets' tunnel agents (one per proxy). */
+export class OutboundProxy {
+  /** No proxy: every target direct (clients built without one, as in tests). */
+  static readonly DIRECT = new OutboundProxy(OutboundRoutes.DIRECT);
+  private readonly tunnelAgents = new Map<string, TunnelAgent>();
 
-/** Installs the process's table (the composition root, once the configuration is read). */
-export function useOutboundRoutes(next: OutboundRoutes): void {
-  routes = next;
-  for (const agent of tunnelAgents.values()) agent.destroy();
-  tunnelAgents.clear();
-}
+  constructor(readonly routes: OutboundRoutes) {}
 
-export function outboundRoutes(): OutboundRoutes {
-  return routes;
-}
-
-/** The agent a websocket to `url` opens its connection with: a CONNECT tunnel through the proxy, or undefined (direct). */
-export function proxyAgentFor(url: URL | string): HttpAgent | undefined {
-  const proxy = routes.proxyFor(url);
-  if (proxy === undefined) return undefined;
-  let agent = tunnelAgents.get(proxy.url);
-  if (agent === undefined) {
-    agent = new TunnelAgent(proxy);
-    tunnelAgents.set(proxy.url, agent);
+  /** The proxy a call to `target` goes through, or undefined when it goes directly. */
+  proxyFor(target: URL | string): ProxyEndpoint | undefined {
+    return this.routes.direct ? undefined : this.routes.proxyFor(target);
   }
-  return agent;
+
+  /** The agent a websocket to `url` opens its connection with: a CONNECT tunnel through the proxy, or undefined (direct). */
+  agentFor(url: URL | string): HttpAgent | undefined {
+    const proxy = this.proxyFor(url);
+    if (proxy === undefined) return undefined;
+    let agent = this.tunnelAgents.get(proxy.url);
+    if (agent === undefined) {
+      agent = new TunnelAgent(proxy);
+      this.tunnelAgents.set(proxy.url, agent);
+    }
+    return agent;
+  }
+
+  close(): void {
+    for (const agent of this.tunnelAgents.values()) agent.destroy();
+    this.tunnelAgents.clear();
+  }
 }
 
 /** The proxy refused a tunnel or could not be reached; the message names it by host and port only. */

@@ -13,7 +13,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { OutboundRoutes } from '../../src/core/outbound-routes.js';
 import { proxySettings } from '../../src/core/proxy-settings.js';
 import { type FeedAddress, type FeedFailure, FeedSocket, type FeedSocketOptions } from '../../src/upstreams/feed-socket.js';
-import { useOutboundRoutes } from '../../src/upstreams/outbound-proxy.js';
+import { OutboundProxy } from '../../src/upstreams/outbound-proxy.js';
 import { startForwardProxy } from '../helpers/forward-proxy.js';
 
 /** In the address and the upgrade's headers: never in status or a log line. */
@@ -472,17 +472,21 @@ test('through the outbound proxy: the socket is tunnelled with CONNECT; a refusa
   const server = await toyServer(t);
   const password = 'pr0xy-pa55w0rd';
   const proxy = await startForwardProxy(t, { credentials: { user: 'feed', password } });
-  const use = (url: string) => useOutboundRoutes(new OutboundRoutes(proxySettings({ HTTP_PROXY: url, PROXY_ALSO_FOR: '127.0.0.1' }, [])));
-  t.after(() => useOutboundRoutes(OutboundRoutes.DIRECT));
+  const outboundVia = (url: string) => {
+    const outbound = new OutboundProxy(new OutboundRoutes(proxySettings({ HTTP_PROXY: url, PROXY_ALSO_FOR: '127.0.0.1' }, [])));
+    t.after(() => outbound.close());
+    return outbound;
+  };
 
-  use(proxy.url);
-  const through = toyFeed(t, server);
+  const through = toyFeed(t, server, { outbound: outboundVia(proxy.url) });
   await connected(server, through.link, through.toy);
   assert.deepEqual(proxy.connects, [new URL(server.url).host]);
   await through.link.close();
 
-  use(proxy.url.replace(password, 'wrong-pa55'));
-  const { link, toy } = toyFeed(t, server, { timings: { backOffMs: { first: 60_000, max: 60_000 } } });
+  const { link, toy } = toyFeed(t, server, {
+    outbound: outboundVia(proxy.url.replace(password, 'wrong-pa55')),
+    timings: { backOffMs: { first: 60_000, max: 60_000 } },
+  });
   const lost = once(toy.events, 'log');
   link.start();
   await lost;

@@ -16,7 +16,7 @@ import {
   emptyQuote,
 } from '../../broker/broker.js';
 import { HttpClient } from '../http-client.js';
-import { outboundRoutes } from '../outbound-proxy.js';
+import { OutboundProxy } from '../outbound-proxy.js';
 import { IbkrGateway, type IbkrGatewayOptions, SessionRefusedError } from './ibkr-gateway.js';
 import { parseIserverAccounts, parsePortfolioAccounts } from './parse-accounts.js';
 import { IBKR_PAGE_SIZE, isLastPositionsPage, parsePositionsPage } from './parse-positions.js';
@@ -40,6 +40,8 @@ export interface IbkrBrokerOptions {
   conidTtlMs?: number;
   /** How long "no such symbol" is remembered. */
   unknownSymbolTtlMs?: number;
+  /** The proxy the gateway is reached through, if any (PROXY_ALSO_FOR); direct when not given. */
+  outbound?: OutboundProxy;
   /** Passed to the gateway (pacer, recovery polling). */
   gateway?: Partial<Omit<IbkrGatewayOptions, 'url' | 'http' | 'logger'>>;
 }
@@ -52,6 +54,8 @@ const PORTFOLIO_ACCOUNTS_REUSE_MS = 5_000;
 export class IbkrBroker implements Broker, IbkrStreamSession {
   readonly kind = 'ibkr' as const;
   readonly gateway: IbkrGateway;
+  /** The proxy the gateway is reached through, if any: its websocket follows the same rule. */
+  readonly outbound: OutboundProxy;
   private readonly http: HttpClient;
   private readonly logger: Logger;
   private readonly conids: LRUCache<string, { conid: number | null }>;
@@ -68,12 +72,14 @@ export class IbkrBroker implements Broker, IbkrStreamSession {
 
   constructor(private readonly options: IbkrBrokerOptions) {
     this.logger = options.logger;
+    this.outbound = options.outbound ?? OutboundProxy.DIRECT;
     // Verification is switched off for this client only: the gateway's certificate is self-signed.
     this.http = new HttpClient({
       name: 'IBKR gateway',
       timeoutMs: options.timeoutMs,
       logger: options.logger,
       insecureTls: !options.tlsVerify,
+      outbound: this.outbound,
     });
     this.gateway = new IbkrGateway({ ...options.gateway, url: options.url, http: this.http, logger: options.logger });
     this.conids = new LRUCache({ max: 20_000, ttl: options.conidTtlMs ?? DAY_MS });
@@ -131,7 +137,7 @@ export class IbkrBroker implements Broker, IbkrStreamSession {
           due: () => this.primedEpoch !== this.gateway.epoch || this.gateway.dataRefused,
           run: () => this.primeBrokerageAccounts(this.gateway.dataRefused),
         }),
-      outboundRoutes().proxyFor(this.options.url)?.address,
+      this.outbound.proxyFor(this.options.url)?.address,
     );
   }
 

@@ -19,6 +19,7 @@ import { ApiError } from '../../core/errors.js';
 import { inExtendedSession } from '../../core/us-market-time.js';
 import { SessionRefusedError } from './ibkr-gateway.js';
 import { type FeedAddress, type FeedFailure, FeedSocket, type FeedTimings } from '../feed-socket.js';
+import type { OutboundProxy } from '../outbound-proxy.js';
 import { FeedQuoteStream } from '../feed-quote-stream.js';
 import { QUOTE_FIELDS } from './parse-snapshot.js';
 import { mergeFields, parseStreamMessage, type StreamMessage, streamedQuote } from './parse-stream-message.js';
@@ -41,6 +42,8 @@ export interface IbkrQuoteStreamOptions extends FeedTimings {
   tlsVerify: boolean;
   session: IbkrStreamSession;
   logger: Logger;
+  /** The proxy the gateway's websocket is reached through, if any (PROXY_ALSO_FOR); direct when not given. */
+  outbound?: OutboundProxy;
   /** `tic` period: IBKR wants one at least once a minute. */
   ticMs?: number;
   /**
@@ -93,7 +96,9 @@ export class IbkrQuoteStream extends FeedQuoteStream implements BrokerQuoteStrea
   private session = '';
   /** The last socket was refused for want of a brokerage session: the next one has the session verified first. */
   private sessionDoubted = false;
-  private readonly options: Required<Omit<IbkrQuoteStreamOptions, 'url' | 'tlsVerify' | 'session' | 'logger' | keyof FeedTimings>> &
+  private readonly options: Required<
+    Omit<IbkrQuoteStreamOptions, 'url' | 'tlsVerify' | 'session' | 'logger' | 'outbound' | keyof FeedTimings>
+  > &
     IbkrQuoteStreamOptions;
 
   constructor(options: IbkrQuoteStreamOptions) {
@@ -128,6 +133,7 @@ export class IbkrQuoteStream extends FeedQuoteStream implements BrokerQuoteStrea
       {
         broker: 'ibkr',
         logger: options.logger,
+        outbound: options.outbound,
         words: {
           socket: 'the IBKR websocket',
           server: 'the IBKR gateway',

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { ApiError, driftOf } from '../../core/errors.js';
 import type { Broker, BrokerAccount, BrokerHealth, BrokerPosition, BrokerQuotes } from '../../broker/broker.js';
 import { HttpClient } from '../http-client.js';
-import { outboundRoutes } from '../outbound-proxy.js';
+import { OutboundProxy } from '../outbound-proxy.js';
 import { parseAccounts } from './parse-accounts.js';
 import { parseMarketData } from './parse-market-data.js';
 import { parsePositions } from './parse-positions.js';
@@ -23,6 +23,8 @@ export interface TastytradeBrokerOptions {
   logger: Logger;
   now?: () => number;
   refreshMarginMs?: number;
+  /** The proxy Tastytrade is reached through, if any; direct when not given. */
+  outbound?: OutboundProxy;
 }
 
 export class TastytradeBroker implements Broker {
@@ -30,10 +32,13 @@ export class TastytradeBroker implements Broker {
   readonly client: TastytradeClient;
   private readonly http: HttpClient;
   private readonly origin: string;
+  /** The proxy Tastytrade is reached through, if any: the DXLink socket follows the same rule. */
+  readonly outbound: OutboundProxy;
   private closed = false;
 
   constructor(options: TastytradeBrokerOptions) {
-    this.http = new HttpClient({ name: 'Tastytrade', timeoutMs: options.timeoutMs, logger: options.logger });
+    this.outbound = options.outbound ?? OutboundProxy.DIRECT;
+    this.http = new HttpClient({ name: 'Tastytrade', timeoutMs: options.timeoutMs, logger: options.logger, outbound: this.outbound });
     this.client = new TastytradeClient({ ...options, http: this.http });
     this.origin = new URL(options.url).origin;
   }
@@ -49,7 +54,7 @@ export class TastytradeBroker implements Broker {
   }
 
   health(): Promise<BrokerHealth> {
-    return timedHealth('tastytrade', () => this.check(), outboundRoutes().proxyFor(this.origin)?.address);
+    return timedHealth('tastytrade', () => this.check(), this.outbound.proxyFor(this.origin)?.address);
   }
 
   private async check(): Promise<HealthCheck> {

@@ -38,6 +38,7 @@ import { toStreamerSymbol } from './symbols.js';
 import { USER_AGENT } from './tastytrade-client.js';
 import { TokenRefusedError } from './token-manager.js';
 import { type FeedAddress, type FeedFailure, FeedSocket, type FeedTimings } from '../feed-socket.js';
+import type { OutboundProxy } from '../outbound-proxy.js';
 import { FeedQuoteStream } from '../feed-quote-stream.js';
 
 /** What the socket needs from Tastytrade's REST side. */
@@ -49,6 +50,8 @@ interface TastytradeStreamSession {
 export interface TastytradeQuoteStreamOptions extends FeedTimings {
   session: TastytradeStreamSession;
   logger: Logger;
+  /** The proxy the DXLink address is reached through, if any; direct when not given. */
+  outbound?: OutboundProxy;
   /** The clock a quote token's 24 hours are counted on (tests move it); silences are timed on the real one. */
   now?: () => number;
   /** Asked of the server in SETUP: how long it may wait for us (s); it answers with the timeout it applies. */
@@ -92,7 +95,7 @@ export class TastytradeQuoteStream extends FeedQuoteStream implements BrokerQuot
   private keepaliveEveryMs = 0;
   /** AUTH messages sent (renewals included), for tests. */
   authsSent = 0;
-  private readonly options: Required<Omit<TastytradeQuoteStreamOptions, 'session' | 'logger' | keyof FeedTimings>> &
+  private readonly options: Required<Omit<TastytradeQuoteStreamOptions, 'session' | 'logger' | 'outbound' | keyof FeedTimings>> &
     TastytradeQuoteStreamOptions;
 
   constructor(options: TastytradeQuoteStreamOptions) {
@@ -124,6 +127,7 @@ export class TastytradeQuoteStream extends FeedQuoteStream implements BrokerQuot
       {
         broker: 'tastytrade',
         logger: options.logger,
+        outbound: options.outbound,
         words: {
           socket: 'the DXLink websocket',
           server: 'DXLink',
