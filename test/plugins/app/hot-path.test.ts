@@ -72,17 +72,11 @@ test('the per-caller limit counts hot answers, and the pipeline renders the 429'
   assert.ok(Number(answers[3]?.headers['retry-after']) >= 1);
 });
 
-test('stale entries, bodies on GET and per-origin CORS always go through the pipeline', async (t) => {
+test('stale entries and bodies on GET always go through the pipeline', async (t) => {
   const stale = await startApp(t, { transport: 'socket', env: { ...ANSWERS_ENV, CACHE_QUOTE_FRESH_SECONDS: '0' } });
   await stale.get(`${QUOTE}?symbol=PEP`);
   assert.equal((await stale.get(`${QUOTE}?symbol=PEP`)).headers['x-cache'], 'STALE');
   assert.equal(stale.app.hotPath.served, 0);
-
-  const strict = await startApp(t, { transport: 'socket', env: { ...ANSWERS_ENV, CORS_ORIGINS: 'https://good.example' } });
-  await strict.get(`${QUOTE}?symbol=PEP`);
-  const evil = await strict.get(`${QUOTE}?symbol=PEP`, { origin: 'https://evil.example' });
-  assert.equal(evil.headers['access-control-allow-origin'], undefined);
-  assert.equal(strict.app.hotPath.served, 0);
 
   const open = await startApp(t, { env: ANSWERS_ENV, transport: 'socket' });
   await open.get(`${QUOTE}?symbol=PEP`);
@@ -92,6 +86,20 @@ test('stale entries, bodies on GET and per-origin CORS always go through the pip
   );
   assert.match(answer, /^HTTP\/1.1 400 /);
   assert.equal(open.app.hotPath.served, 0);
+});
+
+test('under a CORS_ORIGINS list the hot path grants the listed origins only, whatever origin armed it', async (t) => {
+  const strict = await startApp(t, { transport: 'socket', env: { ...ANSWERS_ENV, CORS_ORIGINS: 'https://good.example' } });
+  // The pipeline's first answer arms the hot path, with the allowed origin's grant in it.
+  await strict.get(`${QUOTE}?symbol=PEP`, { origin: 'https://good.example' });
+  const evil = await strict.get(`${QUOTE}?symbol=PEP`, { origin: 'https://evil.example' });
+  const none = await strict.get(`${QUOTE}?symbol=PEP`);
+  const good = await strict.get(`${QUOTE}?symbol=PEP`, { origin: 'https://good.example' });
+  assert.equal(strict.app.hotPath.served, 3);
+  assert.equal(evil.headers['access-control-allow-origin'], undefined);
+  assert.equal(none.headers['access-control-allow-origin'], undefined);
+  assert.equal(good.headers['access-control-allow-origin'], 'https://good.example');
+  for (const answer of [evil, none, good]) assert.equal(answer.headers.vary, 'Origin');
 });
 
 /** undici drops a Content-Length on a bodiless GET, so the request is written by hand. */
