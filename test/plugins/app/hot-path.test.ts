@@ -149,6 +149,15 @@ test('under a CORS_ORIGINS list the hot path grants the listed origins only, wha
   assert.equal(none.headers['access-control-allow-origin'], undefined);
   assert.equal(good.headers['access-control-allow-origin'], 'https://good.example');
   for (const answer of [evil, none, good]) assert.equal(answer.headers.vary, 'Origin');
+  // A preflight of the armed URL is the CORS plugin's to answer.
+  const preflight = await strict.get(
+    `${QUOTE}?symbol=PEP`,
+    { origin: 'https://good.example', 'access-control-request-method': 'GET' },
+    'OPTIONS',
+  );
+  assert.equal(preflight.status, 204);
+  assert.equal(preflight.headers['access-control-allow-origin'], 'https://good.example');
+  assert.equal(strict.app.hotPath.served, 3);
 });
 
 /** undici drops a Content-Length on a bodiless GET, so the request is written by hand. */
