@@ -1,9 +1,13 @@
 // Cache-hit throughput of GET /api/provider-a/quote against a bare node:http server sending the same
-// bytes, both measured in this run on this machine. On a 2-core machine the load generator shares the
-// CPU with the server under test, and the machine's speed swings by ±30 % within seconds, so the two
-// servers are measured in short alternating rounds (BENCH_ROUNDS of BENCH_SECONDS, default 10 of 2 s)
-// and the median of the per-round ratios is reported, with each server's CPU time per request (from
-// /proc), which moves far less than throughput does.
+// bytes, both measured in this run on this machine, under each configuration people deploy (the defaults,
+// TRUST_PROXY naming the proxy in front, a CORS_ORIGINS list, all of them with the broker and metrics
+// access options), each at LOG_LEVEL info and warn. The load sends what a caller behind that configuration
+// sends: X-Forwarded-For from the named proxy (the load generator's 127.0.0.1), the listed Origin. On a
+// 2-core machine the load generator shares the CPU with the server under test, and the machine's speed swings
+// by ±30 % within seconds, so the two servers are measured in short alternating rounds (BENCH_ROUNDS of
+// BENCH_SECONDS, default 10 of 2 s) and the median of the per-round ratios is reported, with each server's CPU
+// time per request (from /proc), which moves far less than throughput does. BENCH_CONFIGURATIONS=default,cors
+// (names as below) runs some alone.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,44 +25,93 @@ export interface Round extends Figures {
   cpuMicros: number;
 }
 
+interface Configuration {
+  env: Record<string, string>;
+  /** What each request of the load sends. */
+  headers: Record<string, string>;
+}
+
+const DASHBOARD = 'https://dash.example.com';
+const PROXIED = { env: { TRUST_PROXY: '127.0.0.1' }, headers: { 'x-forwarded-for': '203.0.113.9' } };
+const LISTED = { env: { CORS_ORIGINS: DASHBOARD }, headers: { origin: DASHBOARD } };
+const CONFIGURATIONS: Readonly<Record<string, Configuration>> = {
+  default: { env: {}, headers: {} },
+  'TRUST_PROXY=127.0.0.1': PROXIED,
+  'CORS_ORIGINS=list': LISTED,
+  'all set': {
+    env: {
+      ...PROXIED.env,
+      ...LISTED.env,
+      BROKER_TOKEN: 'a-bench-broker-token-of-32-chars',
+      BROKER_ALLOW_FROM: '10.0.0.0/8',
+      METRICS_TOKEN: 'a-bench-metrics-token-of-32-char',
+    },
+    headers: { ...PROXIED.headers, ...LISTED.headers },
+  },
+};
+
+/** The targets: throughput against the bare server, median of the rounds. */
+const LOG_LEVELS: readonly [string, number][] = [
+  ['info', 0.85],
+  ['warn', 0.9],
+];
+
 export async function cacheHitBench(): Promise<void> {
   const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-'));
-  // The targets: throughput against the bare server, median of the rounds.
-  const variants: [string, Record<string, string>, number][] = [
-    ['service (LOG_LEVEL=warn)', { LOG_LEVEL: 'warn' }, 0.9],
-    ['service (default: info logs)', { LOG_LEVEL: 'info' }, 0.85],
-  ];
+  const chosen = process.env.BENCH_CONFIGURATIONS?.split(',');
+  const summary: string[] = [];
   try {
     await onEachStore(async (store) => {
-      for (const [variant, env, target] of variants)
-        await measureVariant(`${variant}${store.name}`, { ...env, ...store.env }, target, stateDir);
+      for (const [name, configuration] of Object.entries(CONFIGURATIONS)) {
+        if (chosen !== undefined && !chosen.includes(name)) continue;
+        const ratios: string[] = [];
+        for (const [level, target] of LOG_LEVELS) {
+          const env = { ...configuration.env, LOG_LEVEL: level, ...store.env };
+          const ratio = await measureVariant(`${name}, LOG_LEVEL=${level}${store.name}`, env, configuration.headers, target, stateDir);
+          ratios.push(`${ratio.toFixed(2)} (${ratio >= target ? 'met' : 'NOT met'})`);
+        }
+        summary.push(`| ${`${name}${store.name}`.padEnd(40)} | ${ratios.join(' | ')} |`);
+      }
     });
+    console.log(`\ncache hits against bare node:http, median of ${ROUNDS} rounds of ${ROUND_SECONDS} s (targets: info ≥ 0.85, warn ≥ 0.9)`);
+    console.log(`| ${'configuration'.padEnd(40)} | info | warn |`);
+    for (const line of summary) console.log(line);
   } finally {
     rmSync(stateDir, { recursive: true, force: true });
   }
 }
 
-async function measureVariant(name: string, env: Record<string, string>, target: number, stateDir: string): Promise<void> {
+async function measureVariant(
+  name: string,
+  env: Record<string, string>,
+  headers: Record<string, string>,
+  target: number,
+  stateDir: string,
+): Promise<number> {
   const service = await startService({ STATE_DIR: stateDir, RATE_LIMIT_PER_MINUTE: '0', CACHE_QUOTE_FRESH_SECONDS: '3600', ...env });
   let bare: Child | undefined;
   try {
-    const { body, headers } = await warmUp(service.url + PATH);
-    bare = await startChild('bench/bare-server.ts', { BARE_BODY: body, BARE_HEADERS: JSON.stringify(headers) }, /LISTENING (\d+)/);
+    const warm = await warmUp(service.url + PATH, headers);
+    bare = await startChild(
+      'bench/bare-server.ts',
+      { BARE_BODY: warm.body, BARE_HEADERS: JSON.stringify(warm.headers) },
+      /LISTENING (\d+)/,
+    );
     // JIT warm-up for both, not reported.
-    await measure(bare.url + PATH, { duration: 2 });
-    await measure(service.url + PATH, { duration: 2 });
+    await measure(bare.url + PATH, { duration: 2, headers });
+    await measure(service.url + PATH, { duration: 2, headers });
     const pairs: [Round, Round][] = [];
-    for (let i = 0; i < ROUNDS; i += 1) pairs.push([await round(bare), await round(service)]);
-    report(name, Buffer.byteLength(body), pairs, target);
+    for (let i = 0; i < ROUNDS; i += 1) pairs.push([await round(bare, headers), await round(service, headers)]);
+    return report(name, Buffer.byteLength(warm.body), pairs, target);
   } finally {
     await bare?.stop();
     await service.stop();
   }
 }
 
-/** The first request fills the cache; its body and headers are what the bare server replays. */
-export async function warmUp(url: string): Promise<{ body: string; headers: Record<string, string> }> {
-  const warm = await request(url);
+/** The first request fills the cache; its body and headers (for a request with `sent`) are what the bare server replays. */
+export async function warmUp(url: string, sent: Record<string, string> = {}): Promise<{ body: string; headers: Record<string, string> }> {
+  const warm = await request(url, { headers: sent });
   const body = await warm.body.text();
   if (warm.statusCode !== 200) throw new Error(`warm-up failed: ${warm.statusCode} ${body}`);
   const skipped = new Set(['content-length', 'content-type', 'date', 'connection', 'keep-alive']);
@@ -70,9 +123,9 @@ export async function warmUp(url: string): Promise<{ body: string; headers: Reco
   return { body, headers };
 }
 
-export async function round(server: Child): Promise<Round> {
+export async function round(server: Child, headers: Record<string, string> = {}): Promise<Round> {
   const before = cpuMicros(server);
-  const figures = await measure(server.url + PATH, { duration: ROUND_SECONDS });
+  const figures = await measure(server.url + PATH, { duration: ROUND_SECONDS, headers });
   const answered = figures.requestsPerSecond * ROUND_SECONDS;
   return { ...figures, cpuMicros: (cpuMicros(server) - before) / answered };
 }
@@ -87,7 +140,7 @@ function cpuMicros(server: Child): number {
   }
 }
 
-function report(name: string, bytes: number, pairs: [Round, Round][], target: number): void {
+function report(name: string, bytes: number, pairs: [Round, Round][], target: number): number {
   console.log(`\ncache hit, ${name}: ${bytes}-byte body, 50 connections, ${pairs.length} alternating rounds of ${ROUND_SECONDS} s`);
   pairs.forEach(([bare, served], i) => {
     console.log(row(`round ${i + 1} bare node:http`, bare));
@@ -102,6 +155,7 @@ function report(name: string, bytes: number, pairs: [Round, Round][], target: nu
       `   p99 ${median(pairs.map(([, s]) => s.p99Ms))} ms vs ${median(pairs.map(([b]) => b.p99Ms))} ms` +
       `   CPU per request ${servedCpu.toFixed(1)} µs vs ${bareCpu.toFixed(1)} µs (ratio ${(bareCpu / servedCpu).toFixed(2)})`,
   );
+  return ratio;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await cacheHitBench();

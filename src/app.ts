@@ -17,7 +17,7 @@ import { edgeHeaders, securityHeaders } from './plugins/app/edge-headers.js';
 import { preflightCheck, requestHygiene } from './plugins/app/request-hygiene.js';
 import { clientErrorHandler, frameworkErrorHandler, hardenServer, timeoutOptions } from './plugins/app/server-limits.js';
 import { strictIntegers } from './plugins/app/strict-integers.js';
-import { corsPlugin } from './plugins/external/cors.js';
+import { corsPlugin, marketAllowOrigin } from './plugins/external/cors.js';
 import { openApi } from './plugins/external/openapi.js';
 import { callerLimiter, rateLimiting } from './plugins/external/rate-limit.js';
 import dashboardRoutes from './routes/dashboard.js';
@@ -44,8 +44,11 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   const requestLog = new RequestLog(logger);
   const metrics = new ServiceMetrics(deps);
   const limiter = callerLimiter(config.rateLimitPerMinute, deps.store.shared);
+  // One trust function for Fastify's request.ip and the hot path's caller address.
+  const trustProxy = config.trustProxy === false ? undefined : proxyTrust(config.trustProxy);
   const hotPath = new HotPath({
-    enabled: HotPath.enabledFor(config),
+    trustProxy,
+    allowOrigin: marketAllowOrigin(config.corsOrigins),
     log: requestLog,
     limiter,
     record: metrics.record,
@@ -69,7 +72,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     },
     loggerInstance,
     logController: new RequestLogController(requestLog),
-    trustProxy: config.trustProxy === false ? false : proxyTrust(config.trustProxy),
+    trustProxy: trustProxy ?? false,
     routerOptions: { maxParamLength: 200 },
     bodyLimit: 1024,
     // Requests that arrive while closing are answered in the service's error shape (closing-answer.ts).

@@ -1,10 +1,13 @@
 // BROKER_ALLOW_FROM's matcher and TRUST_PROXY's trust, held to node:net's BlockList (an independent
-// implementation) on random addresses, and to the edges of every range the words stand for.
+// implementation) on random addresses, and to the edges of every range the words stand for; the caller's address
+// read before Fastify, to Fastify's own request.ip.
 import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 import { test } from 'node:test';
+import Fastify from 'fastify';
 import fc from 'fast-check';
-import { namesProxies, networkMatcher, proxyTrust } from '../../src/core/networks.js';
+import { callerAddress, namesProxies, networkMatcher, proxyTrust } from '../../src/core/networks.js';
 
 const PRIVATE_EDGES: [string, boolean][] = [
   ['9.255.255.255', false],
@@ -132,4 +135,28 @@ test('TRUST_PROXY as Fastify reads it: names proxies only as a list of addresses
     [false, true, 2, '10.0.0.5'].map((value) => namesProxies(value)),
     [false, false, false, true],
   );
+});
+
+test("the caller's address read before Fastify is Fastify's request.ip, under every kind of TRUST_PROXY", async () => {
+  const peers = ['127.0.0.1', '10.0.0.7', '192.168.1.77', '8.8.8.8', '::1', '::ffff:10.0.0.5'];
+  const hop = fc.oneof(fc.constantFrom(...peers), fc.ipV4(), fc.ipV6(), fc.constantFrom('unknown', '1.2.3', ''));
+  for (const value of [false, true, 1, 2, '10.0.0.0/8, 127.0.0.1', '192.168.1.0/24,::1'] as const) {
+    const trust = value === false ? undefined : proxyTrust(value);
+    const app = Fastify({ trustProxy: trust ?? false });
+    app.get('/', async (request) => request.ip);
+    const read = callerAddress(trust);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...peers), fc.option(fc.array(hop, { maxLength: 4 })), async (peer, chain) => {
+        const headers = chain === null ? {} : { 'x-forwarded-for': chain.join(', ') };
+        const fastify = await app.inject({ url: '/', remoteAddress: peer, headers });
+        // Read twice: a named list's remembered answers must not change it.
+        for (let i = 0; i < 2; i += 1) {
+          const before = read({ headers, socket: { remoteAddress: peer } } as unknown as IncomingMessage);
+          assert.equal(before ?? '', fastify.body, `TRUST_PROXY=${value}, peer ${peer}, X-Forwarded-For ${headers['x-forwarded-for']}`);
+        }
+      }),
+      { numRuns: 150 },
+    );
+    await app.close();
+  }
 });

@@ -4,19 +4,27 @@
 //
 // It replays the header set the pipeline produced for that URL (CORS, security, mode, ETag, content
 // type, Cache-Control), so the two paths cannot drift apart; only per-request values are recomputed:
-// request id, Age, X-Cache and the caller's rate-limit counters (from the limiter's own store). Anything it
-// cannot answer exactly as the pipeline would (other methods, bodies, stale entries, per-origin CORS,
-// proxies in front, a caller over its limit, shutdown) falls through to Fastify.
+// request id, Age, X-Cache, the caller's rate-limit counters (from the limiter's own store, keyed by the
+// address Fastify's request.ip reads under TRUST_PROXY) and, under a CORS_ORIGINS list, the one CORS header
+// that depends on the request's Origin. Anything it cannot answer exactly as the pipeline would (other
+// methods, bodies, stale entries, private answers, a caller over its limit, shutdown) falls through to Fastify.
+// docs/explanation/fast-path.md says the same for operators.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from '../../cache/cache-store.js';
-import type { Config } from '../../core/config.js';
+import { callerAddress } from '../../core/networks.js';
 import { type RequestLog, redactUrl } from '../../log/logger.js';
+import { type LimitValues, ReplayedHead } from './replayed-head.js';
 import { matchesEtag } from './send-cached.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface Heads {
+  ok: ReplayedHead;
+  notModified: ReplayedHead;
+}
 
 /** The per-caller limiter's store, shared with @fastify/rate-limit (`store` is the instance the plugin is given). */
 export interface CallerLimiter {
@@ -36,42 +44,11 @@ interface HotEntry {
   /** The body's length in bytes: its Content-Length, and its weight in the LRU. */
   bytes: number;
   etag: string;
-  ok: ReplayedHead;
-  notModified: ReplayedHead;
+  /** The heads without Access-Control-Allow-Origin: every request's under CORS_ORIGINS=* (its `*` replayed), else those whose Origin is not allowed. */
+  plain: Heads;
+  /** Under a CORS_ORIGINS list, the heads for an allowed Origin, with its slot. */
+  allowed: Heads | undefined;
   onAnswer: ((entry: CacheEntry) => void) | undefined;
-}
-
-/**
- * An answer's headers as the flat [name, value, ...] list Node takes as is, built once per entry and
- * rewritten in place for each request (Node has turned it into the header block by the time writeHead
- * returns), rather than spread into a new ~40-slot list per answer. Spreading a header object and adding
- * to it instead cost ~10 µs per answer.
- */
-class ReplayedHead {
-  readonly list: string[];
-  /** Where the request id's value sits; Age and the rate-limit values follow at fixed offsets. */
-  private readonly at: number;
-
-  constructor(
-    replayed: readonly string[],
-    /** Whether the list has the rate-limit slots; without them, those offsets hold the tail's headers. */
-    private readonly withLimit: boolean,
-    tail: readonly string[],
-  ) {
-    this.at = replayed.length + 1;
-    const limit = withLimit ? ['x-ratelimit-remaining', '', 'x-ratelimit-reset', ''] : [];
-    this.list = [...replayed, 'x-request-id', '', 'x-cache', 'HIT', 'age', '', ...limit, ...tail];
-  }
-
-  fill(id: string, age: string, limit: { remaining: number; reset: number } | undefined): string[] {
-    this.list[this.at] = id;
-    this.list[this.at + 4] = age;
-    if (this.withLimit && limit !== undefined) {
-      this.list[this.at + 6] = String(limit.remaining);
-      this.list[this.at + 8] = String(limit.reset);
-    }
-    return this.list;
-  }
 }
 
 /**
@@ -87,10 +64,11 @@ export const HOOKS_ACCOUNTED_FOR: Readonly<Record<string, Readonly<Record<string
     preflightCheck: 'OPTIONS never reaches the hot path',
     brokerAccess:
       'acts only on routes that declare broker data, whose answers are private and carry Vary: the hot path replays public answers only, so the pipeline judges every broker caller',
-    handleCors: 'its headers are replayed (the same for every origin with CORS_ORIGINS=*); per-origin lists turn the hot path off',
+    handleCors:
+      'its headers are replayed; under a CORS_ORIGINS list, Access-Control-Allow-Origin is computed per request as @fastify/cors computes it (cors.ts marketAllowOrigin); a route with its own CORS rule is never remembered',
     requestHygiene: 'a request with a body falls through to the pipeline; a remembered URL passed the length check',
     anonymous:
-      "@fastify/rate-limit's: the hot path counts the caller in the limiter's own store, same windows, and falls through when over",
+      "@fastify/rate-limit's: the hot path counts the caller in the limiter's own store, same windows, keyed by request.ip's address under TRUST_PROXY (networks.ts callerAddress), and falls through when over",
   },
   preValidation: {
     preValidation: "the route's own case normalisation: only an exact URL the pipeline already answered is replayed",
@@ -109,8 +87,13 @@ export function requestId(given: string | string[] | undefined): string {
 }
 
 export interface HotPathOptions {
-  /** Per-origin CORS answers and proxy-derived client addresses depend on more than the URL: then it never answers. */
-  enabled: boolean;
+  /** TRUST_PROXY as Fastify is given it (app.ts), so the caller's address is request.ip's; undefined: trust none. */
+  trustProxy: ((address: string, hop: number) => boolean) | undefined;
+  /**
+   * Access-Control-Allow-Origin for a request's Origin under a CORS_ORIGINS list (undefined: none), as the CORS
+   * plugin computes it; undefined under `*`, whose headers are the same for every request and replayed.
+   */
+  allowOrigin: ((origin: string | undefined) => string | undefined) | undefined;
   /** The request log: each hot answer is logged as the pipeline logs it. */
   log: RequestLog;
   /** The per-caller limit, counted in the same store as @fastify/rate-limit; undefined when off. */
@@ -127,7 +110,9 @@ export class HotPath {
     maxSize: 32 * 1024 * 1024,
     sizeCalculation: (e) => e.bytes + 512,
   });
-  private enabled: boolean;
+  private enabled = true;
+  private readonly callerAddress: (req: IncomingMessage) => string | undefined;
+  private readonly allowOrigin: ((origin: string | undefined) => string | undefined) | undefined;
   private readonly log: RequestLog;
   private readonly limiter: CallerLimiter | undefined;
   private readonly record: RequestRecorder;
@@ -136,16 +121,13 @@ export class HotPath {
   served = 0;
 
   constructor(options: HotPathOptions) {
-    this.enabled = options.enabled;
+    // Compiled once: per request it is proxy-addr's walk over X-Forwarded-For alone.
+    this.callerAddress = callerAddress(options.trustProxy);
+    this.allowOrigin = options.allowOrigin;
     this.log = options.log;
     this.limiter = options.limiter;
     this.record = options.record;
     this.cacheCounters = options.cacheCounters;
-  }
-
-  /** Whether the configuration lets the hot path answer at all (see HotPathOptions.enabled). */
-  static enabledFor(config: Config): boolean {
-    return config.corsOrigins === '*' && config.trustProxy === false;
   }
 
   /** Called by sendCached once the pipeline has rendered a fresh 200 for this URL. */
@@ -159,24 +141,39 @@ export class HotPath {
   ): void {
     if (!this.enabled || request.method !== 'GET' || reply.statusCode !== 200 || reply.hasHeader('x-partial')) return;
     // A shared cache never stores one caller's answer (RFC 9111 §3.5): broker data is answered by the pipeline, with its access rule, every time.
-    if (!String(reply.getHeader('cache-control')).startsWith('public') || reply.hasHeader('vary')) return;
+    if (!String(reply.getHeader('cache-control')).startsWith('public')) return;
+    // Nor an answer that varies on more than the Origin it recomputes, or under a route's own CORS rule rather than the market policy.
+    const vary = reply.getHeader('vary');
+    if ((vary !== undefined && (this.allowOrigin === undefined || vary !== 'Origin')) || request.routeOptions.config.cors !== undefined)
+      return;
     const replayed: string[] = [];
+    let originAt: number | undefined;
     for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (this.allowOrigin !== undefined && (name === 'access-control-allow-origin' || name === 'access-control-expose-headers')) {
+        // @fastify/cors sets Allow-Origin (when the Origin is allowed) just before the exposed headers (always).
+        originAt ??= replayed.length;
+        if (name === 'access-control-allow-origin') continue;
+      }
       if (!PER_REQUEST.has(name) && name !== 'content-type' && value !== undefined) replayed.push(name, String(value));
     }
+    if (this.allowOrigin !== undefined && originAt === undefined) return;
     // A 304 carries no Content-Type (nor a body to measure).
     const contentType = reply.getHeader('content-type');
     const bytes = Buffer.byteLength(body);
     const ok = [...(contentType === undefined ? [] : ['content-type', String(contentType)]), 'content-length', String(bytes)];
     const withLimit = this.limiter !== undefined;
+    const heads = (origin?: number): Heads => ({
+      ok: new ReplayedHead(replayed, withLimit, ok, origin),
+      notModified: new ReplayedHead(replayed, withLimit, [], origin),
+    });
     this.entries.set(request.url, {
       entry,
       route: request.routeOptions.url ?? request.url,
       body,
       bytes,
       etag,
-      ok: new ReplayedHead(replayed, withLimit, ok),
-      notModified: new ReplayedHead(replayed, withLimit, []),
+      plain: heads(),
+      allowed: originAt === undefined ? undefined : heads(originAt),
       onAnswer,
     });
   }
@@ -195,13 +192,14 @@ export class HotPath {
       if (hot === undefined) return fastify(req, res);
       const started = performance.now();
       const limiter = this.limiter;
-      if (limiter === undefined) return this.answer(req, res, hot, now, started, undefined);
+      const address = this.callerAddress(req);
+      if (limiter === undefined) return this.answer(req, res, hot, now, started, address, undefined);
       limiter.incr(
-        req.socket.remoteAddress ?? '',
+        address ?? '',
         (error, count) => {
           // Over the limit, or the store failed: the pipeline renders the 429 (or its own fallback).
           if (error !== null || count === undefined || count.current > limiter.max) return fastify(req, res);
-          this.answer(req, res, hot, now, started, { remaining: limiter.max - count.current, reset: Math.ceil(count.ttl / 1000) });
+          this.answer(req, res, hot, now, started, address, { remaining: limiter.max - count.current, reset: Math.ceil(count.ttl / 1000) });
         },
         limiter.windowMs,
       );
@@ -226,7 +224,8 @@ export class HotPath {
     hot: HotEntry,
     now: number,
     started: number,
-    limit: { remaining: number; reset: number } | undefined,
+    address: string | undefined,
+    limit: LimitValues,
   ): void {
     this.served += 1;
     this.cacheCounters.hit += 1;
@@ -234,7 +233,9 @@ export class HotPath {
     const age = String(Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000)));
     const notModified = matchesEtag(req.headers['if-none-match'], hot.etag);
     const status = notModified ? 304 : 200;
-    res.writeHead(status, (notModified ? hot.notModified : hot.ok).fill(id, age, limit));
+    const origin = this.allowOrigin?.(req.headers.origin);
+    const heads = origin === undefined ? hot.plain : (hot.allowed ?? hot.plain);
+    res.writeHead(status, (notModified ? heads.notModified : heads.ok).fill(id, age, limit, origin));
     res.end(notModified || req.method === 'HEAD' ? undefined : hot.body);
     hot.onAnswer?.(hot.entry);
     const seconds = (performance.now() - started) / 1000;
@@ -247,7 +248,7 @@ export class HotPath {
         status,
         ms: Math.round(seconds * 1000),
         cache: 'HIT',
-        ip: req.socket.remoteAddress,
+        ip: address,
       });
     }
   }

@@ -49,6 +49,18 @@ export function streamCors(corsOrigins: Config['corsOrigins'], access: BrokerAcc
   };
 }
 
+/**
+ * Access-Control-Allow-Origin of a market answer, for the hot path, which answers without the plugin: under a
+ * list, the request's Origin when the list holds it exactly, else none (@fastify/cors 11, index.js
+ * getAccessControlAllowOriginHeader over the same list; the parity test holds the two together). Undefined
+ * under `*`, whose `*` is the same for every request.
+ */
+export function marketAllowOrigin(corsOrigins: Config['corsOrigins']): ((origin: string | undefined) => string | undefined) | undefined {
+  if (corsOrigins === '*') return undefined;
+  const allowed = new Set(corsOrigins);
+  return (origin) => (origin !== undefined && allowed.has(origin) ? origin : undefined);
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Read by @fastify/cors per route, over the options it was registered with. */

@@ -37,9 +37,22 @@ function hooksByRoute(listing: string): Map<string, Map<string, string[]>> {
   return routes;
 }
 
-for (const limit of ['0', '600']) {
-  test(`every hook of a cached route is one the hot path accounts for (RATE_LIMIT_PER_MINUTE=${limit})`, async (t) => {
-    const app = await buildApp(testConfig(t, { RATE_LIMIT_PER_MINUTE: limit, CORS_ORIGINS: '*' }), { logger: pino({ level: 'silent' }) });
+/** The hot path answers under every configuration: the hooks are read under the defaults and with every option set. */
+const CONFIGURATIONS: Readonly<Record<string, Record<string, string>>> = {
+  defaults: { CORS_ORIGINS: '*' },
+  'every option set': {
+    CORS_ORIGINS: 'https://dash.example.com',
+    TRUST_PROXY: '10.0.0.0/8',
+    BROKER: 'ibkr',
+    BROKER_TOKEN: 'a-broker-token-of-32-characters!',
+    BROKER_ALLOW_FROM: '10.0.0.0/8',
+    METRICS_TOKEN: 'a-metrics-token-of-32-characters',
+  },
+};
+
+for (const [limit, [configuration, env]] of ['0', '600'].flatMap((l) => Object.entries(CONFIGURATIONS).map((c) => [l, c] as const))) {
+  test(`every hook of a cached route is one the hot path accounts for (RATE_LIMIT_PER_MINUTE=${limit}, ${configuration})`, async (t) => {
+    const app = await buildApp(testConfig(t, { RATE_LIMIT_PER_MINUTE: limit, ...env }), { logger: pino({ level: 'silent' }) });
     t.after(() => app.close());
     await app.ready();
     const routes = hooksByRoute(app.printRoutes({ includeHooks: true, commonPrefix: false }));

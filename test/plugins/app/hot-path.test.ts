@@ -72,17 +72,60 @@ test('the per-caller limit counts hot answers, and the pipeline renders the 429'
   assert.ok(Number(answers[3]?.headers['retry-after']) >= 1);
 });
 
-test('stale entries, bodies on GET and per-origin CORS always go through the pipeline', async (t) => {
+for (const [trustProxy, forwardedApart] of [
+  ['true', true],
+  ['1', true],
+  ['127.0.0.1,10.0.0.0/8', true],
+  // The test's peer (127.0.0.1) is not a named proxy: whatever it forwards, the caller is the peer.
+  ['10.0.0.0/8', false],
+] as const) {
+  test(`TRUST_PROXY=${trustProxy}: a forwarded caller the hot path counts is the caller the pipeline limits`, async (t) => {
+    const { get, app } = await startApp(t, {
+      transport: 'socket',
+      env: { ...ANSWERS_ENV, RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: trustProxy },
+    });
+    const [a, b, armer] = [
+      { 'x-forwarded-for': '203.0.113.1' },
+      { 'x-forwarded-for': '203.0.113.2' },
+      { 'x-forwarded-for': '203.0.113.3' },
+    ];
+    // The pipeline's answer to a third caller arms the hot path.
+    assert.equal((await get(`${QUOTE}?symbol=KO`, armer)).status, 200);
+    const served = app.hotPath.served;
+    const hot = [];
+    for (let i = 0; i < 3; i += 1) hot.push(await get(`${QUOTE}?symbol=KO`, a));
+    assert.equal(app.hotPath.served, served + (forwardedApart ? 3 : 2));
+    // Another spelling, which only the pipeline answers: A's counter is the one the hot path spent.
+    const pipelineA = await get(`${QUOTE}?symbol=ko`, a);
+    assert.equal(pipelineA.status, 429);
+    assert.equal(pipelineA.body.error.code, 'RATE_LIMITED');
+    const pipelineB = await get(`${QUOTE}?symbol=ko`, b);
+    const hotB = await get(`${QUOTE}?symbol=KO`, b);
+    if (forwardedApart) {
+      assert.deepEqual(
+        hot.map((h) => h.headers['x-ratelimit-remaining']),
+        ['2', '1', '0'],
+      );
+      assert.equal(pipelineB.status, 200);
+      assert.equal(pipelineB.headers['x-ratelimit-remaining'], '2');
+      assert.equal(hotB.headers['x-ratelimit-remaining'], '1');
+      assert.equal(app.hotPath.served, served + 4);
+    } else {
+      assert.deepEqual(
+        hot.map((h) => h.status),
+        [200, 200, 429],
+      );
+      assert.equal(pipelineB.status, 429);
+      assert.equal(hotB.status, 429);
+    }
+  });
+}
+
+test('stale entries and bodies on GET always go through the pipeline', async (t) => {
   const stale = await startApp(t, { transport: 'socket', env: { ...ANSWERS_ENV, CACHE_QUOTE_FRESH_SECONDS: '0' } });
   await stale.get(`${QUOTE}?symbol=PEP`);
   assert.equal((await stale.get(`${QUOTE}?symbol=PEP`)).headers['x-cache'], 'STALE');
   assert.equal(stale.app.hotPath.served, 0);
-
-  const strict = await startApp(t, { transport: 'socket', env: { ...ANSWERS_ENV, CORS_ORIGINS: 'https://good.example' } });
-  await strict.get(`${QUOTE}?symbol=PEP`);
-  const evil = await strict.get(`${QUOTE}?symbol=PEP`, { origin: 'https://evil.example' });
-  assert.equal(evil.headers['access-control-allow-origin'], undefined);
-  assert.equal(strict.app.hotPath.served, 0);
 
   const open = await startApp(t, { env: ANSWERS_ENV, transport: 'socket' });
   await open.get(`${QUOTE}?symbol=PEP`);
@@ -92,6 +135,29 @@ test('stale entries, bodies on GET and per-origin CORS always go through the pip
   );
   assert.match(answer, /^HTTP\/1.1 400 /);
   assert.equal(open.app.hotPath.served, 0);
+});
+
+test('under a CORS_ORIGINS list the hot path grants the listed origins only, whatever origin armed it', async (t) => {
+  const strict = await startApp(t, { transport: 'socket', env: { ...ANSWERS_ENV, CORS_ORIGINS: 'https://good.example' } });
+  // The pipeline's first answer arms the hot path, with the allowed origin's grant in it.
+  await strict.get(`${QUOTE}?symbol=PEP`, { origin: 'https://good.example' });
+  const evil = await strict.get(`${QUOTE}?symbol=PEP`, { origin: 'https://evil.example' });
+  const none = await strict.get(`${QUOTE}?symbol=PEP`);
+  const good = await strict.get(`${QUOTE}?symbol=PEP`, { origin: 'https://good.example' });
+  assert.equal(strict.app.hotPath.served, 3);
+  assert.equal(evil.headers['access-control-allow-origin'], undefined);
+  assert.equal(none.headers['access-control-allow-origin'], undefined);
+  assert.equal(good.headers['access-control-allow-origin'], 'https://good.example');
+  for (const answer of [evil, none, good]) assert.equal(answer.headers.vary, 'Origin');
+  // A preflight of the armed URL is the CORS plugin's to answer.
+  const preflight = await strict.get(
+    `${QUOTE}?symbol=PEP`,
+    { origin: 'https://good.example', 'access-control-request-method': 'GET' },
+    'OPTIONS',
+  );
+  assert.equal(preflight.status, 204);
+  assert.equal(preflight.headers['access-control-allow-origin'], 'https://good.example');
+  assert.equal(strict.app.hotPath.served, 3);
 });
 
 /** undici drops a Content-Length on a bodiless GET, so the request is written by hand. */
