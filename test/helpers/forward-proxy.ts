@@ -1,25 +1,12 @@
-// A real forward proxy for tests: the npm `proxy` package (a CONNECT and absolute-form HTTP proxy in Node,
-// by the author of https-proxy-agent), started on loopback port 0, with what a corporate proxy adds:
-// - Basic credentials (`credentials`): anything else is answered 407, by the package itself;
-// - a deny rule (`deny`): a CONNECT to a listed host is answered 403, as Squid's `http_access deny` does;
-// - its own name resolution (`hosts`): the provider host names resolve to the simulators here, as a hosts
-//   file would for the proxy alone (the service never resolves them: it only sends CONNECT host:port);
-// - TLS inspection (`inspect`): the tunnels to those hosts end at a TLS server whose certificate for the
-//   host is signed by a private CA (made with openssl in the test's directory), which relays the clear
-//   bytes to the plain-HTTP simulator, as an inspecting proxy re-signs what it decrypts.
-// Every CONNECT is counted by the host:port the client asked for, before any rule, and so is every
-// absolute-form request by its host.
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
-import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
-import { promisify } from 'node:util';
 import { createProxy } from 'proxy';
 import { tempDir } from './config.js';
+import { issueCertificate } from './test-ca.js';
 
 export interface ForwardProxyOptions {
   credentials?: { user: string; password: string };
@@ -106,43 +93,12 @@ export interface PrivateCa {
 
 /** A private CA and one certificate, signed by it, for `names` (the proxy's re-signed certificate). */
 export async function privateCa(t: TestContext, names: readonly string[]): Promise<PrivateCa> {
-  const dir = tempDir(t, 'mdp-ca-');
-  const file = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => promisify(execFile)('openssl', args);
-  const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  await openssl(
-    'req',
-    '-x509',
-    ...ecKey,
-    '-keyout',
-    file('ca.key'),
-    '-out',
-    file('ca.crt'),
-    '-subj',
-    '/CN=mdp test inspection CA',
-    '-days',
-    '1',
+  const issued = await issueCertificate(
+    tempDir(t, 'mdp-ca-'),
+    'mdp test inspection CA',
+    names.map((n) => `DNS:${n}`),
   );
-  await openssl('req', ...ecKey, '-keyout', file('leaf.key'), '-out', file('leaf.csr'), '-subj', `/CN=${names[0]}`);
-  writeFileSync(file('san.ext'), `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}\n`);
-  await openssl(
-    'x509',
-    '-req',
-    '-in',
-    file('leaf.csr'),
-    '-CA',
-    file('ca.crt'),
-    '-CAkey',
-    file('ca.key'),
-    '-CAcreateserial',
-    '-out',
-    file('leaf.crt'),
-    '-days',
-    '1',
-    '-extfile',
-    file('san.ext'),
-  );
-  return { caFile: file('ca.crt'), key: readFileSync(file('leaf.key'), 'utf8'), cert: readFileSync(file('leaf.crt'), 'utf8') };
+  return { caFile: issued.caFile, key: readFileSync(issued.keyFile, 'utf8'), cert: readFileSync(issued.certFile, 'utf8') };
 }
 
 /**

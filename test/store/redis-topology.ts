@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
+import { issueCertificate } from '../helpers/test-ca.js';
 
 const run = promisify(execFile);
 
@@ -114,33 +115,11 @@ export class RedisStandalone extends Topology {
    */
   static async startTls(args: string[] = []): Promise<RedisStandalone> {
     const standalone = new RedisStandalone();
-    const file = (name: string) => join(standalone.dir, name);
-    const openssl = (...a: string[]) => run('openssl', a);
-    const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    await openssl('req', '-x509', ...ecKey, '-keyout', file('ca.key'), '-out', file('ca.crt'), '-subj', '/CN=mdp test CA', '-days', '1');
-    await openssl('req', ...ecKey, '-keyout', file('redis.key'), '-out', file('redis.csr'), '-subj', '/CN=localhost');
-    await import('node:fs/promises').then((fs) => fs.writeFile(file('san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n'));
-    await openssl(
-      'x509',
-      '-req',
-      '-in',
-      file('redis.csr'),
-      '-CA',
-      file('ca.crt'),
-      '-CAkey',
-      file('ca.key'),
-      '-CAcreateserial',
-      '-out',
-      file('redis.crt'),
-      '-days',
-      '1',
-      '-extfile',
-      file('san.ext'),
-    );
+    const { caFile, keyFile, certFile } = await issueCertificate(standalone.dir, 'mdp test CA', ['DNS:localhost', 'IP:127.0.0.1']);
     const port = await freePort();
-    standalone.tls = { port, caFile: file('ca.crt') };
-    const tls = ['--tls-port', String(port), '--tls-cert-file', file('redis.crt'), '--tls-key-file', file('redis.key')];
-    standalone.node = await standalone.start([...args, ...tls, '--tls-ca-cert-file', file('ca.crt'), '--tls-auth-clients', 'no']);
+    standalone.tls = { port, caFile };
+    const tls = ['--tls-port', String(port), '--tls-cert-file', certFile, '--tls-key-file', keyFile];
+    standalone.node = await standalone.start([...args, ...tls, '--tls-ca-cert-file', caFile, '--tls-auth-clients', 'no']);
     return standalone;
   }
 }

@@ -1,5 +1,6 @@
-// A loopback TCP proxy in front of the real Redis that a test can cut and restore, to make Redis "go
-// away" and "come back" without touching the server other tests share.
+// A loopback TCP proxy in front of the real Redis (or a simulator) that a test can cut and restore, to make it
+// "go away" (connection refused: nothing listens on the port) and "come back" on the same port, without touching
+// the server other tests share.
 import { once } from 'node:events';
 import { createServer, type Server, type Socket, connect } from 'node:net';
 import type { TestContext } from 'node:test';
@@ -13,7 +14,8 @@ export class TcpProxy {
   port = 0;
 
   constructor(
-    private readonly targetPort: number,
+    /** Where connections go; may be set after the proxy listens (a simulator started once its address is known). */
+    public targetPort: number,
     private readonly targetHost = '127.0.0.1',
   ) {}
 

@@ -9,7 +9,7 @@ import type { Config } from '../../../src/core/config.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import type { Faults, SimulatedUpstream } from '../../../src/sandbox/simulated-upstream.js';
 import { type RunningApp, startApp, type TestResponse } from '../../helpers/app.js';
-import { TcpGate } from './tcp-gate.js';
+import { TcpProxy } from '../../store/tcp-proxy.js';
 import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
 
 /** The matrix is about how each fault is answered: provider A alone (a fallback would answer in its place), with no budget, pacing or caller limit. */
@@ -105,11 +105,11 @@ interface Harness {
 }
 
 async function start(t: TestContext, family: Family, fault: FaultName): Promise<Harness> {
-  let gate: TcpGate | undefined;
+  let gate: TcpProxy | undefined;
   if (fault === 'connection refused') {
-    gate = new TcpGate();
+    gate = new TcpProxy(0);
     await gate.open();
-    t.after(() => gate?.close());
+    t.after(() => gate?.cut());
   }
   // The huge body proves the size cap: give it a deadline the cap always beats, even on a busy machine.
   const deadline = fault === 'huge body (32 MiB)' ? 3_000 : DEADLINE_MS;
@@ -120,8 +120,8 @@ async function start(t: TestContext, family: Family, fault: FaultName): Promise<
         ? config
         : family.retarget(config, (url) => {
             const parsed = new URL(url);
-            (gate as TcpGate).targetPort = Number(parsed.port);
-            parsed.port = String((gate as TcpGate).port);
+            (gate as TcpProxy).targetPort = Number(parsed.port);
+            parsed.port = String((gate as TcpProxy).port);
             return parsed.toString().replace(/\/$/, '');
           }),
   });
