@@ -110,7 +110,7 @@ test("a forwarded call carries its documented parameters only, the service's key
   const { get, sandbox, config } = await startApp(t, { env: { ...UNCAPPED } });
   const seen: URLSearchParams[] = [];
   sandbox.alphaVantage.on('request', (event: SimRequestEvent) => seen.push(event.query));
-  const json = await get(`${QUERY}?function=fx_daily&from_symbol=eur&to_symbol=usd&apikey=CALLERKEY1234&symbol=IBM&evil=1&datatype=json`);
+  const json = await get(`${QUERY}?function=fx_daily&from_symbol=eur&to_symbol=usd&apikey=caller-key&symbol=IBM&evil=1&datatype=json`);
   assert.equal(json.status, 200, json.text);
   const csv = await get(`${QUERY}?function=FX_DAILY&from_symbol=EUR&to_symbol=USD&datatype=csv`);
   assert.equal(csv.status, 200, csv.text);
