@@ -192,7 +192,8 @@ export class HotPath {
       if (hot === undefined) return fastify(req, res);
       const started = performance.now();
       const limiter = this.limiter;
-      const address = this.callerAddress(req);
+      // The caller's address keys the limit and the log line; with neither, proxy-addr's walk is skipped.
+      const address = limiter !== undefined || this.log.enabled ? this.callerAddress(req) : undefined;
       if (limiter === undefined) return this.answer(req, res, hot, now, started, address, undefined);
       limiter.incr(
         address ?? '',
