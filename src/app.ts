@@ -9,6 +9,7 @@ import { proxyTrust } from './core/networks.js';
 import { type AppDeps, createDeps } from './deps.js';
 import { createLogger, RequestLog, RequestLogController } from './log/logger.js';
 import { brokerAccess } from './plugins/app/broker-access.js';
+import { callerIdentity } from './plugins/app/caller-identity.js';
 import { closingAnswer } from './plugins/app/closing-answer.js';
 import { errorHandling } from './plugins/app/error-handler.js';
 import { HotPath, requestId } from './plugins/app/hot-path.js';
@@ -53,6 +54,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     limiter,
     record: metrics.record,
     cacheCounters: deps.cache.counters,
+    keyed: deps.clientKeys.configured,
   });
   const timeouts = timeoutOptions(config);
   // Fastify's own logger type: the instance is then the plain FastifyInstance the plugins and routes take.
@@ -105,6 +107,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   await app.register(edgeHeaders, { headers: edgeHeadersOf });
   await app.register(closingAnswer);
   await app.register(preflightCheck);
+  await app.register(callerIdentity, { keys: deps.clientKeys });
   await app.register(brokerAccess, { access: deps.brokerAccess, tickets: deps.streamTickets });
   await app.register(corsPlugin);
   await app.register(requestHygiene);

@@ -12,7 +12,8 @@
 // and never fails: the stale value stays when it cannot.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { ApiError } from '../core/errors.js';
+import { currentCallers } from '../core/caller.js';
+import { ApiError, CallerShareSpentError } from '../core/errors.js';
 import type { UpstreamHealth } from '../health/upstream-health.js';
 import {
   type CacheEntry,
@@ -128,7 +129,7 @@ export class UpstreamCache {
     const pending = this.misses.get(key);
     if (pending !== undefined) {
       this.counters.singleFlightWaits += 1;
-      return pending as Promise<CacheResult<T>>;
+      return joined(pending as Promise<CacheResult<T>>, () => this.fetchMiss(key, window, load, options));
     }
     const promise = (async (): Promise<CacheResult<T>> => {
       const found = await this.tiers.getL2<T>(key);
@@ -177,8 +178,9 @@ export class UpstreamCache {
       return entry;
     } catch (error) {
       this.counters.refreshFailures += 1;
-      // A dead upstream is not hammered by every request that sees the stale value.
-      const pause = Math.min(this.refreshBackoffMs, window.freshMs);
+      // A dead upstream is not hammered by every request that sees the stale value. A caller's spent share
+      // sent nothing and says nothing of the upstream: the next caller may refresh at once.
+      const pause = error instanceof CallerShareSpentError ? 0 : Math.min(this.refreshBackoffMs, window.freshMs);
       if (pause > 0) {
         if (this.refreshBlocked.size >= MAX_BLOCKED_KEYS) this.refreshBlocked.clear();
         this.refreshBlocked.set(key, Date.now() + pause);
@@ -196,7 +198,7 @@ export class UpstreamCache {
     const pending = this.inFlight.get(key);
     if (pending !== undefined) {
       this.counters.singleFlightWaits += 1;
-      return pending as Promise<CacheEntry<T>>;
+      return joined(pending as Promise<CacheEntry<T>>, () => this.load(key, window, load, options));
     }
     const promise = (
       this.lock === undefined ? this.callAndStore(key, window, load, options) : this.loadWithLock(key, window, load, options, this.lock)
@@ -269,12 +271,25 @@ export class UpstreamCache {
       // fails fast while the upstream is known to be down.
       value = await this.health.track(options.upstream, load, { breaker: options.breaker });
     } catch (error) {
-      // Replicas waiting on this flight fail with its outcome rather than each retry the upstream.
-      if (error instanceof ApiError) await this.lock?.recordFailure(key, error);
+      // Replicas waiting on this flight fail with its outcome rather than each retry the upstream; a caller's
+      // spent share is its own, so they try on their own account instead.
+      if (error instanceof ApiError && !(error instanceof CallerShareSpentError)) await this.lock?.recordFailure(key, error);
       throw error;
     }
     const entry = makeEntry(value, window);
     await this.tiers.set(key, entry);
     return entry;
   }
+}
+
+/**
+ * A single flight another caller started: its outcome, unless it was refused for that caller's spent share,
+ * which is not this caller's to share (fair-share.ts): this caller then tries on its own account.
+ */
+function joined<R>(pending: Promise<R>, retry: () => Promise<R>): Promise<R> {
+  const mine = currentCallers();
+  return pending.catch((error: unknown) => {
+    if (error instanceof CallerShareSpentError && !mine.some((caller) => error.accounts.includes(caller.account))) return retry();
+    throw error;
+  });
 }

@@ -92,6 +92,8 @@ export interface RequestLine {
   ms: number;
   cache: unknown;
   ip: string | undefined;
+  /** The client key's name (CLIENT_KEYS), for a keyed caller. */
+  client?: string | undefined;
 }
 
 /** pino's tracing channel around its serialisation (docs/diagnostics.md): APM agents subscribe to it. */
@@ -155,6 +157,7 @@ export class RequestLog {
       field(',"ms":', line.ms) +
       field(',"cache":', line.cache) +
       field(',"ip":', line.ip) +
+      field(',"client":', line.client) +
       this.tail;
     this.output.write(this.hook === undefined ? json : this.hook(json));
   }
@@ -218,6 +221,7 @@ export class RequestLogController extends LogController {
       ms: Math.round(reply.elapsedTime),
       cache: reply.getHeader('x-cache'),
       ip: request.ip,
+      client: request.caller?.key?.name,
     };
     // Not reply.log: it carries reqId already, and a line must hold each key once.
     if (error) this.log.failed(line, error);

@@ -13,7 +13,7 @@ import { NO_FALLBACK, UNCAPPED } from '../helpers/config.js';
 /** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
 const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
-test('limits: per client address and per server, 429 before the stream, room again once one closes', async (t) => {
+test('limits: per caller (an address here) and per server, 429 before the stream, room again once one closes', async (t) => {
   const { url, app, scan } = await startApp(t, { env: { ...ANSWERS_ENV, STREAM_MAX_PER_CLIENT: '2', STREAM_MAX_CONNECTIONS: '3' } });
   const path = `${url}/api/stream?status=true`;
   const first = await SseClient.open(t, path);
@@ -22,7 +22,7 @@ test('limits: per client address and per server, 429 before the stream, room aga
   const refused = await SseClient.open(t, path);
   assert.equal(refused.status, 429);
   assert.equal(JSON.parse(refused.body).error.code, 'RATE_LIMITED');
-  assert.match(JSON.parse(refused.body).error.message, /at most 2 streams per client address/);
+  assert.match(JSON.parse(refused.body).error.message, /at most 2 streams per caller/);
   assert.ok(Number(refused.headers['retry-after']) >= 1);
   first.close();
   await eventually(() => app.streamHub.stats().connections === 1, 'the closed stream to be gone');

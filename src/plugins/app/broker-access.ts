@@ -44,7 +44,10 @@ export const brokerAccess = fp(
       if (!inScope(request)) return;
       reply.header('vary', BROKER_VARY);
       const facts = callerFacts(request);
-      const token = access.tokenAdmission(facts);
+      // A client key (the bearer token was one) with the broker scope admits as BROKER_TOKEN does; one without
+      // it is no wrong BROKER_TOKEN, and leaves the caller to the network rule.
+      const key = request.caller.key;
+      const token = key === undefined ? access.tokenAdmission(facts) : key.scopes.has('broker') ? 'token' : undefined;
       if (token instanceof Error) throw token;
       const browser = access.browserRefusal(facts, token === 'token');
       if (browser !== undefined) throw browser;
@@ -70,5 +73,5 @@ export const brokerAccess = fp(
           );
     });
   },
-  { name: 'mdp-broker-access', fastify: '5.x', dependencies: ['mdp-preflight-check'] },
+  { name: 'mdp-broker-access', fastify: '5.x', dependencies: ['mdp-caller-identity'] },
 );
