@@ -101,7 +101,7 @@ test('overall status is down when every configured upstream is failing', async (
   for (const name of ['alphaVantage', 'massive', 'yahoo', 'ibkr']) {
     deps.health.recordError(name, new ApiError('UPSTREAM_TIMEOUT', `${name} did not answer in time`));
   }
-  const s = await buildSystemStatus({ deps, startedAt: new Date() });
+  const s = await buildSystemStatus({ deps, startedAt: new Date() }, 'local');
   assert.equal(s.status, 'down');
   assert.equal(s.reasons[0], 'no configured upstream is answering');
   assert.deepEqual(
@@ -111,14 +111,14 @@ test('overall status is down when every configured upstream is failing', async (
   assert.equal(s.upstreams.length, 4, 'aliases fold into the catalogue instead of adding rows');
 
   deps.health.recordSuccess('yahoo');
-  assert.equal((await buildSystemStatus({ deps, startedAt: new Date() })).status, 'degraded');
+  assert.equal((await buildSystemStatus({ deps, startedAt: new Date() }, 'local')).status, 'degraded');
 });
 
 test('an upstream name no catalogue entry claims still gets its own row', async (t) => {
   const deps = await createDeps(testConfig(t, ANSWERS_ENV), pino({ level: 'silent' }));
   t.after(() => deps.close());
   deps.health.recordSuccess('new-source');
-  const s = await buildSystemStatus({ deps, startedAt: new Date() });
+  const s = await buildSystemStatus({ deps, startedAt: new Date() }, 'local');
   const row = s.upstreams.find((u) => u.id === 'new-source');
   assert.equal(row?.state, 'ok');
 });
@@ -130,7 +130,7 @@ test('a spent budget makes the status degraded with the time it returns', async 
   t.after(() => deps.close());
   const guard = deps.budgets.get('alphaVantage', { perMinute: 1, perDay: 10, minIntervalMs: 0 });
   await guard.acquire();
-  const s = await buildSystemStatus({ deps, startedAt: new Date() });
+  const s = await buildSystemStatus({ deps, startedAt: new Date() }, 'local');
   const a = s.upstreams.find((u) => u.id === 'provider-a');
   assert.equal(a?.budget?.leftMinute, 0);
   assert.ok(a?.budget?.nextAvailableAt !== null);
