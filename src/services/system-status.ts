@@ -100,7 +100,7 @@ function listUpstreams(
   const extra = [...new Set([...health.keys(), ...budgets.keys()])]
     .filter((id) => !knownIds.has(id))
     .map((id) => ({ id, label: id, configured: true }));
-  const shown = view === 'local' ? [...known, ...extra] : [...known, ...extra].filter(({ id }) => id !== 'broker');
+  const shown = [...known, ...extra].filter(({ id }) => view === 'local' || id !== 'broker');
   return shown.map(({ id, label, configured }) => {
     const state = health.get(id) ?? NEVER_CALLED;
     const { lastError } = state;
