@@ -94,6 +94,30 @@ export function driftOf(error: unknown): string | undefined {
   return error instanceof ApiError && error.cause !== undefined ? driftOf(error.cause) : undefined;
 }
 
+/** How the cache holds a "not found" it answers with: until when, and whether this answer asked the upstream. */
+export interface RememberedNotFound {
+  /** When the cache forgets it (ms since epoch): the upstream is asked again after. */
+  until: number;
+  /** `X-Cache`: MISS when the upstream was asked for this answer (or one it waited on), HIT when it was not. */
+  cache: 'HIT' | 'MISS';
+}
+
+/**
+ * The upstream answered that it has no data for this symbol or function: Alpha Vantage's "Invalid API call"
+ * or empty `Global Quote`, Yahoo's 404 "No data found". An answer, not a failure: the cache remembers it
+ * (CACHE_NOT_FOUND_SECONDS) and answers it again, same code and message, without asking. `remembered` is set
+ * once the cache holds it.
+ */
+export class NotFoundAnswerError extends ApiError {
+  constructor(
+    message: string,
+    readonly remembered?: RememberedNotFound,
+  ) {
+    super('SYMBOL_NOT_FOUND', message, remembered === undefined ? {} : { headers: { 'x-cache': remembered.cache } });
+    this.name = 'NotFoundAnswerError';
+  }
+}
+
 /** Our own budget guard declined to send the call. */
 export class BudgetExhaustedError extends ApiError {
   constructor(message: string, retryAfterSeconds: number) {

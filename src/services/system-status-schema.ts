@@ -263,7 +263,18 @@ export const SystemStatus = Type.Object(
       {
         entries: Nullable(Type.Integer()),
         bytes: Nullable(Type.Integer()),
-        lookups: Type.Object({ hit: Type.Integer(), miss: Type.Integer(), stale: Type.Integer() }, { additionalProperties: false }),
+        lookups: Type.Object(
+          {
+            hit: Type.Integer(),
+            miss: Type.Integer(),
+            stale: Type.Integer(),
+            notFound: Type.Integer({
+              description:
+                'Upstream calls not sent because the provider\'s "not found" for the key is remembered (CACHE_NOT_FOUND_SECONDS).',
+            }),
+          },
+          { additionalProperties: false },
+        ),
         hitRatio: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
       },
       { additionalProperties: false },

@@ -242,7 +242,7 @@ function cacheFigures(deps: AppDeps): SystemStatus['cache'] {
   return {
     entries: typeof store.size === 'number' ? store.size : null,
     bytes: typeof store.calculatedSize === 'number' ? store.calculatedSize : null,
-    lookups: { hit: counters.hit, miss: counters.miss, stale: counters.stale },
+    lookups: { hit: counters.hit, miss: counters.miss, stale: counters.stale, notFound: counters.notFound },
     hitRatio: total === 0 ? null : round((counters.hit + counters.stale) / total),
   };
 }
