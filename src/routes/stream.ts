@@ -9,6 +9,7 @@ import { routePlugin } from './route-plugin.js';
 import { streamCors } from '../plugins/external/cors.js';
 import { errorResponses, type TypeBoxTypeProvider } from './schemas.js';
 import { rawQueryParam } from '../plugins/app/raw-query.js';
+import { isLocalCaller } from '../plugins/app/broker-access.js';
 import { StreamClient } from '../stream/stream-client.js';
 import { type FeedFactory, StreamHub } from '../stream/stream-hub.js';
 import { MAX_QUOTE_SYMBOLS, parseTopics } from '../stream/stream-topics.js';
@@ -114,7 +115,7 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
-      const topics = parseTopics(request.query);
+      const topics = parseTopics(request.query, () => isLocalCaller(request));
       if (request.method === 'HEAD') return reply.header('cache-control', 'no-store').type('text/event-stream; charset=utf-8').send('');
       hub.admit(request.caller);
       reply.hijack();

@@ -23,7 +23,22 @@ declare module 'fastify' {
 const BROKER_VARY = 'Origin, Authorization';
 
 function callerFacts(request: FastifyRequest): CallerFacts {
-  return { ip: request.ip, peer: request.raw.socket.remoteAddress, headers: request.headers, scheme: request.protocol };
+  return {
+    ip: request.ip,
+    peer: request.raw.socket.remoteAddress,
+    headers: request.headers,
+    scheme: request.protocol,
+    key: request.caller?.key,
+  };
+}
+
+/**
+ * Whether this caller is local: the broker rules admit it (BrokerAccess.isLocal). Such a caller sees the
+ * service's private side (status's local view, errors in full words); any other, what the public may know.
+ * Asked only where the answer differs by it.
+ */
+export function isLocalCaller(request: FastifyRequest): boolean {
+  return request.server.deps.brokerAccess.isLocal(callerFacts(request));
 }
 
 function inScope(request: FastifyRequest): boolean {
@@ -44,10 +59,7 @@ export const brokerAccess = fp(
       if (!inScope(request)) return;
       reply.header('vary', BROKER_VARY);
       const facts = callerFacts(request);
-      // A client key (the bearer token was one) with the broker scope admits as BROKER_TOKEN does; one without
-      // it is no wrong BROKER_TOKEN, and leaves the caller to the network rule.
-      const key = request.caller.key;
-      const token = key === undefined ? access.tokenAdmission(facts) : key.scopes.has('broker') ? 'token' : undefined;
+      const token = access.tokenAdmission(facts);
       if (token instanceof Error) throw token;
       const browser = access.browserRefusal(facts, token === 'token');
       if (browser !== undefined) throw browser;
