@@ -40,7 +40,8 @@ test('an upstream whose circuit opened is 1 under state open (0 under closed), i
   assert.equal(all.has(series('mdp_upstream_budget_limit_calls', { upstream: 'provider-a', window: 'minute' })), false, 'no cap, no limit');
 
   sandbox.alphaVantage.setFaults({ fault: 'http5xx', remaining: 5 });
-  for (const symbol of ['MSFT', 'AAPL', 'NVDA', 'AMZN', 'META']) assert.equal((await get(`/api/provider-a/quote?symbol=${symbol}`)).status, 502);
+  for (const symbol of ['MSFT', 'AAPL', 'NVDA', 'AMZN', 'META'])
+    assert.equal((await get(`/api/provider-a/quote?symbol=${symbol}`)).status, 502);
   all = samples((await scrape()).text);
   assert.equal(all.get(series('mdp_upstream_circuit_state', { upstream: 'provider-a', state: 'open' })), 1);
   assert.equal(all.get(series('mdp_upstream_circuit_state', { upstream: 'provider-a', state: 'closed' })), 0);
