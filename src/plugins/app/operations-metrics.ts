@@ -146,7 +146,7 @@ export function registerOperationsMetrics(registry: Registry, deps: AppDeps): vo
     },
   });
   new Gauge({
-    name: 'mdp_broker_stream_subscriptions',
+    name: 'mdp_broker_stream_symbols',
     help: "Symbols subscribed on the broker's quote feed: while any are, the feed should be connected.",
     labelNames: ['broker'],
     registers,
@@ -178,7 +178,7 @@ export function registerStreamMetrics(registry: Registry, connections: () => num
     },
   });
   new Gauge({
-    name: 'mdp_stream_viewers_max',
+    name: 'mdp_stream_max_viewers',
     help: 'The most /api/stream connections this server holds (STREAM_MAX_CONNECTIONS); beyond it 429 RATE_LIMITED.',
     registers: [registry],
     collect() {

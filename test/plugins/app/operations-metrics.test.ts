@@ -78,7 +78,7 @@ test('the broker session gauge follows the gateway without anyone asking: a logg
 test('the broker quote feed: connected with its symbols once asked for one, and the age of its newest tick', async (t) => {
   const { get, scrape } = await startApp(t);
   const before = samples((await scrape()).text);
-  assert.equal(before.get(series('mdp_broker_stream_subscriptions', { broker: 'ibkr' })), 0);
+  assert.equal(before.get(series('mdp_broker_stream_symbols', { broker: 'ibkr' })), 0);
   assert.equal(before.has(series('mdp_broker_stream_last_tick_age_seconds', { broker: 'ibkr' })), false, 'no tick yet');
   assert.equal((await get('/api/broker/quotes?symbols=AAPL')).status, 200);
   let all = new Map<string, number>();
@@ -92,7 +92,7 @@ test('the broker quote feed: connected with its symbols once asked for one, and 
   );
   assert.equal(all.get(series('mdp_broker_stream_state', { broker: 'ibkr', state: 'connected' })), 1);
   assert.equal(all.get(series('mdp_broker_stream_state', { broker: 'ibkr', state: 'disconnected' })), 0);
-  assert.equal(all.get(series('mdp_broker_stream_subscriptions', { broker: 'ibkr' })), 1);
+  assert.equal(all.get(series('mdp_broker_stream_symbols', { broker: 'ibkr' })), 1);
   assert.ok(all.get(series('mdp_broker_stream_last_tick_age_seconds', { broker: 'ibkr' }))! < 60);
 });
 
@@ -119,7 +119,7 @@ test('stream viewers count the open streams against STREAM_MAX_CONNECTIONS', asy
   const stream = await SseClient.open(t, `${url}/api/stream?status=true`);
   const all = samples((await scrape()).text);
   assert.equal(all.get(viewers), 1);
-  assert.equal(all.get(series('mdp_stream_viewers_max')), 7);
+  assert.equal(all.get(series('mdp_stream_max_viewers')), 7);
   stream.close();
   await until('the stream to close', async () => samples((await scrape()).text).get(viewers) === 0, 5_000);
 });
