@@ -1,4 +1,4 @@
-// Prometheus gauges for the states an operator is alerted on (deploy/prometheus/alerts.yml): each upstream's
+// Prometheus series for the states an operator is alerted on (deploy/prometheus/alerts.yml): each upstream's
 // circuit and budget limits, the store's mode and since when, the broker's session and quote feed, whether the
 // US market is open, and the streams held against their cap. Read when Prometheus scrapes, from state that
 // lives elsewhere; labels are bounded (an area, a state, a broker kind: never an address or a symbol). A state
@@ -12,6 +12,7 @@ import type { StoreMode } from '../../store/state-store.js';
 import { inRegularSession } from '../../core/us-market-time.js';
 import { circuitsById } from '../../services/system-status.js';
 import { areaOf } from '../../core/upstream-ids.js';
+import { deltaCounter } from './state-metrics.js';
 
 const CIRCUIT_STATES: readonly CircuitState[] = ['closed', 'half_open', 'open'];
 const STORE_MODES: readonly StoreMode[] = ['embedded', 'shared', 'local_fallback', 'settling'];
@@ -56,11 +57,7 @@ export function registerOperationsMetrics(registry: Registry, deps: AppDeps): vo
     labelNames: ['upstream'],
     registers,
     collect() {
-      for (const [upstream, circuit] of circuitsById(deps)) {
-        const delta = Math.max(0, circuit.opened - (seenOpenings.get(upstream) ?? 0));
-        seenOpenings.set(upstream, Math.max(circuit.opened, seenOpenings.get(upstream) ?? 0));
-        this.inc({ upstream }, delta);
-      }
+      for (const [upstream, circuit] of circuitsById(deps)) this.inc({ upstream }, deltaCounter(seenOpenings, upstream, circuit.opened));
     },
   });
   new Gauge({
