@@ -12,6 +12,14 @@ export function deltaCounter(last: Map<string, number>, key: string, now: number
   return delta;
 }
 
+/** The outcome label of each lookup counter of the cache. */
+const LOOKUP_OUTCOMES = [
+  ['hit', 'hit'],
+  ['miss', 'miss'],
+  ['stale', 'stale'],
+  ['not_found', 'notFound'],
+] as const;
+
 function numericCounters(deps: AppDeps): Record<string, number> {
   return deps.cache.counters as unknown as Record<string, number>;
 }
@@ -33,12 +41,12 @@ export function registerStateMetrics(registry: Registry, deps: AppDeps): void {
   const seenCache = new Map<string, number>();
   new Counter({
     name: 'mdp_cache_lookups_total',
-    help: 'Upstream cache lookups by outcome (hit, miss, stale).',
+    help: 'Upstream cache lookups by outcome (hit, miss, stale; not_found: no call sent, the provider\'s "not found" for the key is remembered).',
     labelNames: ['outcome'],
     registers,
     collect() {
       const counters = numericCounters(deps);
-      for (const outcome of ['hit', 'miss', 'stale']) this.inc({ outcome }, deltaCounter(seenCache, outcome, counters[outcome] ?? 0));
+      for (const [outcome, counter] of LOOKUP_OUTCOMES) this.inc({ outcome }, deltaCounter(seenCache, counter, counters[counter] ?? 0));
     },
   });
   new Counter({
