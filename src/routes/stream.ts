@@ -8,6 +8,7 @@ import { MAX_SYMBOLS } from '../core/symbol-list.js';
 import { routePlugin } from './route-plugin.js';
 import { streamCors } from '../plugins/external/cors.js';
 import { errorResponses, type TypeBoxTypeProvider } from './schemas.js';
+import { registerStreamMetrics } from '../plugins/app/operations-metrics.js';
 import { rawQueryParam } from '../plugins/app/raw-query.js';
 import { isLocalCaller } from '../plugins/app/broker-access.js';
 import { StreamClient } from '../stream/stream-client.js';
@@ -81,6 +82,7 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
     maxPerClient: config.stream.maxPerClient,
   });
   app.decorate('streamHub', hub);
+  registerStreamMetrics(app.metrics.registry, () => hub.stats().connections, config.stream.maxConnections);
   // Before Fastify stops accepting: streams end with a last event, so browsers reconnect elsewhere (the
   // relay closes with the other shared services, deps.close).
   app.addHook('preClose', async () => {

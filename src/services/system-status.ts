@@ -174,7 +174,7 @@ function merged(a: UpstreamState | undefined, b: UpstreamState): UpstreamState {
 const CIRCUIT_RANK = { closed: 0, half_open: 1, open: 2 } as const;
 
 /** Several records may share one id (an adapter and its aggregate): the least healthy circuit speaks. */
-function circuitsById(deps: AppDeps): Map<string, CircuitSnapshot> {
+export function circuitsById(deps: AppDeps): Map<string, CircuitSnapshot> {
   const out = new Map<string, CircuitSnapshot>();
   for (const [name, circuit] of Object.entries(deps.health.circuits())) {
     const id = areaOf(name);

@@ -7,7 +7,7 @@ import { areaOf } from '../../core/upstream-ids.js';
 import { within } from '../../core/within.js';
 
 /** Counters that live elsewhere are exported as the growth seen since the previous scrape. */
-function deltaCounter(last: Map<string, number>, key: string, now: number): number {
+export function deltaCounter(last: Map<string, number>, key: string, now: number): number {
   const delta = Math.max(0, now - (last.get(key) ?? 0));
   last.set(key, Math.max(now, last.get(key) ?? 0));
   return delta;
