@@ -9,6 +9,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { bearerToken, sameSecret } from '../core/bearer.js';
 import type { Config } from '../core/config.js';
+import { echoed } from '../core/echoed.js';
 import { ApiError } from '../core/errors.js';
 import { type AddressMatcher, namesProxies, networkMatcher, proxyTrust } from '../core/networks.js';
 import { WebOrigins } from '../core/web-origins.js';
@@ -60,7 +61,7 @@ export class BrokerAccess {
     if (origin !== undefined) {
       if (!this.origins.allows(origin) && !this.origins.isOwnOrigin(origin, header(facts.headers, 'host'), facts.scheme)) {
         return forbidden(
-          `web pages of ${origin.slice(0, 100)} may not read broker data: add that origin to BROKER_CORS_ORIGINS if it is your own dashboard`,
+          `web pages of ${echoed(origin)} may not read broker data: add that origin to BROKER_CORS_ORIGINS if it is your own dashboard`,
         );
       }
     } else if (header(facts.headers, 'sec-fetch-site') === 'cross-site') {

@@ -5,6 +5,7 @@
 // Vantage answers it: the owned functions' CSV is rendered from the same stored answer, so it is as fresh as
 // the JSON and costs no call; a forwarded function's CSV is asked for and cached under its own key.
 import type { CacheEntry, CacheResult } from '../cache/cache-store.js';
+import { echoed } from '../core/echoed.js';
 import { ApiError } from '../core/errors.js';
 import type { Freshness } from '../core/freshness.js';
 import { SYMBOL_PATTERN } from '../core/symbol-list.js';
@@ -57,7 +58,7 @@ export class AlphaVantageQuery {
   canonicalFunction(raw: unknown): unknown {
     if (typeof raw !== 'string') return raw;
     const fn = raw.trim().toUpperCase();
-    if (functionSpec(fn) === undefined) throw new ApiError('INVALID_PARAMETER', invalidApiCall(fn)['Error Message']);
+    if (functionSpec(fn) === undefined) throw new ApiError('INVALID_PARAMETER', invalidApiCall(echoed(fn))['Error Message']);
     return fn;
   }
 
