@@ -2,57 +2,11 @@
 // send the request at all: URL and header limits, slow clients cut off, no bodies on GET/HEAD, and the
 // security headers of a JSON API.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../../src/core/config.js';
 import { MAX_URL_LENGTH } from '../../../src/plugins/app/server-limits.js';
-import { type RunningApp, startApp } from '../../helpers/app.js';
-
-interface RawAnswer {
-  status: number;
-  headers: string;
-  body: any;
-}
-
-function parseRaw(text: string): RawAnswer {
-  const [head = '', ...rest] = text.split('\r\n\r\n');
-  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
-  let body: unknown;
-  try {
-    body = JSON.parse(rest.join('\r\n\r\n'));
-  } catch {
-    body = undefined;
-  }
-  return { status, headers: head.toLowerCase(), body };
-}
-
-async function open(running: RunningApp): Promise<Socket> {
-  const socket = connect(Number(new URL(running.url).port), '127.0.0.1');
-  await once(socket, 'connect');
-  return socket;
-}
-
-/**
- * Resolves when the socket is closed, reset or not. (`once(socket, 'close')` rejects on the 'error' a reset
- * emits first: a server that closes on a client still writing resets the connection.)
- */
-function closed(socket: Socket): Promise<void> {
-  return new Promise((resolve) => socket.once('close', () => resolve()));
-}
-
-/** Sends `data`, then reads until the server closes the connection. */
-async function exchangeUntilClose(running: RunningApp, data: string): Promise<RawAnswer> {
-  const socket = await open(running);
-  const chunks: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  socket.on('error', () => {});
-  socket.write(data);
-  await closed(socket);
-  const answer = parseRaw(Buffer.concat(chunks).toString('utf8'));
-  running.scan.responses.push(Buffer.concat(chunks).toString('utf8'));
-  return answer;
-}
+import { startApp } from '../../helpers/app.js';
+import { closed, exchangeUntilClose, open, parseRaw, type RawAnswer } from '../../helpers/raw-http.js';
 
 function assertOneShape(answer: RawAnswer, status: number, code = 'INVALID_PARAMETER'): void {
   assert.equal(answer.status, status, answer.headers);
