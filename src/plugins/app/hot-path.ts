@@ -18,6 +18,7 @@ import { callerAddress } from '../../core/networks.js';
 import { type RequestLog, redactUrl } from '../../log/logger.js';
 import { limitedRoute } from '../external/rate-limit.js';
 import { type LimitValues, ReplayedHead } from './replayed-head.js';
+import { lacksHost } from './request-hygiene.js';
 import { matchesEtag } from './send-cached.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -72,6 +73,7 @@ export const HOOKS_ACCOUNTED_FOR: Readonly<Record<string, Readonly<Record<string
     requestHygiene: 'a request with a body falls through to the pipeline; a remembered URL passed the length check',
     anonymous:
       "@fastify/rate-limit's: the hot path counts the caller in the limiter's own store, same windows, keyed by request.ip's address under TRUST_PROXY (networks.ts callerAddress), on the routes the limit covers (judged on the route the pipeline matched, rate-limit.ts limitedRoute), and falls through when over",
+    hostRequired: 'a request without the Host header HTTP/1.1 requires falls through to the pipeline (lookup), which refuses it',
   },
   preValidation: {
     preValidation: "the route's own case normalisation: only an exact URL the pipeline already answered is replayed",
@@ -214,6 +216,7 @@ export class HotPath {
   private lookup(req: IncomingMessage, now: number): HotEntry | undefined {
     if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
     if (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0') return undefined;
+    if (lacksHost(req)) return undefined;
     const hot = this.entries.get(req.url ?? '');
     if (hot === undefined) return undefined;
     if (now >= hot.entry.freshUntil) {
