@@ -11,7 +11,7 @@ import { bearerToken, sameSecret } from '../core/bearer.js';
 import type { Config } from '../core/config.js';
 import { echoed } from '../core/echoed.js';
 import { ApiError } from '../core/errors.js';
-import { type AddressMatcher, namesProxies, networkMatcher, proxyTrust } from '../core/networks.js';
+import { type AddressMatcher, isLoopbackHost, namesProxies, networkMatcher, proxyTrust } from '../core/networks.js';
 import { WebOrigins } from '../core/web-origins.js';
 
 export interface CallerFacts {
@@ -131,14 +131,12 @@ function forbidden(message: string): ApiError {
   return new ApiError('BROKER_FORBIDDEN', message);
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
-
 /**
  * The one start-up warning when broker data can be read beyond this machine: listening on a non-loopback
  * address with a broker configured. It names who may read it, so that an operator sees the exposure.
  */
 export function brokerExposure(config: Config): string | undefined {
-  if (config.broker.kind === 'none' || LOOPBACK_HOSTS.has(config.host) || config.host.startsWith('127.')) return undefined;
+  if (config.broker.kind === 'none' || isLoopbackHost(config.host)) return undefined;
   const { allowFrom, token } = config.broker.access;
   const networks =
     allowFrom.length === 0 || allowFrom.every((entry) => entry.toLowerCase() === 'none') ? 'no network' : allowFrom.join(', ');
