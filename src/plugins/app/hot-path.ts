@@ -76,7 +76,8 @@ export const HOOKS_ACCOUNTED_FOR: Readonly<Record<string, Readonly<Record<string
     hostRequired: 'a request without the Host header HTTP/1.1 requires falls through to the pipeline (lookup), which refuses it',
   },
   preValidation: {
-    preValidation: "the route's own case normalisation: only an exact URL the pipeline already answered is replayed",
+    preValidation: "/query's function name, read as Alpha Vantage reads it: only an exact URL the pipeline already answered is replayed",
+    queryValues: 'the same: the URL was read (trimmed, refused characters, case) when the pipeline answered it',
     strictIntegers: 'the same: the URL was checked when the pipeline answered it',
   },
   onSend: { headRouteOnSendHandler: "Fastify's HEAD answer: the hot path answers HEAD with the GET's headers and no body" },

@@ -7,8 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { bearerToken, sameSecret } from '../../core/bearer.js';
 import type { Config } from '../../core/config.js';
-import { echoed } from '../../core/echoed.js';
 import { ApiError, errorBody } from '../../core/errors.js';
+import { echoed } from '../../core/parameter-text.js';
 
 export type MetricsText = () => Promise<{ text: string; contentType: string }>;
 
