@@ -13,6 +13,7 @@ for (const file of [
   'overview.ts',
   'nginx-cache.ts',
   'fast-path-floor.ts',
+  'demand-flood.ts',
   'stream.ts',
   'broker-stream.ts',
   'ibkr-pacing.ts',

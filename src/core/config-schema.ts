@@ -138,7 +138,12 @@ export const EnvSchema = Type.Object({
   ),
   TRUST_PROXY: text(
     'false',
-    'Honour `X-Forwarded-For` only from these proxies: `true`, a hop count, or a comma list of addresses/CIDRs. Callers are then judged (per-caller limit, broker access) by the address the proxy saw. Only a list of addresses lets broker data through a proxy: `true` and a hop count cannot tell the proxy from a caller writing the header itself.',
+    "Honour `X-Forwarded-For` only from these proxies: a comma list of addresses/CIDRs (set it to your proxy's address), `true`, or a hop count. Callers are then judged (per-caller limit, stream caps, broker access) by the address the proxy saw. Only a list of addresses lets broker data through a proxy. `true` believes the first address in the header, which any caller writes itself, so every caller can choose its own address: the start warns, and refuses it when HOST is not loopback unless TRUST_PROXY_ANY=yes. A hop count is refused off loopback the same way: a caller reaching the service directly writes the header the hops are counted in.",
+  ),
+  TRUST_PROXY_ANY: oneOf(
+    BOOLEAN_WORDS,
+    "`yes` lets TRUST_PROXY believe a peer it does not name (`true`, a hop count) while HOST is not loopback, where any caller can then choose its own address for the per-caller limit and the stream caps. Without it such a start is refused: name the proxy's address in TRUST_PROXY instead, or say `yes` only where nothing but that proxy can reach the service.",
+    'no',
   ),
   RATE_LIMIT_PER_MINUTE: count(
     600,

@@ -15,7 +15,7 @@ import {
   type TECHNICAL_SOURCES,
   VARIABLES,
 } from './config-schema.js';
-import { networkMatcher, proxyTrust } from './networks.js';
+import { isLoopbackHost, networkMatcher, proxyTrust, trustProxyRisk } from './networks.js';
 import { type ProxySettings, proxySettings } from './proxy-settings.js';
 import { gatewayHosts, OutboundRoutes } from './outbound-routes.js';
 import { LOOPBACK_ORIGINS, parseOrigins } from './web-origins.js';
@@ -186,6 +186,9 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('BROKER_CORS_ORIGINS cannot be *: list the origins of the dashboards that may read broker data');
   else checked(problems, 'BROKER_CORS_ORIGINS', () => parseOrigins(brokerOrigins));
   checked(problems, 'TRUST_PROXY', () => proxyTrust(trustProxy(v.TRUST_PROXY)));
+  const trustRisk = trustProxyRisk(trustProxy(v.TRUST_PROXY), v.HOST);
+  if (trustRisk !== undefined && !isLoopbackHost(v.HOST) && !TRUTHY.has(v.TRUST_PROXY_ANY))
+    problems.push(`${trustRisk}, or TRUST_PROXY_ANY=yes if only that proxy can reach HOST=${v.HOST}`);
   const quoteFallback = v.QUOTE_FALLBACK ?? (v.OVERVIEW_SOURCE === 'none' ? 'none' : 'yahoo');
   if (v.TECHNICAL_SOURCE === 'computed' && quoteFallback === 'none')
     problems.push(

@@ -74,13 +74,59 @@ export function createLogger(config: Config, destination: DestinationStream = st
   );
 }
 
-/** A key or stream ticket a caller put in the query string (Alpha Vantage clients send `apikey`): never written to a log. */
-const CALLER_SECRET = /([?&](?:api_?key|token|ticket)=)[^&#]*/gi;
-const HAS_CALLER_SECRET = /[?&](?:api_?key|token|ticket)=/i;
+/**
+ * Query parameters whose values are a caller's secret (Alpha Vantage clients send `apikey`; a stream ticket),
+ * by name as `callerSecretName` reads it: never written to a log.
+ */
+const CALLER_SECRETS = new Set(['apikey', 'token', 'ticket']);
 
-/** The request URL as logged: any caller-sent key replaced by [REDACTED]. */
+/**
+ * Each parameter name of a query, and where its value starts. Fastify's router starts the query at the first
+ * `?` or `#`, and its parser (fast-querystring) splits it on `&` only; a name after any of the three is
+ * looked at, so that a secret hidden in another parameter's value (`?symbol=IBM?apikey=…`) is caught too.
+ */
+const PARAMETER_NAME = /[?#&]([^?#&=]*)=/g;
+/** Whether a URL may name a caller's secret at all: most do not, and are returned as they are at this cost. */
+const MAY_NAME_SECRET = /[?#&][^?#&=]*(?:key|token|ticket|[%+])/i;
+
+/**
+ * A parameter name as the query parser reads it (`+` a space, percent-escapes decoded; a name whose escapes
+ * do not decode is kept as written, as the parser keeps it), in any case, without the spaces, `_` and `-` a
+ * client may spell it with (`api_key`, `API-Key`).
+ */
+function callerSecretName(raw: string): boolean {
+  let name = raw.includes('+') ? raw.replaceAll('+', ' ') : raw;
+  if (name.includes('%')) {
+    try {
+      name = decodeURIComponent(name);
+    } catch {
+      // Not valid percent-encoding: the parser reads the name as written.
+    }
+  }
+  return CALLER_SECRETS.has(name.toLowerCase().replace(/[\s_-]/g, ''));
+}
+
+/**
+ * The request URL as logged: the value of every parameter the parser would read as a caller's key or ticket
+ * (`apikey`, `APIKEY`, `api%6Bey`, `%61pikey`, each time it is repeated) replaced by [REDACTED], up to the
+ * next `&` as the parser reads a value; everything else as it was sent.
+ */
 export function redactUrl(url: string | undefined): string | undefined {
-  return url !== undefined && HAS_CALLER_SECRET.test(url) ? url.replace(CALLER_SECRET, '$1[REDACTED]') : url;
+  if (url === undefined || !MAY_NAME_SECRET.test(url)) return url;
+  const query = url.search(/[?#]/);
+  if (query === -1) return url;
+  let out = '';
+  let copied = 0;
+  PARAMETER_NAME.lastIndex = query;
+  for (let match = PARAMETER_NAME.exec(url); match !== null; match = PARAMETER_NAME.exec(url)) {
+    if (!callerSecretName(match[1] as string)) continue;
+    const value = match.index + match[0].length;
+    const end = url.indexOf('&', value);
+    out += `${url.slice(copied, value)}[REDACTED]`;
+    copied = end === -1 ? url.length : end;
+    PARAMETER_NAME.lastIndex = copied;
+  }
+  return copied === 0 ? url : out + url.slice(copied);
 }
 
 /** The one line logged per answered request, by the pipeline and by the hot path alike. */

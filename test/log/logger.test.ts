@@ -125,13 +125,51 @@ test('a key a caller sends in the query string is redacted from the logged URL, 
     redactUrl('/api/provider-a/query?apikey=ABC123&apiKey=DEF&api_key=G&token=T'),
     '/api/provider-a/query?apikey=[REDACTED]&apiKey=[REDACTED]&api_key=[REDACTED]&token=[REDACTED]',
   );
-  assert.equal(redactUrl('/api/provider-a/query?APIKEY=abc#frag'), '/api/provider-a/query?APIKEY=[REDACTED]#frag');
+  // The parser reads a value up to the next `&`: `#frag` is part of it, and redacted with it.
+  assert.equal(redactUrl('/api/provider-a/query?APIKEY=abc#frag&x=1'), '/api/provider-a/query?APIKEY=[REDACTED]&x=1');
   // Repeated calls give the same answer (no regex state carried between lines).
   for (let i = 0; i < 3; i += 1) assert.equal(redactUrl('/q?apikey=x'), '/q?apikey=[REDACTED]');
 });
 
+test('the query is read as the parser reads it: every spelling of apikey the service would take for one is redacted', () => {
+  const KEY = 'CALLERKEY';
+  for (const name of [
+    'api%6Bey',
+    'APIKEY',
+    'apiKey',
+    '%61pikey',
+    '%41%50%49%4B%45%59',
+    'api+key',
+    'api%20key',
+    '+apikey',
+    'API-Key',
+    'api_key',
+    'tok%65n',
+    'Ticket',
+  ]) {
+    const url = `/api/provider-a/query?function=GLOBAL_QUOTE&${name}=${KEY}&symbol=IBM`;
+    assert.equal(redactUrl(url), `/api/provider-a/query?function=GLOBAL_QUOTE&${name}=[REDACTED]&symbol=IBM`, name);
+  }
+  // Repeated, first, and with + and escapes in the value: each value whole, up to the next &.
+  assert.equal(redactUrl(`/q?api%6Bey=${KEY}&apikey=${KEY}+2%26&APIKEY=a=b`), '/q?api%6Bey=[REDACTED]&apikey=[REDACTED]&APIKEY=[REDACTED]');
+  // Fastify's router starts the query at `#` too; a key hidden in another parameter's value is caught all the same.
+  assert.equal(redactUrl(`/q#apikey=${KEY}`), '/q#apikey=[REDACTED]');
+  assert.equal(redactUrl(`/q?symbol=IBM?apikey=${KEY}`), '/q?symbol=IBM?apikey=[REDACTED]');
+  // Everything else stays as it was sent, escapes included.
+  assert.equal(redactUrl(`/q?symbol=%49BM&x=a+b&%61pikey=${KEY}&y=%zz`), '/q?symbol=%49BM&x=a+b&%61pikey=[REDACTED]&y=%zz');
+  // A name whose escapes do not decode is not apikey to the parser either.
+  assert.equal(redactUrl('/q?api%6Bey%zz=1'), '/q?api%6Bey%zz=1');
+});
+
 test('URLs without a caller key are returned as they are', () => {
-  for (const url of ['/api/provider-a/quote?symbol=IBM', '/api/x?notapikey=1', '/api/x?myapikey=1', undefined])
+  for (const url of [
+    '/api/provider-a/quote?symbol=IBM',
+    '/api/x?notapikey=1',
+    '/api/x?myapikey=1',
+    '/api&apikey=1',
+    '/q?keywords=key%20lime',
+    undefined,
+  ])
     assert.equal(redactUrl(url), url);
 });
 

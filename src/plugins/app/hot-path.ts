@@ -16,7 +16,9 @@ import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from '../../cache/cache-store.js';
 import { callerAddress } from '../../core/networks.js';
 import { type RequestLog, redactUrl } from '../../log/logger.js';
+import { limitedRoute } from '../external/rate-limit.js';
 import { type LimitValues, ReplayedHead } from './replayed-head.js';
+import { lacksHost } from './request-hygiene.js';
 import { matchesEtag } from './send-cached.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -44,6 +46,8 @@ interface HotEntry {
   /** The body's length in bytes: its Content-Length, and its weight in the LRU. */
   bytes: number;
   etag: string;
+  /** Whether the route counts in the per-caller limit: judged on the route the pipeline matched, as @fastify/rate-limit judges it. */
+  limited: boolean;
   /** The heads without Access-Control-Allow-Origin: every request's under CORS_ORIGINS=* (its `*` replayed), else those whose Origin is not allowed. */
   plain: Heads;
   /** Under a CORS_ORIGINS list, the heads for an allowed Origin, with its slot. */
@@ -68,7 +72,8 @@ export const HOOKS_ACCOUNTED_FOR: Readonly<Record<string, Readonly<Record<string
       'its headers are replayed; under a CORS_ORIGINS list, Access-Control-Allow-Origin is computed per request as @fastify/cors computes it (cors.ts marketAllowOrigin); a route with its own CORS rule is never remembered',
     requestHygiene: 'a request with a body falls through to the pipeline; a remembered URL passed the length check',
     anonymous:
-      "@fastify/rate-limit's: the hot path counts the caller in the limiter's own store, same windows, keyed by request.ip's address under TRUST_PROXY (networks.ts callerAddress), and falls through when over",
+      "@fastify/rate-limit's: the hot path counts the caller in the limiter's own store, same windows, keyed by request.ip's address under TRUST_PROXY (networks.ts callerAddress), on the routes the limit covers (judged on the route the pipeline matched, rate-limit.ts limitedRoute), and falls through when over",
+    hostRequired: 'a request without the Host header HTTP/1.1 requires falls through to the pipeline (lookup), which refuses it',
   },
   preValidation: {
     preValidation: "/query's function name, read as Alpha Vantage reads it: only an exact URL the pipeline already answered is replayed",
@@ -162,10 +167,10 @@ export class HotPath {
     const contentType = reply.getHeader('content-type');
     const bytes = Buffer.byteLength(body);
     const ok = [...(contentType === undefined ? [] : ['content-type', String(contentType)]), 'content-length', String(bytes)];
-    const withLimit = this.limiter !== undefined;
+    const limited = this.limiter !== undefined && limitedRoute(request.routeOptions.url);
     const heads = (origin?: number): Heads => ({
-      ok: new ReplayedHead(replayed, withLimit, ok, origin),
-      notModified: new ReplayedHead(replayed, withLimit, [], origin),
+      ok: new ReplayedHead(replayed, limited, ok, origin),
+      notModified: new ReplayedHead(replayed, limited, [], origin),
     });
     this.entries.set(request.url, {
       entry,
@@ -173,6 +178,7 @@ export class HotPath {
       body,
       bytes,
       etag,
+      limited,
       plain: heads(),
       allowed: originAt === undefined ? undefined : heads(originAt),
       onAnswer,
@@ -192,7 +198,7 @@ export class HotPath {
       const hot = this.enabled ? this.lookup(req, now) : undefined;
       if (hot === undefined) return fastify(req, res);
       const started = performance.now();
-      const limiter = this.limiter;
+      const limiter = hot.limited ? this.limiter : undefined;
       // The caller's address keys the limit and the log line; with neither, proxy-addr's walk is skipped.
       const address = limiter !== undefined || this.log.enabled ? this.callerAddress(req) : undefined;
       if (limiter === undefined) return this.answer(req, res, hot, now, started, address, undefined);
@@ -211,6 +217,7 @@ export class HotPath {
   private lookup(req: IncomingMessage, now: number): HotEntry | undefined {
     if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
     if (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0') return undefined;
+    if (lacksHost(req)) return undefined;
     const hot = this.entries.get(req.url ?? '');
     if (hot === undefined) return undefined;
     if (now >= hot.entry.freshUntil) {
