@@ -5,14 +5,15 @@ import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errorBody } from '../../core/errors.js';
 
-interface AjvError {
+export interface AjvError {
   keyword: string;
   instancePath: string;
   params: Record<string, unknown>;
   message?: string;
 }
 
-function validationToApiError(errors: AjvError[]): ApiError {
+/** The first Ajv error as the message a caller can act on (the REST routes' and the MCP tools' arguments alike). */
+export function validationToApiError(errors: AjvError[]): ApiError {
   const first = errors[0];
   if (first === undefined) return new ApiError('INVALID_PARAMETER', 'invalid request');
   const field = first.instancePath.replace(/^\//, '').split('/')[0] || String(first.params.missingProperty ?? 'parameter');

@@ -2,7 +2,7 @@
 // `request.ip`, which honours X-Forwarded-For only behind the proxies TRUST_PROXY names. Counters are
 // shared by all replicas through Redis (one atomic script per request, one key: any Cluster slot) and fall
 // back to an in-process window while Redis is away (the degraded-mode policy, src/store/degraded-mode.ts).
-// Preflights, /api/system/* and everything outside /api are not limited.
+// Preflights, /api/system/* and everything outside /api and /mcp are not limited.
 //
 // Not @fastify/rate-limit's own Redis store: on a Redis error it either lets every request through
 // (`skipOnError`) or fails the request, where this one keeps limiting each caller in process; and the
@@ -86,9 +86,11 @@ function callerLimitStore(shared: SharedStore | undefined) {
   };
 }
 
+/** The API routes and /mcp (an agent's calls spend the same quota a page's do). */
 function isLimited(request: FastifyRequest): boolean {
   if (request.method === 'OPTIONS') return false;
   const url = request.url;
+  if (url === '/mcp' || url.startsWith('/mcp?')) return true;
   return url.startsWith('/api/') && !url.startsWith('/api/system/') && url !== '/api/system';
 }
 

@@ -4,7 +4,6 @@
 // (services/technical-service.ts).
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { readIndicatorOptions } from '../../wire/alpha-vantage/indicator-options.js';
 import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS, sectionKey, SERIES_TYPES } from '../../wire/alpha-vantage/indicators.js';
 import {
   ANY_CASE,
@@ -18,6 +17,7 @@ import {
 } from '../schemas.js';
 import { sendSourced } from '../../plugins/app/send-cached.js';
 import type { AppDeps } from '../../deps.js';
+import { technicalQuery } from '../../services/technical-service.js';
 
 const optional = (description: string) => Type.Optional(Type.String({ maxLength: 32, description }));
 
@@ -74,11 +74,6 @@ export function technicalRoute(app: FastifyInstance, deps: Pick<AppDeps, 'techni
       },
       preValidation: async (request) => canonicalCase(request.query, { indicator: 'upper', interval: 'lower' }),
     },
-    async (request, reply) => {
-      const { query } = request;
-      const { indicator, interval } = query;
-      const options = readIndicatorOptions(indicator, interval, query);
-      return sendSourced(request, reply, await deps.technical.get({ symbol: query.symbol.toUpperCase(), indicator, interval, ...options }));
-    },
+    async (request, reply) => sendSourced(request, reply, await deps.technical.get(technicalQuery(request.query))),
   );
 }

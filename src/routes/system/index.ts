@@ -7,6 +7,7 @@ import { errorResponses } from '../schemas.js';
 import { makeEntry } from '../../cache/cache-store.js';
 import { LiveResponse, ReadyResponse, SystemStatus } from '../../services/system-status-schema.js';
 import { buildSystemStatus, readReadiness, STATUS_WINDOW, statusFingerprint } from '../../services/system-status.js';
+import { statusSources } from './status-sources.js';
 
 const NO_RATE_LIMIT = { rateLimit: false } as const;
 /** They take no parameters; what a caller can still get wrong is the request itself (a body on GET, an over-long URL). */
@@ -14,8 +15,7 @@ const BAD_REQUEST = errorResponses(400);
 
 const systemRoutes: FastifyPluginAsync = async (app) => {
   const startedAt = new Date();
-  const status = () =>
-    buildSystemStatus({ deps: app.deps, startedAt, outcomes: app.hasDecorator('metrics') ? app.metrics.outcomesByUpstream : undefined });
+  const status = () => buildSystemStatus(statusSources(app, startedAt));
   app.liveTopics.provide('status', async () => ({ entry: makeEntry(await status(), STATUS_WINDOW), status: 'MISS' }), statusFingerprint);
 
   app.get(
