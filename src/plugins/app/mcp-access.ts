@@ -29,6 +29,7 @@ declare module 'fastify' {
   }
 }
 
+/** The decision itself, on a request's facts; exported for its own tests. @internal */
 export class McpAccess {
   private readonly origins: WebOrigins;
 

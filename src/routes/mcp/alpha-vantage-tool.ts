@@ -28,7 +28,9 @@ export const alphaVantage = tool({
     "Any function of Alpha Vantage's API (fundamentals, earnings, FX, crypto, commodities, economic indicators, news and the rest) with its own parameters, answered as Alpha Vantage answers it. Use the other tools for quotes, history and indicators; this one for everything else.",
   input: Type.Object(
     {
-      function: StringEnum(FUNCTION_NAMES, { description: 'The function, e.g. OVERVIEW, EARNINGS, FX_DAILY, NEWS_SENTIMENT.' }),
+      function: StringEnum(FUNCTION_NAMES, {
+        description: 'The function, e.g. OVERVIEW, EARNINGS, FX_DAILY, NEWS_SENTIMENT (all: docs/reference/alpha-vantage-functions.md).',
+      }),
       parameters: Type.Optional(
         Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Array(Type.String())]), {
           description: 'Its parameters as Alpha Vantage documents them, e.g. { "symbol": "IBM" }; no apikey needed.',

@@ -60,7 +60,9 @@ export const getIndicator = tool({
     interval: Type.String(),
     source: Source,
     meta: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), { description: "Alpha Vantage's Meta Data." }),
-    values: Type.Array(Type.Object({ time: Type.String() }, { additionalProperties: Num() }), { description: 'Newest first.' }),
+    values: Type.Array(Type.Object({ time: Type.String() }, { additionalProperties: Num() }), {
+      description: 'Newest first: time, then each value by name (RSI; MACD, MACD_Signal, MACD_Hist).',
+    }),
   },
   async run({ parameters, limit, ...named }, { deps }) {
     // Every parameter as text, as the query string gives it to the route.

@@ -26,7 +26,7 @@ const WHAT_TO_DO: Readonly<Record<string, string>> = {
   INTERNAL_ERROR: 'The service failed unexpectedly: try again; if it persists, tell its operator.',
 };
 
-export function whatToDo(error: ApiError): string {
+function whatToDo(error: ApiError): string {
   return WHAT_TO_DO[error.code] ?? (error.retryAfterSeconds === undefined ? 'Do not call again unchanged.' : 'Wait, then call again.');
 }
 

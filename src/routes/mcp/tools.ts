@@ -37,7 +37,10 @@ const NAMED: Readonly<Record<string, TSchema>> = Object.fromEntries(
   Object.keys(SHARED).map((name) => [name, Type.Object({}, { description: Freshness.description })]),
 );
 
-/** A schema standing alone: TypeBox's symbols dropped (JSON), the `shared` schemas inlined, no $id or $ref. */
+/**
+ * A schema standing alone: TypeBox's symbols dropped (JSON), the `shared` schemas inlined, no $id or $ref; the
+ * reference page is written from it too (scripts/docs/mcp-tools.ts). @internal
+ */
 export function selfContained(schema: unknown, shared: Readonly<Record<string, TSchema>> = SHARED): unknown {
   if (Array.isArray(schema)) return schema.map((item) => selfContained(item, shared));
   if (schema === null || typeof schema !== 'object') return schema;
