@@ -6,10 +6,11 @@ import type { Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { alphaVantage } from './alpha-vantage-tool.js';
 import { getBrokerAccounts, getBrokerHealth, getBrokerPositions, getBrokerQuotes } from './broker-tools.js';
+import { getIndicator } from './indicator-tool.js';
 import { getDividends, getMarketOverview, getServiceStatus } from './market-tools.js';
+import { getPriceHistory } from './price-history-tool.js';
 import { getQuotes, searchSymbols } from './quote-tools.js';
 import { Freshness } from './schemas.js';
-import { getIndicator, getPriceHistory } from './series-tools.js';
 import type { Tool } from './tool.js';
 import { outputSchema } from './tool-result.js';
 

@@ -155,7 +155,7 @@ test('metric names: the service own carry the mdp_ prefix and their unit; only s
   for (const { name, type } of own) {
     if (type === 'counter') assert.match(name, /_total$/, name);
     if (type === 'histogram') assert.match(name, /_(seconds|bytes)$/, name);
-    if (type === 'gauge') assert.match(name, /_(seconds|bytes|calls|entries)$/, name);
+    if (type === 'gauge') assert.match(name, /_(seconds|bytes|calls|entries|sessions)$/, name);
   }
 });
 
