@@ -131,7 +131,7 @@ export async function round(server: Child, headers: Record<string, string> = {})
 }
 
 /** utime + stime of the process, in µs (clock ticks are 1/100 s on Linux). */
-function cpuMicros(server: Child): number {
+export function cpuMicros(server: Child): number {
   try {
     const fields = readFileSync(`/proc/${server.process.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
     return (Number(fields[11]) + Number(fields[12])) * 10_000;
