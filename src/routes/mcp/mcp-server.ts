@@ -49,8 +49,9 @@ export function mcpServer(caller: McpCaller): Server {
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: VALIDATOR,
   });
+  // Without a broker (BROKER=none, or Tastytrade without credentials) its tools would only answer that: not listed.
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: caller.brokerRefusal() === undefined ? LISTED.withBroker : LISTED.public,
+    tools: caller.context.deps.broker.configured && caller.brokerRefusal() === undefined ? LISTED.withBroker : LISTED.public,
   }));
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     const tool = BY_NAME.get(params.name);

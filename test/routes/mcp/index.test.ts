@@ -147,7 +147,7 @@ test('200 identical tool calls from 5 clients cost one provider call', async (t)
   );
 });
 
-test('broker tools are hidden from and refused to a public caller, with no broker call; BROKER_TOKEN shows them', async (t) => {
+test('broker tools are hidden from and refused to a public caller, with no broker call; BROKER_TOKEN shows them; BROKER=none hides them', async (t) => {
   const brokerToken = 'broker-token-of-32-characters-xx';
   const running = await startApp(t, { env: { BROKER: 'ibkr', BROKER_ALLOW_FROM: 'none', BROKER_TOKEN: brokerToken }, transport: 'socket' });
   const brokerReads: string[] = [];
@@ -172,6 +172,12 @@ test('broker tools are hidden from and refused to a public caller, with no broke
   const accounts = await callTool(owner, 'get_broker_accounts');
   assert.notEqual(accounts.isError, true);
   assert.ok(brokerReads.length > 0);
+
+  // Without a broker, its tools are listed to no one; called anyway, they say so.
+  const none = await startApp(t, { env: { BROKER: 'none' }, transport: 'socket' });
+  const agent = await mcpClient(t, none);
+  assert.deepEqual((await agent.listTools()).tools.map((tool) => tool.name).filter(isBroker), []);
+  assert.equal(((await callTool(agent, 'get_broker_positions')).structuredContent as any).error.code, 'PROVIDER_NOT_CONFIGURED');
 });
 
 test('a cut answer says how many rows were left out and how to ask for the rest, within MCP_MAX_RESULT_BYTES', async (t) => {
