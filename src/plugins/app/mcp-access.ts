@@ -65,13 +65,18 @@ export class McpAccess {
     return undefined;
   }
 
-  /** May it see and call the broker tools: undefined, or why not, as the broker routes would refuse it. */
+  /**
+   * May it see and call the broker tools (and hear the service's private side: the status's local view, errors'
+   * full words): undefined when the broker rules admit it (BrokerAccess.isLocal), else why not, as the broker
+   * routes would refuse it.
+   */
   brokerRefusal(facts: CallerFacts): ApiError | undefined {
     // MCP_TOKEN admitted the request to /mcp: the broker judges it as a caller that sent no token.
     const judged = this.isMcpToken(facts) ? { ...facts, headers: { ...facts.headers, authorization: undefined } } : facts;
+    if (this.broker.isLocal(judged)) return undefined;
     const token = this.broker.tokenAdmission(judged);
     if (token instanceof ApiError) return token;
-    return this.broker.browserRefusal(judged, token === 'token') ?? (token === 'token' ? undefined : this.broker.networkRefusal(judged));
+    return this.broker.browserRefusal(judged, token === 'token') ?? this.broker.networkRefusal(judged);
   }
 
   /** true for MCP_TOKEN or BROKER_TOKEN; an error for a missing or wrong one when MCP_TOKEN is set (a preflight sends none). */

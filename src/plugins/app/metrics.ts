@@ -12,6 +12,7 @@ import { areaOfRoute } from '../../core/upstream-ids.js';
 import { FastHistogram, type HistogramSeries } from './fast-histogram.js';
 import { MetricsListener } from './metrics-access.js';
 import { McpMetrics } from './mcp-metrics.js';
+import { registerOperationsMetrics } from './operations-metrics.js';
 import { registerStateMetrics } from './state-metrics.js';
 
 type CacheOutcome = keyof OutcomeCounts;
@@ -76,6 +77,7 @@ export class ServiceMetrics {
     });
     this.registry.registerMetric(deps.upstreamCalls.histogram);
     registerStateMetrics(this.registry, deps);
+    registerOperationsMetrics(this.registry, deps);
     this.mcp = new McpMetrics(this.registry);
   }
 

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { FUNCTION_NAMES } from '../../wire/alpha-vantage/functions.js';
 import { Querystring } from '../provider-a/query.js';
-import { StringEnum } from '../schemas.js';
+import { CASE_INSENSITIVE, StringEnum } from '../schemas.js';
 import { argumentsOf } from './arguments.js';
 import { Freshness, Source } from './schemas.js';
 import { answer, tool } from './tool.js';
@@ -29,6 +29,7 @@ export const alphaVantage = tool({
   input: Type.Object(
     {
       function: StringEnum(FUNCTION_NAMES, {
+        [CASE_INSENSITIVE]: true,
         description: 'The function, e.g. OVERVIEW, EARNINGS, FX_DAILY, NEWS_SENTIMENT (all: docs/reference/alpha-vantage-functions.md).',
       }),
       parameters: Type.Optional(
@@ -39,7 +40,6 @@ export const alphaVantage = tool({
     },
     { additionalProperties: false },
   ),
-  cases: { function: 'upper' },
   output: {
     function: Type.String(),
     format: StringEnum(['json', 'csv'] as const),

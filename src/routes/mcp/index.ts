@@ -100,13 +100,16 @@ const mcpRoutes: FastifyPluginAsync = async (app: FastifyInstance) => {
       },
     },
     async (request, reply) => {
-      let brokerRefusal: ApiError | undefined | null = null;
+      // Read once, when a message first needs it (an initialize or a ping does not).
+      let refusal: ApiError | undefined | null = null;
+      const brokerRefusal = () => {
+        if (refusal === null) refusal = app.mcpAccess.brokerRefusal(callerFacts(request));
+        return refusal;
+      };
+      const local = () => brokerRefusal() === undefined;
       const server = mcpServer({
-        context: { deps, status: () => buildSystemStatus(statusSources(app, startedAt)) },
-        brokerRefusal: () => {
-          if (brokerRefusal === null) brokerRefusal = app.mcpAccess.brokerRefusal(callerFacts(request));
-          return brokerRefusal;
-        },
+        context: { deps, local, status: () => buildSystemStatus(statusSources(app, startedAt), local() ? 'local' : 'public') },
+        brokerRefusal,
         maxResultBytes: deps.config.mcp.maxResultBytes,
         record: (tool, outcome, seconds) => {
           app.metrics.mcp.record(tool, outcome, seconds);

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { technicalQuery } from '../../services/technical-service.js';
 import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS, sectionKey, SERIES_TYPES } from '../../wire/alpha-vantage/indicators.js';
-import { StringEnum, SymbolParam } from '../schemas.js';
+import { CASE_INSENSITIVE, StringEnum, SymbolParam } from '../schemas.js';
 import { Limit, Num, Source } from './schemas.js';
 import { rowsOf, span } from './series-rows.js';
 import { answer, tool } from './tool.js';
@@ -16,10 +16,10 @@ export const getIndicator = tool({
   input: Type.Object(
     {
       symbol: SymbolParam,
-      indicator: StringEnum(INDICATORS),
-      interval: StringEnum(INTERVALS, { default: 'daily' }),
+      indicator: StringEnum(INDICATORS, { [CASE_INSENSITIVE]: true }),
+      interval: StringEnum(INTERVALS, { default: 'daily', [CASE_INSENSITIVE]: true }),
       time_period: Type.Optional(Type.Integer({ minimum: 2, maximum: 1000, description: 'Bars per value (default 14; 20 for BBANDS).' })),
-      series_type: Type.Optional(StringEnum(SERIES_TYPES, { description: 'Price series (default close).' })),
+      series_type: Type.Optional(StringEnum(SERIES_TYPES, { description: 'Price series (default close).', [CASE_INSENSITIVE]: true })),
       month: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}$', description: 'YYYY-MM: a month of intraday history.' })),
       parameters: Type.Optional(
         Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), {
@@ -31,7 +31,6 @@ export const getIndicator = tool({
     },
     { additionalProperties: false },
   ),
-  cases: { indicator: 'upper', interval: 'lower', series_type: 'lower' },
   output: {
     symbol: Type.String(),
     indicator: Type.String(),

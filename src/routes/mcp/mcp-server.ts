@@ -13,7 +13,6 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { ApiError } from '../../core/errors.js';
 import type { ToolOutcome } from '../../plugins/app/mcp-metrics.js';
-import { canonicalCase } from '../schemas.js';
 import { ajv, argumentsOf } from './arguments.js';
 import type { Tool, ToolContext } from './tool.js';
 import { errorResult, sizedResult } from './tool-result.js';
@@ -70,12 +69,10 @@ async function called(tool: Tool, raw: Record<string, unknown> | undefined, call
   try {
     const refusal = tool.broker === true ? caller.brokerRefusal() : undefined;
     if (refusal !== undefined) throw refusal;
-    const given = { ...raw };
-    canonicalCase(given, tool.cases ?? {});
-    const answer = await tool.run(argumentsOf(tool.input, given), caller.context);
+    const answer = await tool.run(argumentsOf(tool.input, raw), caller.context);
     return sizedResult(answer, caller.maxResultBytes);
   } catch (error) {
     if (!(error instanceof ApiError)) caller.failed(error);
-    return errorResult(error);
+    return errorResult(error, caller.context.local());
   }
 }

@@ -11,7 +11,7 @@ import {
   seriesKey,
   takesOutputSize,
 } from '../../wire/alpha-vantage/time-series.js';
-import { StringEnum, SymbolParam } from '../schemas.js';
+import { CASE_INSENSITIVE, StringEnum, SymbolParam } from '../schemas.js';
 import { DateBound, Freshness, Limit, Num, Source } from './schemas.js';
 import { rowsOf, span } from './series-rows.js';
 import { answer, tool } from './tool.js';
@@ -46,14 +46,13 @@ export const getPriceHistory = tool({
   input: Type.Object(
     {
       symbol: SymbolParam,
-      interval: StringEnum(PRICE_INTERVALS, { default: 'daily' }),
+      interval: StringEnum(PRICE_INTERVALS, { default: 'daily', [CASE_INSENSITIVE]: true }),
       limit: Limit(60, 5000, 'bars'),
       from: DateBound('The oldest bar to include, YYYY-MM-DD.'),
       to: DateBound('The newest bar to include, YYYY-MM-DD.'),
     },
     { additionalProperties: false },
   ),
-  cases: { interval: 'lower' },
   output: {
     symbol: Type.String(),
     interval: Type.String(),

@@ -70,7 +70,7 @@ export const getQuotes = tool({
     'Latest price, change, volume and trading day of 1 to 20 stock symbols, each with where it came from and how fresh it is. Use it for current prices; an unknown symbol is reported on its own, the others still answer.',
   input: Type.Object({ symbols: Symbols(MAX_QUOTES, 'Ticker symbols, e.g. ["IBM", "MSFT"].') }, { additionalProperties: false }),
   output: { quotes: Type.Array(Quote), errors: Type.Array(SymbolError, { description: 'Symbols that could not be answered.' }) },
-  async run({ symbols }, { deps }) {
+  async run({ symbols }, { deps, local }) {
     const distinct = [...new Set(symbols.map((symbol) => symbol.toUpperCase()))];
     const settled = await Promise.allSettled(distinct.map((symbol) => deps.quotes.get(symbol)));
     const quotes: QuoteRow[] = [];
@@ -78,7 +78,7 @@ export const getQuotes = tool({
     settled.forEach((outcome, i) => {
       if (outcome.status === 'fulfilled') quotes.push(quoteRow(outcome.value));
       // Something unexpected fails the call, where it is logged; the service's own errors are the symbol's.
-      else if (outcome.reason instanceof ApiError) errors.push({ symbol: distinct[i] as string, ...errorFields(outcome.reason) });
+      else if (outcome.reason instanceof ApiError) errors.push({ symbol: distinct[i] as string, ...errorFields(outcome.reason, local()) });
       else throw outcome.reason;
     });
     // Nothing answered: the tool's error is the first symbol's, as the REST route's would be.

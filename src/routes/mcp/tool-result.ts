@@ -47,15 +47,24 @@ export function outputSchema(properties: TProperties, brief = false): TObject {
   );
 }
 
-/** An error's code, message and wait, as the REST error body and Retry-After say them; anything not an ApiError is INTERNAL_ERROR. */
-export function errorFields(error: unknown): { code: string; message: string; retryAfterSeconds?: number } {
-  const { code, message, retryAfterSeconds } = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'internal error');
-  return { code, message, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
+/**
+ * An error's code, message and wait, as the REST error body and Retry-After say them to this caller: the full
+ * words to a `local` one (the broker rules admit it), the public words to anyone else. Anything not an ApiError
+ * is INTERNAL_ERROR.
+ */
+export function errorFields(error: unknown, local: boolean): { code: string; message: string; retryAfterSeconds?: number } {
+  const failure = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'internal error');
+  const { code, retryAfterSeconds } = failure;
+  return {
+    code,
+    message: local ? failure.message : failure.publicMessage,
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+  };
 }
 
-/** An error as a tool result: the REST error's code, message and wait, and what to do. */
-export function errorResult(error: unknown): CallToolResult {
-  const fields = errorFields(error);
+/** An error as a tool result: the REST error's code, message (in this caller's words) and wait, and what to do. */
+export function errorResult(error: unknown, local: boolean): CallToolResult {
+  const fields = errorFields(error, local);
   const action = error instanceof ApiError ? whatToDo(error) : (WHAT_TO_DO.INTERNAL_ERROR as string);
   const wait = fields.retryAfterSeconds === undefined ? '' : ` Retry after ${fields.retryAfterSeconds} s.`;
   return {
@@ -97,6 +106,7 @@ export function sizedResult(answer: ToolAnswer, maxBytes: number): CallToolResul
     best ??
     errorResult(
       new ApiError('INVALID_PARAMETER', `the answer is larger than this service sends to agents (${maxBytes} bytes) even without its rows`),
+      false,
     )
   );
 }

@@ -8,7 +8,9 @@ import type { SystemStatus } from '../../services/system-status-schema.js';
 
 export interface ToolContext {
   deps: AppDeps;
-  /** The service's status, as /api/system/status builds it. */
+  /** The broker rules admit this caller: it may hear the service's private side (errors' full words, the status's local view). */
+  local: () => boolean;
+  /** The service's status, as /api/system/status builds it for this caller. */
   status: () => Promise<SystemStatus>;
 }
 
@@ -34,8 +36,6 @@ export interface Tool<I extends TObject = TObject> {
   /** When to use it, in a sentence or two. */
   description: string;
   input: I;
-  /** Arguments matched in any letter case, put in their canonical case before validation, as the REST route does (canonicalCase). */
-  cases?: Record<string, 'upper' | 'lower'>;
   /** The properties of a successful answer; the output schema adds `error` and `truncated` (tool-result.ts). */
   output: TProperties;
   /** Listed and answered only for callers the broker rules admit (plugins/app/mcp-access.ts). */

@@ -74,7 +74,7 @@ test('an answer too long without rows to cut is an error result, never more than
 });
 
 test('any ApiError is the same error shape: code, message, wait and what to do, by code or by default; anything else INTERNAL_ERROR', () => {
-  const spent = errorResult(new ApiError('QUOTA_EXHAUSTED', "provider A's budget is spent", { retryAfterSeconds: 12.2 }));
+  const spent = errorResult(new ApiError('QUOTA_EXHAUSTED', "provider A's budget is spent", { retryAfterSeconds: 12.2 }), false);
   assert.deepEqual(spent.structuredContent, {
     error: {
       code: 'QUOTA_EXHAUSTED',
@@ -91,13 +91,21 @@ test('any ApiError is the same error shape: code, message, wait and what to do, 
 
   // A code this file does not know (one added to core/errors.ts later) still reaches the agent, with a default.
   const later = Object.assign(new ApiError('RATE_LIMITED', 'your share is spent', { retryAfterSeconds: 30 }), { code: 'A_LATER_CODE' });
-  assert.deepEqual(errorResult(later).structuredContent, {
+  assert.deepEqual(errorResult(later, false).structuredContent, {
     error: { code: 'A_LATER_CODE', message: 'your share is spent', retryAfterSeconds: 30, action: 'Wait, then call again.' },
   });
   const noWait = Object.assign(new ApiError('INVALID_PARAMETER', 'no'), { code: 'ANOTHER_CODE' });
-  assert.equal((errorResult(noWait).structuredContent as any).error.action, 'Do not call again unchanged.');
+  assert.equal((errorResult(noWait, false).structuredContent as any).error.action, 'Do not call again unchanged.');
 
-  const crash = errorResult(new TypeError("Cannot read properties of undefined (reading 'x') at /srv/app/src/x.ts:1:1"));
+  // An error's full words (the outbound proxy, the networks allowed) go to a caller the broker rules admit only.
+  const proxied = new ApiError('UPSTREAM_ERROR', 'provider A was not reached: the proxy at 10.0.0.9:3128 refused', {
+    publicMessage: 'provider A could not be reached',
+  });
+  assert.equal((errorResult(proxied, false).structuredContent as any).error.message, 'provider A could not be reached');
+  assert.match((errorResult(proxied, true).structuredContent as any).error.message, /10\.0\.0\.9/);
+  assert.ok(!JSON.stringify(errorResult(proxied, false)).includes('10.0.0.9'));
+
+  const crash = errorResult(new TypeError("Cannot read properties of undefined (reading 'x') at /srv/app/src/x.ts:1:1"), false);
   assert.deepEqual((crash.structuredContent as any).error.code, 'INTERNAL_ERROR');
   assert.ok(!JSON.stringify(crash).includes('/srv/app'), 'no path or stack');
 });
@@ -107,10 +115,10 @@ test('an output schema admits the answer, or the error alone, and refuses an ans
   const check = new Ajv({ strict: false }).compile(JSON.parse(JSON.stringify(schema)));
   assert.ok(check({ symbol: 'IBM' }));
   assert.ok(check({ symbol: 'IBM', truncated: { rows: 'x', returned: 1, leftOut: 2, hint: 'h' } }));
-  assert.ok(check(errorResult(new ApiError('SYMBOL_NOT_FOUND', 'no')).structuredContent));
+  assert.ok(check(errorResult(new ApiError('SYMBOL_NOT_FOUND', 'no'), false).structuredContent));
   assert.ok(!check({ note: 'no symbol' }));
   assert.ok(!check({ symbol: 'IBM', extra: 1 }));
   // The brief one tools/list sends admits both, naming the answer's properties.
   const brief = new Ajv({ strict: false }).compile(JSON.parse(JSON.stringify(outputSchema({ symbol: Type.String() }, true))));
-  assert.ok(brief({ symbol: 'IBM' }) && brief(errorResult(new ApiError('SYMBOL_NOT_FOUND', 'no')).structuredContent));
+  assert.ok(brief({ symbol: 'IBM' }) && brief(errorResult(new ApiError('SYMBOL_NOT_FOUND', 'no'), false).structuredContent));
 });
