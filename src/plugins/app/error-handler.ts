@@ -6,7 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, errorBody } from '../../core/errors.js';
 import { isLocalCaller } from './broker-access.js';
 
-export interface AjvError {
+interface AjvError {
   keyword: string;
   instancePath: string;
   params: Record<string, unknown>;

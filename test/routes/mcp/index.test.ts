@@ -199,7 +199,7 @@ test('a cut answer says how many rows were left out and how to ask for the rest,
   assert.equal((older.structuredContent as any).bars[0].time, bars.at(-1).time);
 });
 
-test('what an agent gets wrong, or a provider refuses, is an error result naming the argument, the wait and what to do', async (t) => {
+test("what an agent gets wrong, or a provider refuses, is an error result naming the argument, the wait and what to do; arguments are read by the routes' one rule", async (t) => {
   const running = await startApp(t, { env: { ...NO_FALLBACK, ALPHA_VANTAGE_CALLS_PER_MINUTE: '1' }, transport: 'socket' });
   const client = await mcpClient(t, running);
   const error = async (name: string, args: Record<string, unknown>) => {
@@ -231,6 +231,17 @@ test('what an agent gets wrong, or a provider refuses, is an error result naming
   assert.ok(['SYMBOL_NOT_FOUND', 'QUOTA_EXHAUSTED'].includes(unknown.code), unknown.code);
 
   await assert.rejects(client.callTool({ name: 'place_order', arguments: {} }), /Unknown tool: place_order/);
+});
+
+test("a tool's arguments are read by the routes' one rule: an invisible character refused by name, spaces trimmed, case folded", async (t) => {
+  const running = await startApp(t, { env: UNCAPPED, transport: 'socket' });
+  const client = await mcpClient(t, running);
+  const refused = await callTool(client, 'get_quotes', { symbols: ['IBM\u00a0'] });
+  assert.match((refused.structuredContent as any).error.message, /^symbols contains U\+00A0 \(a no-break space\)/);
+  const daily = await callTool(client, 'get_price_history', { symbol: ' IBM ', interval: 'Daily', limit: 2 });
+  assert.deepEqual([(daily.structuredContent as any).symbol, (daily.structuredContent as any).interval], ['IBM', 'daily']);
+  // The entry the REST route keys on that one spelling.
+  assert.equal((await running.get('/api/provider-a/daily?symbol=IBM')).headers['x-cache'], 'HIT');
 });
 
 test('calls are counted per tool and outcome in /metrics and the status, and each request line names its tool', async (t) => {
