@@ -117,7 +117,8 @@ const mcpRoutes: FastifyPluginAsync = async (app: FastifyInstance) => {
         },
         failed: (error) => request.log.error({ err: error }, 'MCP tool failed'),
       });
-      // Stateless: the server and transport live as long as this request (closing them would only reject what is no longer pending).
+      // They live as long as this request, and are not closed: close() rejects what is still pending (nothing, once
+      // answered) with an error and its stack, which cost several times the whole transport per request (profiled).
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       const response = await transport.handleRequest(transportRequest(request), { parsedBody: request.body });
