@@ -11,13 +11,15 @@ export interface Figures {
 
 export async function measure(
   url: string,
-  options: { connections?: number; duration?: number; headers?: Record<string, string> } = {},
+  options: { connections?: number; duration?: number; headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string } = {},
 ): Promise<Figures> {
   const result = await autocannon({
     url,
     connections: options.connections ?? 50,
     duration: options.duration ?? Number(process.env.BENCH_SECONDS ?? 10),
     headers: options.headers,
+    // A POST with its body (an MCP tool call); autocannon refuses an explicit undefined method.
+    ...(options.method === undefined ? {} : { method: options.method, body: options.body }),
   });
   return {
     requestsPerSecond: Math.round(result.requests.average),

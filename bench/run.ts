@@ -18,6 +18,7 @@ for (const file of [
   'broker-stream.ts',
   'ibkr-pacing.ts',
   'redis-failover.ts',
+  'mcp.ts',
 ]) {
   const module = (await import(`./${file.replace(/\.ts$/, '.js')}`)) as { default: () => Promise<void> };
   await module.default();

@@ -9,6 +9,7 @@ import { proxyTrust } from './core/networks.js';
 import { type AppDeps, createDeps } from './deps.js';
 import { createLogger, RequestLog, RequestLogController } from './log/logger.js';
 import { brokerAccess } from './plugins/app/broker-access.js';
+import { mcpAccess } from './plugins/app/mcp-access.js';
 import { closingAnswer } from './plugins/app/closing-answer.js';
 import { errorHandling } from './plugins/app/error-handler.js';
 import { HotPath, requestId } from './plugins/app/hot-path.js';
@@ -29,6 +30,7 @@ import marketRoutes from './routes/market/index.js';
 import brokerRoutes from './routes/broker/index.js';
 import streamRoutes from './routes/stream.js';
 import metricsRoute from './routes/metrics.js';
+import mcpRoutes from './routes/mcp/index.js';
 import { ErrorResponse, FreshnessSchema } from './routes/schemas.js';
 
 export interface BuildAppOptions {
@@ -112,6 +114,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   await app.register(hostRequired);
   await app.register(preflightCheck);
   await app.register(brokerAccess, { access: deps.brokerAccess, tickets: deps.streamTickets });
+  await app.register(mcpAccess);
   await app.register(corsPlugin);
   await app.register(requestHygiene);
   await app.register(rateLimiting, { limiter });
@@ -125,6 +128,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   await app.register(systemRoutes, { prefix: '/api/system' });
   await app.register(streamRoutes);
   await app.register(metricsRoute);
+  if (config.mcp.enabled) await app.register(mcpRoutes);
   await app.register(dashboardRoutes);
   return app;
 }

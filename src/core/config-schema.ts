@@ -276,6 +276,28 @@ export const EnvSchema = Type.Object({
     'false',
   ),
   REDIS_KEY_PREFIX: text('mdp:', 'Prefix of every Redis key; no `{` or `}`, which would move keys out of their Cluster slot.'),
+  MCP: oneOf(
+    ['on', 'off'] as const,
+    'The MCP server for AI agents at `/mcp` (Streamable HTTP, stateless): the same cache, budgets and broker rules as the REST routes. `off`: no `/mcp` route.',
+    'on',
+  ),
+  MCP_ORIGINS: optional(
+    "Web origins whose pages may use `/mcp`, besides the service's own and loopback pages (`scheme://host[:port]`, port `*` for any; never `*`, and CORS_ORIGINS does not apply to `/mcp`). A host named here is also a name `/mcp` may be reached by without MCP_TOKEN.",
+  ),
+  MCP_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      description:
+        'When set, every `/mcp` request must send `Authorization: Bearer <token>` (BROKER_TOKEN is accepted too); a missing or wrong one is `401`. Compared in constant time, never logged. Unset: `/mcp` is open to whoever reaches it by an address, a `localhost` name or a host of MCP_ORIGINS.',
+      [SECRET]: true,
+    }),
+  ),
+  MCP_MAX_RESULT_BYTES: int(
+    32_768,
+    4_096,
+    1_048_576,
+    'The largest tool result `/mcp` answers, in bytes of JSON: a longer one is cut to whole rows and says how many were left out and how to ask for the rest.',
+  ),
   METRICS_PORT: Type.Union([Type.Literal('off'), Type.Integer({ minimum: 0, maximum: 65_535 })], {
     default: 9464,
     description:

@@ -31,6 +31,7 @@ export function secretsOf(config: Config): string[] {
     broker.tastytrade.refreshToken,
     broker.access.token,
     metrics.token,
+    config.mcp.token,
     ...proxySecrets(proxy.https),
     ...proxySecrets(proxy.http),
   ].filter((s): s is string => s !== undefined && s.length >= 4);
@@ -138,6 +139,15 @@ export interface RequestLine {
   ms: number;
   cache: unknown;
   ip: string | undefined;
+  /** The MCP tools a POST /mcp called (comma-separated), absent on every other request. */
+  tool?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the /mcp route to the tools it called, for the request line. */
+    mcpTool?: string;
+  }
 }
 
 /** pino's tracing channel around its serialisation (docs/diagnostics.md): APM agents subscribe to it. */
@@ -201,6 +211,7 @@ export class RequestLog {
       field(',"ms":', line.ms) +
       field(',"cache":', line.cache) +
       field(',"ip":', line.ip) +
+      field(',"tool":', line.tool) +
       this.tail;
     this.output.write(this.hook === undefined ? json : this.hook(json));
   }
@@ -264,6 +275,7 @@ export class RequestLogController extends LogController {
       ms: Math.round(reply.elapsedTime),
       cache: reply.getHeader('x-cache'),
       ip: request.ip,
+      tool: request.mcpTool,
     };
     // Not reply.log: it carries reqId already, and a line must hold each key once.
     if (error) this.log.failed(line, error);

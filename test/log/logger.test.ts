@@ -198,6 +198,7 @@ test('a request line is, byte for byte, the line pino writes for the same fields
     ms: fc.oneof(fc.integer({ min: 0, max: 120_000 }), fc.double()),
     cache: maybe(fc.oneof(fc.constantFrom('HIT', 'MISS', 'STALE'), latin1, fc.integer(), fc.array(latin1, { maxLength: 3 }))),
     ip: maybe(latin1),
+    tool: maybe(fc.oneof(fc.constantFrom('get_quotes', 'get_quotes,get_indicator'), latin1)),
   }) as fc.Arbitrary<RequestLine>;
   fc.assert(
     fc.property(requestLine, (line) => {

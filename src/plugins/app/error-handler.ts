@@ -14,7 +14,8 @@ interface AjvError {
   message?: string;
 }
 
-function validationToApiError(errors: AjvError[]): ApiError {
+/** The first Ajv error as the message a caller can act on (the REST routes' and the MCP tools' arguments alike). */
+export function validationToApiError(errors: AjvError[]): ApiError {
   const first = errors[0];
   if (first === undefined) return new ApiError('INVALID_PARAMETER', 'invalid request');
   // A parameter's name may be the caller's own (an unknown one): echoed, like every value.

@@ -68,6 +68,8 @@ export const HOOKS_ACCOUNTED_FOR: Readonly<Record<string, Readonly<Record<string
     preflightCheck: 'OPTIONS never reaches the hot path',
     brokerAccess:
       'acts only on routes that declare broker data, whose answers are private and carry Vary: the hot path replays public answers only, so the pipeline judges every broker caller',
+    mcpAccess:
+      'acts only on the /mcp routes (config.mcp), which send nothing through sendCached: the hot path never holds one of their answers',
     handleCors:
       'its headers are replayed; under a CORS_ORIGINS list, Access-Control-Allow-Origin is computed per request as @fastify/cors computes it (cors.ts marketAllowOrigin); a route with its own CORS rule is never remembered',
     requestHygiene: 'a request with a body falls through to the pipeline; a remembered URL passed the length check',

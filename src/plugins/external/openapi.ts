@@ -31,6 +31,7 @@ const TAGS = [
   { name: 'broker', description: 'Brokerage connection (local proxy).' },
   { name: 'stream', description: 'Live push (Server-Sent Events): one connection for every topic a page shows.' },
   { name: 'system', description: 'Status, liveness and readiness. Never rate limited; never calls an upstream.' },
+  { name: 'mcp', description: 'The Model Context Protocol for AI agents: the same data, cache and budgets as tools.' },
 ];
 
 /** package.json's `UNLICENSED`: the project grants no licence (yet), which the document says plainly. */
@@ -42,6 +43,12 @@ const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description:
       'BROKER_TOKEN (16+ characters), for broker data from outside the networks BROKER_ALLOW_FROM lists (loopback and private networks by default). Callers on those networks send none; a wrong token is 401.',
+  },
+  mcpToken: {
+    type: 'http' as const,
+    scheme: 'bearer',
+    description:
+      'MCP_TOKEN (16+ characters): when set, /mcp answers only the bearer of it (or of BROKER_TOKEN); a missing or wrong one is 401. Unset: none needed.',
   },
   metricsToken: {
     type: 'http' as const,
@@ -217,7 +224,7 @@ type Responses = Record<string, { headers?: Record<string, unknown> }>;
 function documentHeaders(document: Record<string, unknown>): Record<string, unknown> {
   const paths = (document.paths ?? {}) as Record<string, Record<string, { responses?: Responses }>>;
   for (const [path, operations] of Object.entries(paths)) {
-    const limited = path.startsWith('/api/') && !path.startsWith('/api/system/');
+    const limited = (path.startsWith('/api/') && !path.startsWith('/api/system/')) || path === '/mcp';
     for (const { responses = {} } of Object.values(operations)) {
       const cached = '304' in responses;
       for (const [status, response] of Object.entries(responses)) {
