@@ -44,6 +44,11 @@ interface HotEntry {
   /** The body's length in bytes: its Content-Length, and its weight in the LRU. */
   bytes: number;
   etag: string;
+  /** The URL as the request line logs it (redacted once, as the pipeline redacts it per request: redactUrl). */
+  loggedUrl: string | undefined;
+  /** `Age` as sent at `ageSeconds`: the same text for every hit within that second. */
+  ageSeconds: number;
+  age: string;
   /** The heads without Access-Control-Allow-Origin: every request's under CORS_ORIGINS=* (its `*` replayed), else those whose Origin is not allowed. */
   plain: Heads;
   /** Under a CORS_ORIGINS list, the heads for an allowed Origin, with its slot. */
@@ -172,6 +177,9 @@ export class HotPath {
       body,
       bytes,
       etag,
+      loggedUrl: redactUrl(request.url),
+      ageSeconds: -1,
+      age: '',
       plain: heads(),
       allowed: originAt === undefined ? undefined : heads(originAt),
       onAnswer,
@@ -231,12 +239,16 @@ export class HotPath {
     this.served += 1;
     this.cacheCounters.hit += 1;
     const id = requestId(req.headers['x-request-id']);
-    const age = String(Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000)));
+    const ageSeconds = Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000));
+    if (ageSeconds !== hot.ageSeconds) {
+      hot.ageSeconds = ageSeconds;
+      hot.age = String(ageSeconds);
+    }
     const notModified = matchesEtag(req.headers['if-none-match'], hot.etag);
     const status = notModified ? 304 : 200;
     const origin = this.allowOrigin?.(req.headers.origin);
     const heads = origin === undefined ? hot.plain : (hot.allowed ?? hot.plain);
-    res.writeHead(status, (notModified ? heads.notModified : heads.ok).fill(id, age, limit, origin));
+    res.writeHead(status, (notModified ? heads.notModified : heads.ok).fill(id, hot.age, limit, origin));
     res.end(notModified || req.method === 'HEAD' ? undefined : hot.body);
     hot.onAnswer?.(hot.entry);
     const seconds = (performance.now() - started) / 1000;
@@ -245,7 +257,7 @@ export class HotPath {
       this.log.write({
         reqId: id,
         method: req.method,
-        url: redactUrl(req.url),
+        url: hot.loggedUrl,
         status,
         ms: Math.round(seconds * 1000),
         cache: 'HIT',
