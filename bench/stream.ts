@@ -379,6 +379,8 @@ export interface MeasureOptions {
   perClient?: number;
   /** Called once every viewer is open, before the measurement settles (a bench starts its ticks here). */
   onOpened?: () => void;
+  /** Called as the measurement starts and as it stops (a bench reads the service's own figures over the window). */
+  window?: { start(): Promise<void>; stop(): Promise<void> };
 }
 
 /** Opens `count` viewers spread over `services`, measures for `seconds`, closes them. */
@@ -397,6 +399,7 @@ export async function measure(ibkr: SimulatedUpstream, services: Child[], count:
   const calls: number[] = [];
   const onCall = (event: SimRequestEvent) => event.path === SNAPSHOT && calls.push(Date.now());
   ibkr.on('request', onCall);
+  await options.window?.start();
   const cpu = cpuSeconds(pid);
   const machine = machineBusySeconds();
   const own = process.cpuUsage();
@@ -405,6 +408,7 @@ export async function measure(ibkr: SimulatedUpstream, services: Child[], count:
   const probe = probeRequests(services[0]!.url, measureSeconds * 1000);
   await sleep(measureSeconds * 1000);
   for (const client of clients) client.send({ type: 'stop' });
+  await options.window?.stop();
   const requestTimes = (await probe).sort((a, b) => a - b);
   const seconds = (performance.now() - started) / 1000;
   const cpuPercent = ((cpuSeconds(pid) - cpu) / seconds) * 100;
