@@ -15,7 +15,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from '../../cache/cache-store.js';
 import { callerAddress } from '../../core/networks.js';
-import { type RequestLog, redactUrl } from '../../log/logger.js';
+import { type RequestLog, redactUrl, SharedFields } from '../../log/logger.js';
 import { type LimitValues, ReplayedHead } from './replayed-head.js';
 import { matchesEtag } from './send-cached.js';
 
@@ -46,6 +46,8 @@ interface HotEntry {
   etag: string;
   /** The URL as the request line logs it (redacted once, as the pipeline redacts it per request: redactUrl). */
   loggedUrl: string | undefined;
+  /** The request line's fields from method to cache for a hit answered within the millisecond, by `lineIndex`. */
+  lines: (SharedFields | undefined)[];
   /** `Age` as sent at `ageSeconds`: the same text for every hit within that second. */
   ageSeconds: number;
   age: string;
@@ -178,6 +180,7 @@ export class HotPath {
       bytes,
       etag,
       loggedUrl: redactUrl(request.url),
+      lines: [],
       ageSeconds: -1,
       age: '',
       plain: heads(),
@@ -254,15 +257,14 @@ export class HotPath {
     const seconds = (performance.now() - started) / 1000;
     this.record(req.method ?? 'GET', hot.route, status, seconds, 'HIT');
     if (this.log.enabled) {
-      this.log.write({
-        reqId: id,
-        method: req.method,
-        url: hot.loggedUrl,
-        status,
-        ms: Math.round(seconds * 1000),
-        cache: 'HIT',
-        ip: address,
-      });
+      const ms = Math.round(seconds * 1000);
+      if (ms !== 0) this.log.write({ reqId: id, method: req.method, url: hot.loggedUrl, status, ms, cache: 'HIT', ip: address });
+      else {
+        // A hit takes microseconds: its line is one of four per URL (GET or HEAD, 200 or 304) but for id and ip.
+        const at = (req.method === 'HEAD' ? 2 : 0) + (notModified ? 1 : 0);
+        hot.lines[at] ??= new SharedFields({ method: req.method, url: hot.loggedUrl, status, ms, cache: 'HIT' });
+        this.log.writeShared(id, hot.lines[at], address);
+      }
     }
   }
 }
