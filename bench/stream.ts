@@ -186,8 +186,23 @@ class ViewerClient {
     // In batches, so the connect storm itself is not what is measured.
     for (let i = 0; i < count; i += 250) {
       const batch = Array.from({ length: Math.min(250, count - i) }, () => new Viewer(this));
-      await Promise.all(batch.map((v, j) => v.open(urls[(i + j) % urls.length]!, path)));
+      await Promise.all(batch.map((v, j) => openRetrying(v, urls[(i + j) % urls.length]!, path)));
       this.viewers.push(...batch);
+    }
+  }
+}
+
+/**
+ * A viewer's connection, tried again when the connect storm overflows the service's accept queue (the kernel
+ * then resets some connections: "SYN flooding" in its log), as a browser's EventSource would retry.
+ */
+async function openRetrying(viewer: Viewer, url: string, path: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await viewer.open(url, path);
+    } catch (error) {
+      if (attempt === 5 || (error as NodeJS.ErrnoException).code !== 'ECONNRESET') throw error;
+      await sleep(100 * attempt);
     }
   }
 }
