@@ -8,12 +8,16 @@
 // the process; and less V8's optimising compiler, which still compiles now and then after thousands of
 // requests (a warm-up cost, tens of millions of instructions when it strikes a batch). After
 // BENCH_WARM_REQUESTS answers (default 3,000), instructions are counted over BENCH_REQUESTS sequential
-// keep-alive requests (default 1,000), in BENCH_BATCHES batches (default 5), and the median batch is reported.
+// keep-alive requests (default 1,000), in BENCH_BATCHES batches (default 5); the fewest a batch took is
+// reported (a batch that met a major collection's marking takes tens of thousands more a request), with the
+// median beside it.
 // User-space instructions only: the kernel's share of a request (the socket's reads and writes) is the same for
 // both.
 // Each server takes a minute or two to start under valgrind, and a request about 20 ms: a configuration at
 // both log levels takes some ten minutes. BENCH_CONFIGURATIONS and BENCH_LOG_LEVELS pick some (as
-// bench/cache-hit.ts names them); BENCH_SERVICE_ENTRY measures another build.
+// bench/cache-hit.ts names them); BENCH_SERVICE_ENTRY measures another build. BENCH_CALLGRIND_DIR keeps the
+// dumps there for callgrind_annotate (with NODE_OPTIONS=--perf-basic-prof, /tmp/perf-<pid>.map names the JIT
+// code's addresses).
 //   npm run build && npx tsx bench/cache-hit-instructions.ts          (needs valgrind: Debian's valgrind)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -60,8 +64,12 @@ async function ask(client: Client, count: number, headers: Record<string, string
   }
 }
 
-/** Instructions per request of `server` (the median of the batches). */
-async function instructionsPerRequest(server: Child, dir: string, headers: Record<string, string>): Promise<number> {
+/** Instructions per request of `server`: the fewest of the batches, and their median. */
+async function instructionsPerRequest(
+  server: Child,
+  dir: string,
+  headers: Record<string, string>,
+): Promise<{ least: number; median: number }> {
   const pid = server.process.pid!;
   const client = new Client(server.url, { pipelining: 1 });
   try {
@@ -76,14 +84,14 @@ async function instructionsPerRequest(server: Child, dir: string, headers: Recor
       batches.push(totals(dir, pid) / REQUESTS);
     }
     console.log(`    batches: ${batches.map((b) => Math.round(b)).join(', ')}`);
-    return median(batches);
+    return { least: Math.min(...batches), median: median(batches) };
   } finally {
     await client.close();
   }
 }
 
-/** V8's compilers' entries from running code (Runtime_CompileOptimized, Runtime_CompileLazy, ...), inclusive. */
-const COMPILING = /^\s*([\d,]+) \([^)]*\)\s+\S*v8::internal::Runtime_Compile\w*\(/;
+/** V8's optimising compilers (Turbofan and Maglev, both entered here), inclusive. */
+const COMPILING = /^\s*([\d,]+) \([^)]*\)\s+\S*v8::internal::Compiler::CompileOptimized\(/;
 
 /** The instructions of the newest dump of `pid`, less those of V8's compilers. */
 function totals(dir: string, pid: number): number {
@@ -93,7 +101,10 @@ function totals(dir: string, pid: number): number {
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!;
   const line = /^totals: (\d+)/m.exec(readFileSync(newest, 'utf8'));
   if (line === null) throw new Error(`no totals in ${newest}`);
-  const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', newest], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', newest], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   let compiling = 0;
   for (const row of annotated.split('\n')) compiling += Number(COMPILING.exec(row)?.[1]?.replaceAll(',', '') ?? 0);
   return Number(line[1]) - compiling;
@@ -107,7 +118,8 @@ export default async function cacheHitInstructions(): Promise<void> {
   const chosen = process.env.BENCH_CONFIGURATIONS?.split(',');
   const levels = process.env.BENCH_LOG_LEVELS?.split(',') ?? LOG_LEVELS.map(([level]) => level);
   const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-'));
-  const dir = mkdtempSync(join(tmpdir(), 'mdp-callgrind-'));
+  const kept = process.env.BENCH_CALLGRIND_DIR;
+  const dir = kept ?? mkdtempSync(join(tmpdir(), 'mdp-callgrind-'));
   const providerA = await startProviderA();
   const rows: string[] = [];
   console.log(`\ninstructions per cache hit (callgrind, ${serviceEntry()}): ${REQUESTS} requests x ${BATCHES} batches after ${WARM}`);
@@ -124,8 +136,9 @@ export default async function cacheHitInstructions(): Promise<void> {
           const served = await instructionsPerRequest(service, dir, headers);
           console.log('  the bare server');
           const bareCount = await instructionsPerRequest(bare, dir, headers);
+          const cell = (n: number) => String(Math.round(n)).padStart(8);
           rows.push(
-            `| ${`${name}, ${level}`.padEnd(34)} | ${String(Math.round(served)).padStart(8)} | ${String(Math.round(bareCount)).padStart(8)} | ${String(Math.round(served - bareCount)).padStart(8)} | ${(bareCount / served).toFixed(2)} |`,
+            `| ${`${name}, ${level}`.padEnd(34)} | ${cell(served.least)} (${cell(served.median)}) | ${cell(bareCount.least)} (${cell(bareCount.median)}) | ${cell(served.least - bareCount.least)} | ${(bareCount.least / served.least).toFixed(2)} |`,
           );
         } finally {
           await bare?.stop();
@@ -133,12 +146,14 @@ export default async function cacheHitInstructions(): Promise<void> {
         }
       }
     }
-    console.log('| configuration, log level           |  service |     bare | service less bare | bare / service |');
+    console.log(
+      '| configuration, log level           | service, fewest (median) | bare, fewest (median) | service less bare | bare / service |',
+    );
     for (const row of rows) console.log(row);
   } finally {
     await providerA.stop();
     rmSync(stateDir, { recursive: true, force: true });
-    rmSync(dir, { recursive: true, force: true });
+    if (kept === undefined) rmSync(dir, { recursive: true, force: true });
   }
 }
 

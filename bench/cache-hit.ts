@@ -75,8 +75,16 @@ export async function cacheHitBench(): Promise<void> {
         const cells: string[] = [];
         for (const [level, target] of LOG_LEVELS) {
           const env = { ...liveEnv(providerA, stateDir), ...configuration.env, LOG_LEVEL: level, ...store.env };
-          const { ratio, servedCpu, bareCpu } = await measureVariant(`${name}, LOG_LEVEL=${level}${store.name}`, env, configuration.headers, target, load);
-          cells.push(`${ratio.toFixed(2)} (${ratio >= target ? 'met' : 'NOT met'}), CPU ${servedCpu.toFixed(1)} / ${bareCpu.toFixed(1)} µs`);
+          const { ratio, servedCpu, bareCpu } = await measureVariant(
+            `${name}, LOG_LEVEL=${level}${store.name}`,
+            env,
+            configuration.headers,
+            target,
+            load,
+          );
+          cells.push(
+            `${ratio.toFixed(2)} (${ratio >= target ? 'met' : 'NOT met'}), CPU ${servedCpu.toFixed(1)} / ${bareCpu.toFixed(1)} µs`,
+          );
         }
         summary.push(`| ${`${name}${store.name}`.padEnd(40)} | ${cells.join(' | ')} |`);
       }
@@ -109,7 +117,11 @@ export function liveEnv(providerA: Child, stateDir: string): Record<string, stri
 }
 
 /** The bare server replaying the service's warm answer (body and headers) for a request with `headers`. */
-export async function startBare(service: Child, headers: Record<string, string>, launch: Launch = {}): Promise<{ bare: Child; bytes: number }> {
+export async function startBare(
+  service: Child,
+  headers: Record<string, string>,
+  launch: Launch = {},
+): Promise<{ bare: Child; bytes: number }> {
   const warm = await warmUp(service.url + PATH, headers);
   const bare = await startChild(
     'bench/bare-server.ts',
@@ -175,7 +187,12 @@ function cpuMicros(server: Child): number {
   }
 }
 
-function report(name: string, bytes: number, pairs: [Round, Round][], target: number): { ratio: number; servedCpu: number; bareCpu: number } {
+function report(
+  name: string,
+  bytes: number,
+  pairs: [Round, Round][],
+  target: number,
+): { ratio: number; servedCpu: number; bareCpu: number } {
   console.log(`\ncache hit, ${name}: ${bytes}-byte body, ${pairs.length} alternating rounds of ${ROUND_SECONDS} s`);
   pairs.forEach(([bare, served], i) => {
     console.log(row(`round ${i + 1} bare node:http`, bare));

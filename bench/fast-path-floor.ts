@@ -33,9 +33,12 @@ export default async function fastPathFloorBench(): Promise<void> {
     for (const server of Object.values(servers)) await load.measure(server.url + PATH, { duration: 2 });
     const rounds: Record<keyof typeof servers, Round[]> = { bare: [], hook: [], service: [] };
     for (let i = 0; i < ROUNDS; i += 1) {
-      for (const [name, server] of Object.entries(servers) as [keyof typeof servers, Child][]) rounds[name].push(await round(server, {}, load));
+      for (const [name, server] of Object.entries(servers) as [keyof typeof servers, Child][])
+        rounds[name].push(await round(server, {}, load));
     }
-    console.log(`\nfast path: a Fastify hook's floor against the service's listener, ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s; ${load.description}`);
+    console.log(
+      `\nfast path: a Fastify hook's floor against the service's listener, ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s; ${load.description}`,
+    );
     for (let i = 0; i < ROUNDS; i += 1) {
       console.log(row(`round ${i + 1} bare node:http`, rounds.bare[i]!));
       console.log(row(`round ${i + 1} Fastify onRequest answer`, rounds.hook[i]!));

@@ -34,7 +34,8 @@ export function loadGenerator(): LoadGenerator {
       measure: (url, options) => wrk(url, options, pinned),
     };
   }
-  if (chosen !== undefined && chosen !== 'autocannon' && chosen !== 'wrk') throw new Error(`BENCH_LOAD_GENERATOR: wrk or autocannon, not ${chosen}`);
+  if (chosen !== undefined && chosen !== 'autocannon' && chosen !== 'wrk')
+    throw new Error(`BENCH_LOAD_GENERATOR: wrk or autocannon, not ${chosen}`);
   if (chosen === 'wrk') throw new Error(`BENCH_LOAD_GENERATOR=wrk but ${WRK} is missing (Debian: apt-get install wrk)`);
   return {
     description: `autocannon (50 connections, in the benchmark's process, sharing the CPUs with the servers${chosen === undefined ? `: ${WRK} is missing, Debian's wrk package installs it` : ''})`,
@@ -43,8 +44,19 @@ export function loadGenerator(): LoadGenerator {
   };
 }
 
-async function wrk(url: string, { duration, headers = {} }: { duration: number; headers?: Record<string, string> }, pinned: boolean): Promise<Figures> {
-  const args = ['-t1', `-c${CONNECTIONS}`, `-d${duration}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
+async function wrk(
+  url: string,
+  { duration, headers = {} }: { duration: number; headers?: Record<string, string> },
+  pinned: boolean,
+): Promise<Figures> {
+  const args = [
+    '-t1',
+    `-c${CONNECTIONS}`,
+    `-d${duration}s`,
+    '--latency',
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+    url,
+  ];
   const [command, all] = pinned ? [TASKSET, ['-c', '0', WRK, ...args]] : [WRK, args];
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn(command, all, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -58,8 +70,8 @@ async function wrk(url: string, { duration, headers = {} }: { duration: number; 
   return parseWrk(out);
 }
 
-/** The figures of wrk's report (`--latency`). @internal */
-export function parseWrk(out: string): Figures {
+/** The figures of wrk's report (`--latency`). */
+function parseWrk(out: string): Figures {
   const number = (pattern: RegExp) => Number(pattern.exec(out)?.[1] ?? 0);
   const ms = (percentile: string) => {
     const match = new RegExp(`^\\s+${percentile}%\\s+([\\d.]+)(us|ms|s)$`, 'm').exec(out);

@@ -99,7 +99,8 @@ export async function startService(env: Record<string, string>, launch: Launch =
     } catch {
       // not listening yet
     }
-    if (attempt * 100 > (launch.readyMs ?? 30_000)) throw new Error(`service did not become ready in ${(launch.readyMs ?? 30_000) / 1000} s`);
+    if (attempt * 100 > (launch.readyMs ?? 30_000))
+      throw new Error(`service did not become ready in ${(launch.readyMs ?? 30_000) / 1000} s`);
     await sleep(100);
   }
   return {
