@@ -5,12 +5,11 @@
 // autocannon in this process, unpinned, as before; every benchmark prints which one it used.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { type Figures, measure as autocannonMeasure } from './autocannon-run.js';
+import { type Pinning, pinning } from './cpu-pinning.js';
 import type { Launch } from './processes.js';
 
 const WRK = '/usr/bin/wrk';
-const TASKSET = '/usr/bin/taskset';
 /** wrk's connections: enough to keep one server core busy, as in the issue's measurements. */
 const CONNECTIONS = 64;
 
@@ -26,12 +25,11 @@ export interface LoadGenerator {
 export function loadGenerator(): LoadGenerator {
   const chosen = process.env.BENCH_LOAD_GENERATOR;
   if (chosen !== 'autocannon' && existsSync(WRK)) {
-    const pinned = existsSync(TASKSET) && availableParallelism() >= 2;
-    const where = pinned ? 'wrk on CPU 0, each server on CPU 1 (taskset)' : 'not pinned (taskset or a second CPU missing)';
+    const pinned = pinning(true);
     return {
-      description: `wrk (${WRK}, 1 thread, ${CONNECTIONS} connections), ${where}`,
-      serverLaunch: pinned ? { prefix: [TASKSET, '-c', '1'] } : {},
-      measure: (url, options) => wrk(url, options, pinned),
+      description: `wrk (${WRK}, 1 thread, ${CONNECTIONS} connections), ${pinned.description}`,
+      serverLaunch: pinned.serverLaunch,
+      measure: (url, options) => wrk(url, options, pinned.onLoadCpu),
     };
   }
   if (chosen !== undefined && chosen !== 'autocannon' && chosen !== 'wrk')
@@ -47,7 +45,7 @@ export function loadGenerator(): LoadGenerator {
 async function wrk(
   url: string,
   { duration, headers = {} }: { duration: number; headers?: Record<string, string> },
-  pinned: boolean,
+  onLoadCpu: Pinning['onLoadCpu'],
 ): Promise<Figures> {
   const args = [
     '-t1',
@@ -57,7 +55,7 @@ async function wrk(
     ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
     url,
   ];
-  const [command, all] = pinned ? [TASKSET, ['-c', '0', WRK, ...args]] : [WRK, args];
+  const [command, all] = onLoadCpu(WRK, args);
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn(command, all, { stdio: ['ignore', 'pipe', 'inherit'] });
     let text = '';
