@@ -6,7 +6,11 @@
 // (only loopback: the image's HOST=0.0.0.0 and ports 3000 and 9464 are used as they are, and nothing on the
 // host can clash with them). Checks: /api/system/ready answers 200, /api/provider-a/quote?symbol=IBM
 // answers 200 with a Global Quote (sandbox mode: no keys), the image's HEALTHCHECK passes, and SIGTERM
-// gives exit code 0 after the shutdown line. Prints each step's time and the total.
+// gives exit code 0 after the shutdown line. Then the same image as the Kubernetes manifest runs it
+// (deploy/kubernetes/overlays/single, rendered by `kubectl kustomize`): its user, its ConfigMap's settings on
+// the image's Env, the root read-only but its emptyDir volumes (STATE_DIR, /tmp): the probes' paths answer, a
+// quote too, a write lands in the volumes and is refused elsewhere, and after its preStop a SIGTERM ends it
+// within terminationGracePeriodSeconds. Prints each step's time and the total.
 //
 // Needs root (mount, chroot, namespaces), podman, and the base image: where podman or the base is missing
 // and ../shared/tools/container-base.sh exists (this workplace's machines), it is run first; elsewhere
@@ -18,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const BASE = 'docker.io/library/node:24-bookworm-slim';
@@ -26,6 +31,8 @@ const tagAt = process.argv.indexOf('--tag');
 const TAG = tagAt > 0 ? process.argv[tagAt + 1] : 'market-data-proxy';
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 30_000;
+/** The Kubernetes manifest whose container is run as well: deploy/kubernetes, one replica on the embedded store. */
+const KUBERNETES_OVERLAY = 'deploy/kubernetes/overlays/single';
 
 class StepError extends Error {}
 
@@ -160,9 +167,6 @@ async function main() {
   const stateDir = config.env.STATE_DIR;
   if (!stateDir?.startsWith('/')) fail(`the image's Env has no absolute STATE_DIR (got ${JSON.stringify(stateDir)})`);
   if (!existsSync(join(root, stateDir))) fail(`STATE_DIR ${stateDir} does not exist in the image`);
-  const volume = mkdtempSync(join(tmpdir(), 'mdp-image-state-'));
-  chownSync(volume, user.uid, user.gid);
-  cleanups.push(() => rmSync(volume, { recursive: true, force: true }));
   // A runtime sets HOME from the user's entry when the image does not.
   const env = { HOME: user.home, ...config.env };
   const port = Number(config.env.PORT ?? 3000);
@@ -170,96 +174,11 @@ async function main() {
   const server = await step(
     'start',
     `start: ${config.command.join(' ')} as ${user.name} (uid ${user.uid}) in ${config.workdir}, STATE_DIR a fresh volume, own network namespace`,
-    async () => {
-      // Mounts made in a mount namespace of the server's own: they go when it exits, whatever happens here.
-      const setup = [
-        'set -e',
-        'root="$1"; volume="$2"; state="$3"; workdir="$4"; shift 4',
-        'mount --rbind /proc "$root/proc"',
-        'mount --rbind /dev "$root/dev"',
-        'mount --bind "$volume" "$root$state"',
-        'ip link set lo up',
-        `exec chroot --userspec=${user.uid}:${user.gid} --groups=${user.gid} "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$workdir" "$@"`,
-      ].join('\n');
-      const started = performance.now();
-      const child = spawn(
-        'unshare',
-        ['--net', '--mount', '--', '/bin/sh', '-c', setup, 'setup', root, volume, stateDir, config.workdir, ...config.command],
-        {
-          env,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      cleanups.push(() => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      });
-      const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-      const logs = [];
-      let stderr = '';
-      child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
-      let startedLine;
-      const startLine = new Promise((resolve) => (startedLine = resolve));
-      createInterface({ input: child.stdout }).on('line', (line) => {
-        let entry;
-        try {
-          entry = JSON.parse(line);
-        } catch {
-          entry = { msg: line };
-        }
-        logs.push(entry);
-        if (typeof entry.msg === 'string' && entry.msg.startsWith('market data proxy started')) startedLine(entry);
-      });
-      let timer;
-      const line = await Promise.race([
-        startLine,
-        exited.then(({ code, signal }) => fail(`the server exited with ${code ?? signal} before it started:\n${stderr.trim()}`)),
-        new Promise(
-          (_, reject) =>
-            (timer = setTimeout(() => reject(new StepError(`no start line within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS)),
-        ),
-      ]).finally(() => clearTimeout(timer));
-      const startedMs = Math.round(performance.now() - started);
-      process.stdout.write(`   pid ${child.pid}: "${line.msg}" at ${line.url} after ${startedMs} ms (metrics ${line.metrics})\n`);
-      return { child, exited, logs, stderr: () => stderr, started };
-    },
+    () => startServer({ root, config, user, env, mounts: [[freshDir('state', user), stateDir]] }),
   );
 
   await step('answers', `GET /api/system/ready and /api/provider-a/quote?symbol=IBM on 127.0.0.1:${port}, and the HEALTHCHECK`, () => {
-    // This script's node in the server's network namespace: a client on the host of a published port.
-    const probe = `
-      const base = 'http://127.0.0.1:${port}';
-      const until = Date.now() + ${START_TIMEOUT_MS};
-      let ready;
-      for (;;) {
-        ready = await fetch(base + '/api/system/ready').catch((e) => ({ status: 0, error: String(e.cause?.code ?? e.message) }));
-        await ready.body?.cancel();
-        if (ready.status === 200 || Date.now() > until) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const quote = await fetch(base + '/api/provider-a/quote?symbol=IBM');
-      console.log(JSON.stringify({ ready: ready.status, readyError: ready.error, quote: quote.status, source: quote.headers.get('x-data-source'), body: await quote.text() }));
-    `;
-    const result = inContainer(server.child.pid, [process.execPath, '--input-type=module', '-e', probe], {
-      timeoutMs: START_TIMEOUT_MS + 10_000,
-    });
-    if (result.status !== 0) fail(`the probe failed (${result.status ?? result.signal}): ${result.stderr.trim()}`);
-    const answer = JSON.parse(result.stdout.trim().split('\n').at(-1));
-    const firstAnswerMs = Math.round(performance.now() - server.started);
-    if (answer.ready !== 200) fail(`/api/system/ready answered ${answer.ready}${answer.readyError ? ` (${answer.readyError})` : ''}`);
-    process.stdout.write(`   /api/system/ready 200 (${firstAnswerMs} ms after the start)\n`);
-    let quote;
-    try {
-      quote = JSON.parse(answer.body)['Global Quote'];
-    } catch {
-      quote = undefined;
-    }
-    if (answer.quote !== 200 || quote?.['01. symbol'] !== 'IBM' || !/^\d+\.\d{4}$/.test(quote?.['05. price'] ?? '')) {
-      fail(`/api/provider-a/quote?symbol=IBM answered ${answer.quote}: ${answer.body.slice(0, 300)}`);
-    }
-    process.stdout.write(
-      `   /api/provider-a/quote?symbol=IBM 200, Global Quote IBM price ${quote['05. price']} (X-Data-Source ${answer.source})\n`,
-    );
-
+    askService(server, port, { ready: '/api/system/ready' });
     if (config.healthcheck === undefined) return void process.stdout.write('   the image has no HEALTHCHECK\n');
     const [kind, ...test] = config.healthcheck;
     if (kind === 'NONE') return void process.stdout.write('   HEALTHCHECK NONE\n');
@@ -271,20 +190,222 @@ async function main() {
     process.stdout.write(`   HEALTHCHECK exit 0\n`);
   });
 
-  await step('stop', 'SIGTERM: drain, shutdown line, exit code 0', async () => {
-    const signalled = performance.now();
-    server.child.kill('SIGTERM');
-    const timeout = new Promise((resolve) => setTimeout(() => resolve(undefined), STOP_TIMEOUT_MS).unref());
-    const exit = await Promise.race([server.exited, timeout]);
-    if (exit === undefined) fail(`no exit within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM`);
-    const stopMs = Math.round(performance.now() - signalled);
-    const shutdown = server.logs.some((entry) => entry.msg === 'shutting down' && entry.signal === 'SIGTERM');
-    if (!shutdown) fail(`no "shutting down" line with signal SIGTERM in the log (exit ${exit.code ?? exit.signal})`);
-    if (exit.code !== 0) fail(`exit ${exit.code ?? exit.signal} after SIGTERM:\n${server.stderr().trim()}`);
-    process.stdout.write(`   "shutting down" (SIGTERM) logged, exit 0, ${stopMs} ms after the signal\n`);
-    const problems = server.logs.filter((entry) => entry.level >= 50);
-    if (problems.length > 0) fail(`error lines in the log: ${problems.map((entry) => entry.msg).join(' | ')}`);
+  await step('stop', 'SIGTERM: drain, shutdown line, exit code 0', () => stopServer(server, STOP_TIMEOUT_MS));
+
+  // The same image as deploy/kubernetes runs it: the manifest's user, settings and volumes, the root read-only.
+  const pod = await step('manifest', `kubectl kustomize ${KUBERNETES_OVERLAY}: the Deployment's container`, () =>
+    manifestContainer(root, config, user),
+  );
+
+  const k8s = await step(
+    'k8s-start',
+    `start as the manifest says: uid ${pod.user.uid}, read-only root but ${pod.mounts.map(([, path]) => path).join(' and ')} (emptyDir)`,
+    () => startServer({ root, config, user: pod.user, env: pod.env, mounts: pod.mounts, readOnlyRoot: true }),
+  );
+
+  await step('k8s-answers', `the manifest's probes (${pod.live}, ${pod.ready}), a quote, and writes only to the emptyDir volumes`, () => {
+    askService(k8s, pod.port, { ready: pod.ready, live: pod.live });
+    const write = (dir) =>
+      inContainer(k8s.child.pid, ['/bin/sh', '-c', `echo probe > "${dir}/.write-check" && rm "${dir}/.write-check"`], {
+        image: true,
+        user: pod.user,
+        env: pod.env,
+      });
+    for (const [, path] of pod.mounts) {
+      const result = write(path);
+      if (result.status !== 0) fail(`${path} is not writable: ${result.stderr.trim()}`);
+    }
+    const refused = write(config.workdir);
+    if (refused.status === 0 || !/read-only/i.test(refused.stderr))
+      fail(`the root is not read-only: ${config.workdir} took a write (${refused.stderr.trim()})`);
+    process.stdout.write(
+      `   ${pod.mounts.map(([, path]) => path).join(' and ')} writable; ${config.workdir}: "${refused.stderr.trim()}"\n`,
+    );
   });
+
+  await step(
+    'k8s-stop',
+    `preStop (${pod.preStop.join(' ')}), then SIGTERM: exit 0 within terminationGracePeriodSeconds (${pod.graceSeconds} s)`,
+    () => {
+      const began = performance.now();
+      const preStop = inContainer(k8s.child.pid, pod.preStop, {
+        image: true,
+        user: pod.user,
+        env: pod.env,
+        timeoutMs: pod.graceSeconds * 1000,
+      });
+      if (preStop.status !== 0)
+        fail(`preStop exited with ${preStop.status ?? preStop.signal}: ${`${preStop.stdout}${preStop.stderr}`.trim()}`);
+      const preStopMs = Math.round(performance.now() - began);
+      process.stdout.write(`   preStop exit 0 after ${preStopMs} ms\n`);
+      return stopServer(k8s, pod.graceSeconds * 1000 - preStopMs);
+    },
+  );
+}
+
+/** A fresh directory owned by the container's user: a volume (STATE_DIR, an emptyDir). */
+function freshDir(name, user) {
+  const dir = mkdtempSync(join(tmpdir(), `mdp-image-${name}-`));
+  chownSync(dir, user.uid, user.gid);
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * The image's Cmd run as a runtime runs it: mount and network namespaces of its own (only loopback), the image's
+ * filesystem with /proc and /dev bound in and each of `mounts` ([host directory, path]) bound at its path, the root
+ * read-only when asked, as `user` with `env`. Resolves once the start line is logged. Mounts go when it exits.
+ */
+async function startServer({ root, config, user, env, mounts, readOnlyRoot = false }) {
+  const setup = [
+    'set -e',
+    'root="$1"; workdir="$2"; shift 2',
+    ...(readOnlyRoot ? ['mount --bind "$root" "$root"', 'mount -o remount,bind,ro "$root"'] : []),
+    'mount --rbind /proc "$root/proc"',
+    'mount --rbind /dev "$root/dev"',
+    'while [ "$1" != -- ]; do mount --bind "$1" "$root$2"; shift 2; done; shift',
+    'ip link set lo up',
+    `exec chroot --userspec=${user.uid}:${user.gid} --groups=${user.gid} "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$workdir" "$@"`,
+  ].join('\n');
+  const started = performance.now();
+  const child = spawn(
+    'unshare',
+    ['--net', '--mount', '--', '/bin/sh', '-c', setup, 'setup', root, config.workdir, ...mounts.flat(), '--', ...config.command],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const logs = [];
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
+  let startedLine;
+  const startLine = new Promise((resolve) => (startedLine = resolve));
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    let entry;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      entry = { msg: line };
+    }
+    logs.push(entry);
+    if (typeof entry.msg === 'string' && entry.msg.startsWith('market data proxy started')) startedLine(entry);
+  });
+  let timer;
+  const line = await Promise.race([
+    startLine,
+    exited.then(({ code, signal }) => fail(`the server exited with ${code ?? signal} before it started:\n${stderr.trim()}`)),
+    new Promise(
+      (_, reject) =>
+        (timer = setTimeout(() => reject(new StepError(`no start line within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS)),
+    ),
+  ]).finally(() => clearTimeout(timer));
+  const startedMs = Math.round(performance.now() - started);
+  process.stdout.write(`   pid ${child.pid}: "${line.msg}" at ${line.url} after ${startedMs} ms (metrics ${line.metrics})\n`);
+  return { child, exited, logs, stderr: () => stderr, started };
+}
+
+/** Waits for `ready` to answer 200 (and `live`, when given), then asks for a sandbox quote; fails otherwise. */
+function askService(server, port, { ready, live }) {
+  // This script's node in the server's network namespace: a client on the host of a published port.
+  const probe = `
+    const base = 'http://127.0.0.1:${port}';
+    const until = Date.now() + ${START_TIMEOUT_MS};
+    let ready;
+    for (;;) {
+      ready = await fetch(base + ${JSON.stringify(ready)}).catch((e) => ({ status: 0, error: String(e.cause?.code ?? e.message) }));
+      await ready.body?.cancel();
+      if (ready.status === 200 || Date.now() > until) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const live = ${live === undefined ? 'undefined' : `(await fetch(base + ${JSON.stringify(live)})).status`};
+    const quote = await fetch(base + '/api/provider-a/quote?symbol=IBM');
+    console.log(JSON.stringify({ ready: ready.status, readyError: ready.error, live, quote: quote.status, source: quote.headers.get('x-data-source'), body: await quote.text() }));
+  `;
+  const result = inContainer(server.child.pid, [process.execPath, '--input-type=module', '-e', probe], {
+    timeoutMs: START_TIMEOUT_MS + 10_000,
+  });
+  if (result.status !== 0) fail(`the probe failed (${result.status ?? result.signal}): ${result.stderr.trim()}`);
+  const answer = JSON.parse(result.stdout.trim().split('\n').at(-1));
+  const firstAnswerMs = Math.round(performance.now() - server.started);
+  if (answer.ready !== 200) fail(`${ready} answered ${answer.ready}${answer.readyError ? ` (${answer.readyError})` : ''}`);
+  process.stdout.write(`   ${ready} 200 (${firstAnswerMs} ms after the start)\n`);
+  if (live !== undefined) {
+    if (answer.live !== 200) fail(`${live} answered ${answer.live}`);
+    process.stdout.write(`   ${live} 200\n`);
+  }
+  let quote;
+  try {
+    quote = JSON.parse(answer.body)['Global Quote'];
+  } catch {
+    quote = undefined;
+  }
+  if (answer.quote !== 200 || quote?.['01. symbol'] !== 'IBM' || !/^\d+\.\d{4}$/.test(quote?.['05. price'] ?? '')) {
+    fail(`/api/provider-a/quote?symbol=IBM answered ${answer.quote}: ${answer.body.slice(0, 300)}`);
+  }
+  process.stdout.write(
+    `   /api/provider-a/quote?symbol=IBM 200, Global Quote IBM price ${quote['05. price']} (X-Data-Source ${answer.source})\n`,
+  );
+}
+
+/** SIGTERM; the exit must come within `withinMs`, with code 0 after the shutdown line, and no error line logged. */
+async function stopServer(server, withinMs) {
+  const signalled = performance.now();
+  server.child.kill('SIGTERM');
+  const timeout = new Promise((resolve) => setTimeout(() => resolve(undefined), withinMs).unref());
+  const exit = await Promise.race([server.exited, timeout]);
+  if (exit === undefined) fail(`no exit within ${Math.round(withinMs / 1000)} s of SIGTERM`);
+  const stopMs = Math.round(performance.now() - signalled);
+  const shutdown = server.logs.some((entry) => entry.msg === 'shutting down' && entry.signal === 'SIGTERM');
+  if (!shutdown) fail(`no "shutting down" line with signal SIGTERM in the log (exit ${exit.code ?? exit.signal})`);
+  if (exit.code !== 0) fail(`exit ${exit.code ?? exit.signal} after SIGTERM:\n${server.stderr().trim()}`);
+  process.stdout.write(`   "shutting down" (SIGTERM) logged, exit 0, ${stopMs} ms after the signal\n`);
+  const problems = server.logs.filter((entry) => entry.level >= 50);
+  if (problems.length > 0) fail(`error lines in the log: ${problems.map((entry) => entry.msg).join(' | ')}`);
+}
+
+/**
+ * The container of the single overlay's Deployment, as the kubelet would run it on this image: the image's Env
+ * under the ConfigMaps' settings and the manifest's own (a Secret's keys would come last: none here, the sandbox),
+ * its user, the emptyDir volumes (fresh directories), the probes' paths, preStop and the grace period.
+ */
+function manifestContainer(root, config, imageUserEntry) {
+  if (!have('kubectl')) fail('kubectl is not installed (apt-get install kubernetes-client)');
+  const objects = parseAllDocuments(run('kubectl', ['kustomize', KUBERNETES_OVERLAY])).map((document) => document.toJS());
+  const deployment = objects.find((o) => o.kind === 'Deployment');
+  const pod = deployment.spec.template.spec;
+  const [container] = pod.containers;
+  const maps = new Map(objects.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata.name, o.data ?? {}]));
+  const fromMaps = (container.envFrom ?? []).filter((e) => e.configMapRef).map((e) => maps.get(e.configMapRef.name) ?? {});
+  const literal = Object.fromEntries((container.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value]));
+  const uid = container.securityContext?.runAsUser ?? pod.securityContext?.runAsUser;
+  const gid = container.securityContext?.runAsGroup ?? pod.securityContext?.runAsGroup ?? uid;
+  if (uid === undefined || uid === 0) fail(`the manifest runs the container as ${uid ?? "the image's user"}: it must name a non-root uid`);
+  if (container.securityContext?.readOnlyRootFilesystem !== true) fail('the manifest does not make the root filesystem read-only');
+  const user = { ...imageUserEntry, uid, gid };
+  const emptyDirs = new Set(pod.volumes.filter((v) => v.emptyDir !== undefined).map((v) => v.name));
+  const mounts = container.volumeMounts
+    .filter((m) => emptyDirs.has(m.name))
+    .map((m) => {
+      if (!existsSync(join(root, m.mountPath))) fail(`${m.mountPath} (volume ${m.name}) does not exist in the image`);
+      return [freshDir(m.name, user), m.mountPath];
+    });
+  const named = Object.fromEntries(container.ports.map((p) => [p.name, p.containerPort]));
+  const portOf = (probe) => (typeof probe.httpGet.port === 'number' ? probe.httpGet.port : named[probe.httpGet.port]);
+  const env = { HOME: user.home, ...config.env, ...Object.assign({}, ...fromMaps), ...literal };
+  const settings = [...Object.keys(Object.assign({}, ...fromMaps)), ...Object.keys(literal)];
+  process.stdout.write(`   ${deployment.metadata.name}: uid ${uid}:${gid}, settings ${settings.join(' ')}\n`);
+  return {
+    env,
+    user,
+    mounts,
+    port: portOf(container.readinessProbe),
+    ready: container.readinessProbe.httpGet.path,
+    live: container.livenessProbe.httpGet.path,
+    preStop: container.lifecycle.preStop.exec.command,
+    graceSeconds: pod.terminationGracePeriodSeconds,
+  };
 }
 
 let failed = false;

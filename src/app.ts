@@ -17,6 +17,7 @@ import { edgeHeaders, securityHeaders } from './plugins/app/edge-headers.js';
 import { preflightCheck, requestHygiene } from './plugins/app/request-hygiene.js';
 import { clientErrorHandler, frameworkErrorHandler, hardenServer, timeoutOptions } from './plugins/app/server-limits.js';
 import { strictIntegers } from './plugins/app/strict-integers.js';
+import { CASE_INSENSITIVE, queryValues } from './plugins/app/query-values.js';
 import { corsPlugin, marketAllowOrigin } from './plugins/external/cors.js';
 import { openApi } from './plugins/external/openapi.js';
 import { callerLimiter, rateLimiting } from './plugins/external/rate-limit.js';
@@ -28,7 +29,7 @@ import marketRoutes from './routes/market/index.js';
 import brokerRoutes from './routes/broker/index.js';
 import streamRoutes from './routes/stream.js';
 import metricsRoute from './routes/metrics.js';
-import { CASE_INSENSITIVE, ErrorResponse, FreshnessSchema } from './routes/schemas.js';
+import { ErrorResponse, FreshnessSchema } from './routes/schemas.js';
 
 export interface BuildAppOptions {
   logger?: Logger;
@@ -81,7 +82,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler(edgeHeadersOf),
     genReqId: (req) => requestId(req.headers['x-request-id']),
-    // x-case-insensitive: an OpenAPI note on enums the route normalises (routes/schemas.ts); no rule for Ajv.
+    // x-case-insensitive: an OpenAPI note on enums read in any case (plugins/app/query-values.ts); no rule for Ajv.
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false, keywords: [CASE_INSENSITIVE] } },
   });
   hardenServer(app.server, config);
@@ -102,6 +103,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   // the app refuses to start and says which is missing. The onRequest hooks run in this order.
   await app.register(errorHandling);
   await app.register(strictIntegers);
+  await app.register(queryValues);
   await app.register(edgeHeaders, { headers: edgeHeadersOf });
   await app.register(closingAnswer);
   await app.register(preflightCheck);

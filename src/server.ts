@@ -10,6 +10,7 @@ import { defaultMetricsPortTaken, type ListenTarget, listenProblem, METRICS_ADDR
 import { createLogger } from './log/logger.js';
 import { logProcessWarnings } from './process/process-warnings.js';
 import type { Sandbox } from './sandbox/index.js';
+import { SHUTDOWN_DRAIN_MS } from './process/shutdown.js';
 import { startFailureMessage } from './process/start-failure.js';
 
 function readConfig(): Config {
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
   const { buildApp } = await import('./app.js');
   const app = await buildApp(config, { logger });
 
-  closeWithGrace({ delay: 15_000, logger }, async ({ signal, err }) => {
+  closeWithGrace({ delay: SHUTDOWN_DRAIN_MS, logger }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an error');
     else logger.info({ signal }, 'shutting down');
     await app.close();

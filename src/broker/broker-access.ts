@@ -93,25 +93,43 @@ export class BrokerAccess {
     });
   }
 
-  /** A caller without a token: admitted by the network the service believes it is in, or refused saying what to configure. */
+  /**
+   * A caller without a token: admitted by the network the service believes it is in, or refused saying what to
+   * configure. The caller hears it in words; the networks allowed and the proxy's address are for the log
+   * (the full message, which the edge logs).
+   */
   networkRefusal(facts: CallerFacts): ApiError | undefined {
-    const forwarded = FORWARDING.filter((name) => facts.headers[name] !== undefined);
-    if (forwarded.length > 0) {
+    const forwarded = FORWARDING.filter((name) => facts.headers[name] !== undefined).join(', ');
+    if (forwarded !== '') {
       if (!namesProxies(this.trustProxy) || facts.peer === undefined || !this.trusted(facts.peer, 0)) {
-        return forbidden(
-          `this request was forwarded (${forwarded.join(', ')}) by ${facts.peer ?? 'an unknown peer'}, which TRUST_PROXY does not name, so its caller is unknown: set TRUST_PROXY to the proxy's address${this.orToken()}`,
-        );
+        const said = (peer: string) =>
+          `this request was forwarded (${forwarded}) by ${peer}, which TRUST_PROXY does not name, so its caller is unknown: set TRUST_PROXY to the proxy's address${this.orToken()}`;
+        return forbidden(said(facts.peer ?? 'an unknown peer'), said('a proxy'));
       }
       if (facts.headers['x-forwarded-for'] === undefined) {
-        return forbidden(
-          `the proxy at ${facts.peer} sends ${forwarded.join(', ')} but no X-Forwarded-For, the one header the service reads the caller's address from: make it send X-Forwarded-For`,
-        );
+        const said = (proxy: string) =>
+          `${proxy} sends ${forwarded} but no X-Forwarded-For, the one header the service reads the caller's address from: make it send X-Forwarded-For`;
+        return forbidden(said(`the proxy at ${facts.peer}`), said('the proxy in front'));
       }
     }
     if (this.allowed(facts.ip)) return undefined;
+    const said = (networks: string) =>
+      `broker data is readable from ${networks}, and this caller's address ${facts.ip ?? 'is unknown'}${facts.ip === undefined ? '' : ' is not among them'}${this.orToken()}`;
     return forbidden(
-      `broker data is readable from ${this.access.allowFrom.join(', ') || 'no network'} (BROKER_ALLOW_FROM), and this caller's address ${facts.ip ?? 'is unknown'}${facts.ip === undefined ? '' : ' is not among them'}${this.orToken()}`,
+      said(`${this.access.allowFrom.join(', ') || 'no network'} (BROKER_ALLOW_FROM)`),
+      said('the networks BROKER_ALLOW_FROM names'),
     );
+  }
+
+  /**
+   * Whether the broker rules admit this caller as they stand, without a stream ticket (those admit one stream
+   * only): it may then see the service's private side (status's local view, errors' full words). The one answer
+   * to "is this caller local".
+   */
+  isLocal(facts: CallerFacts): boolean {
+    const token = this.tokenAdmission(facts);
+    if (token instanceof Error || this.browserRefusal(facts, token === 'token') !== undefined) return false;
+    return token === 'token' || this.networkRefusal(facts) === undefined;
   }
 
   private orToken(): string {
@@ -126,8 +144,8 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
-function forbidden(message: string): ApiError {
-  return new ApiError('BROKER_FORBIDDEN', message);
+function forbidden(message: string, publicMessage?: string): ApiError {
+  return new ApiError('BROKER_FORBIDDEN', message, { publicMessage });
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);

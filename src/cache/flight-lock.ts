@@ -28,6 +28,8 @@ interface StoredFailure {
   at: number;
   code: ErrorCode;
   message: string;
+  /** The words for callers the broker rules do not admit (ApiError.publicMessage); absent in a failure stored before it. */
+  publicMessage?: string;
   retryAfterSeconds?: number;
 }
 
@@ -69,7 +71,13 @@ export class RedisFlightLock implements FlightLock {
   }
 
   async recordFailure(key: string, error: ApiError): Promise<void> {
-    const stored: StoredFailure = { at: Date.now(), code: error.code, message: error.message, retryAfterSeconds: error.retryAfterSeconds };
+    const stored: StoredFailure = {
+      at: Date.now(),
+      code: error.code,
+      message: error.message,
+      publicMessage: error.publicMessage,
+      retryAfterSeconds: error.retryAfterSeconds,
+    };
     await this.shared.degraded.attempt(
       'flight-lock',
       (client) => client.set(this.shared.redis.key(`failed:${key}`), JSON.stringify(stored), 'PX', FAILURE_TTL_MS),
@@ -86,10 +94,9 @@ export class RedisFlightLock implements FlightLock {
     if (text === null) return undefined;
     const stored = JSON.parse(text) as StoredFailure;
     if (stored.at < since) return undefined;
-    return new ApiError(
-      stored.code,
-      stored.message,
-      stored.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: stored.retryAfterSeconds },
-    );
+    return new ApiError(stored.code, stored.message, {
+      publicMessage: stored.publicMessage,
+      ...(stored.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: stored.retryAfterSeconds }),
+    });
   }
 }

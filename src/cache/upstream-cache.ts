@@ -10,9 +10,15 @@
 // whatever is stored and never loads; `load` calls the upstream now, one call per key however many ask at
 // once (in this process and, with the lock, across replicas); `refresh` loads in place of a stale value
 // and never fails: the stale value stays when it cannot.
+//
+// "Not found": an upstream's answer that it has no data for the key (NotFoundAnswerError) is remembered for
+// CACHE_NOT_FOUND_SECONDS in both tiers, so every replica answers it again, same code and message, without a
+// call. It is kept under a key of its own (notFoundKey), never in place of the value: a good value in its
+// stale window goes on being served where it was served before, and the negative only spares the calls that
+// would have been sent. Limit answers, failures and budget refusals are other errors, never remembered.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { ApiError } from '../core/errors.js';
+import { ApiError, NotFoundAnswerError, type RememberedNotFound } from '../core/errors.js';
 import type { UpstreamHealth } from '../health/upstream-health.js';
 import {
   type CacheEntry,
@@ -42,6 +48,8 @@ export interface UpstreamCacheOptions {
   lockWaitMs?: number;
   /** Upper bound of the pause after a failed background refresh (the fresh window caps it too). */
   refreshBackoffMs?: number;
+  /** How long an upstream's "not found" is remembered (CACHE_NOT_FOUND_SECONDS); 0 or unset: not at all. */
+  notFoundMs?: number;
 }
 
 export interface FetchOptions {
@@ -61,6 +69,19 @@ type Load<T> = () => Promise<T>;
 
 const MAX_BLOCKED_KEYS = 10_000;
 
+/** What a remembered "not found" holds: its message (the code is always SYMBOL_NOT_FOUND). */
+interface NotFoundValue {
+  message: string;
+}
+
+/**
+ * Where the "not found" of `key` is kept. A prefix, not a suffix: every value key starts with its upstream's
+ * scope (`sandbox:`, `live:`), so no value key, whatever a caller typed into it, can ever be read as one.
+ */
+function notFoundKey(key: string): string {
+  return `not-found:${key}`;
+}
+
 export class UpstreamCache {
   private readonly tiers: TieredCacheStore;
   private readonly logger: Logger;
@@ -69,11 +90,22 @@ export class UpstreamCache {
   private readonly lockTtlMs: number;
   private readonly lockWaitMs: number;
   private readonly refreshBackoffMs: number;
+  private readonly notFoundMs: number;
   private readonly inFlight = new Map<string, Promise<CacheEntry>>();
   private readonly misses = new Map<string, Promise<CacheResult<unknown>>>();
   /** Keys whose last background refresh failed, and until when not to try again. */
   private readonly refreshBlocked = new Map<string, number>();
-  readonly counters = { hit: 0, miss: 0, stale: 0, singleFlightWaits: 0, crossReplicaWaits: 0, refreshes: 0, refreshFailures: 0 };
+  /** `notFound`: calls not sent because the upstream's "not found" for the key was remembered. */
+  readonly counters = {
+    hit: 0,
+    miss: 0,
+    stale: 0,
+    notFound: 0,
+    singleFlightWaits: 0,
+    crossReplicaWaits: 0,
+    refreshes: 0,
+    refreshFailures: 0,
+  };
 
   constructor(options: UpstreamCacheOptions) {
     this.tiers = new TieredCacheStore(options.memory, options.l2);
@@ -83,6 +115,7 @@ export class UpstreamCache {
     this.lockTtlMs = options.lockTtlMs ?? 15_000;
     this.lockWaitMs = options.lockWaitMs ?? this.lockTtlMs;
     this.refreshBackoffMs = options.refreshBackoffMs ?? 5_000;
+    this.notFoundMs = options.notFoundMs ?? 0;
   }
 
   /** Both tiers; `size` and `calculatedSize` report the in-process tier. */
@@ -177,8 +210,10 @@ export class UpstreamCache {
       return entry;
     } catch (error) {
       this.counters.refreshFailures += 1;
-      // A dead upstream is not hammered by every request that sees the stale value.
-      const pause = Math.min(this.refreshBackoffMs, window.freshMs);
+      // A dead upstream is not hammered by every request that sees the stale value; a "not found" is not
+      // asked again while it is remembered.
+      const remembered = error instanceof NotFoundAnswerError ? error.remembered : undefined;
+      const pause = remembered === undefined ? Math.min(this.refreshBackoffMs, window.freshMs) : remembered.until - Date.now();
       if (pause > 0) {
         if (this.refreshBlocked.size >= MAX_BLOCKED_KEYS) this.refreshBlocked.clear();
         this.refreshBlocked.set(key, Date.now() + pause);
@@ -198,11 +233,33 @@ export class UpstreamCache {
       this.counters.singleFlightWaits += 1;
       return pending as Promise<CacheEntry<T>>;
     }
-    const promise = (
-      this.lock === undefined ? this.callAndStore(key, window, load, options) : this.loadWithLock(key, window, load, options, this.lock)
-    ).finally(() => this.inFlight.delete(key));
+    const promise = this.loadUnlessNotFound(key, window, load, options).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, promise as Promise<CacheEntry>);
     return promise;
+  }
+
+  private async loadUnlessNotFound<T>(key: string, window: CacheWindow, load: Load<T>, options: FetchOptions): Promise<CacheEntry<T>> {
+    await this.throwIfNotFound(key, 'HIT');
+    return this.lock === undefined
+      ? this.callAndStore(key, window, load, options)
+      : this.loadWithLock(key, window, load, options, this.lock);
+  }
+
+  /** Throws the upstream's "not found" for `key` while it is remembered (this tier, else the shared one). */
+  private async throwIfNotFound(key: string, cache: RememberedNotFound['cache']): Promise<void> {
+    if (this.notFoundMs === 0) return;
+    const entry = await this.peek<NotFoundValue>(notFoundKey(key));
+    if (entry === undefined || !isFresh(entry, Date.now())) return;
+    this.counters.notFound += 1;
+    throw new NotFoundAnswerError(entry.value.message, { until: entry.freshUntil, cache });
+  }
+
+  /** Keeps the upstream's "not found" in both tiers, and gives it back as remembered. */
+  private async remember(key: string, error: NotFoundAnswerError): Promise<NotFoundAnswerError> {
+    if (this.notFoundMs === 0) return error;
+    const entry = makeEntry<NotFoundValue>({ message: error.message }, { freshMs: this.notFoundMs, staleMs: 0 });
+    await this.tiers.set(notFoundKey(key), entry);
+    return new NotFoundAnswerError(error.message, { until: entry.freshUntil, cache: 'MISS' });
   }
 
   /** One replica loads while the others poll L2 for its value, for at most `lockWaitMs`. */
@@ -220,9 +277,10 @@ export class UpstreamCache {
       if (attempt.kind === 'unavailable') return this.callAndStore(key, window, load, options);
       if (attempt.kind === 'acquired') {
         try {
-          // Another replica may have stored the value between our L2 read and our lock.
+          // Another replica may have stored the value, or its "not found", between our L2 read and our lock.
           const found = await this.tiers.getL2<T>(key);
           if (found !== undefined && isFresh(found, Date.now())) return found;
+          await this.throwIfNotFound(key, 'MISS');
           return await this.callAndStore(key, window, load, options);
         } finally {
           await lock.release(key, attempt.token);
@@ -233,6 +291,7 @@ export class UpstreamCache {
       if (outcome === 'unavailable') return this.callAndStore(key, window, load, options);
       if (outcome === 'timeout') throw new ApiError('UPSTREAM_TIMEOUT', 'the upstream did not answer in time');
       if (outcome !== 'released') return outcome;
+      await this.throwIfNotFound(key, 'MISS');
       const failure = await lock.failureSince(key, startedAt);
       if (failure !== undefined) throw failure;
       // Released without a value or a recorded failure (the holder died): try to load ourselves.
@@ -269,9 +328,10 @@ export class UpstreamCache {
       // fails fast while the upstream is known to be down.
       value = await this.health.track(options.upstream, load, { breaker: options.breaker });
     } catch (error) {
+      const failure = error instanceof NotFoundAnswerError ? await this.remember(key, error) : error;
       // Replicas waiting on this flight fail with its outcome rather than each retry the upstream.
-      if (error instanceof ApiError) await this.lock?.recordFailure(key, error);
-      throw error;
+      if (failure instanceof ApiError) await this.lock?.recordFailure(key, failure);
+      throw failure;
     }
     const entry = makeEntry(value, window);
     await this.tiers.set(key, entry);

@@ -300,6 +300,12 @@ export const EnvSchema = Type.Object({
   CACHE_MAX_BYTES: int(67_108_864, 1_024, Number.MAX_SAFE_INTEGER, 'Bytes of the in-process cache.'),
   ...cacheWindowVariables,
   ...avFamilyVariables,
+  CACHE_NOT_FOUND_SECONDS: int(
+    3_600,
+    0,
+    YEAR_SECONDS,
+    'How long a provider\'s "no data for this symbol" (Alpha Vantage\'s "Invalid API call" or empty quote, Yahoo\'s 404) is remembered, in every replica, and answered again with no call. Never a limit or a failure. `0`: off.',
+  ),
   STREAM_HEARTBEAT_SECONDS: int(15, 1, 60, 'Comment heartbeat on `/api/stream`; a viewer blocked for two periods is disconnected.'),
   STREAM_MAX_CONNECTIONS: int(10_000, 1, 1_000_000, 'Open streams per server; beyond it `429 RATE_LIMITED`.'),
   STREAM_MAX_PER_CLIENT: int(20, 0, 1_000_000, 'Open streams per client address (`0` = no limit); beyond it `429 RATE_LIMITED`.'),

@@ -104,6 +104,8 @@ export interface Config {
     windows: Record<CacheWindowName, CacheWindow>;
     /** Forwarded Alpha Vantage functions, by family (CACHE_AV_<FAMILY>_SECONDS). */
     avFamilies: Record<AvFamily, CacheWindow>;
+    /** How long a provider's "not found" is remembered (CACHE_NOT_FOUND_SECONDS); 0: not at all. */
+    notFoundMs: number;
   };
   /** Server-Sent Events (/api/stream): heartbeat period and connection limits (0 = no per-address limit). */
   stream: { heartbeatSeconds: number; maxConnections: number; maxPerClient: number };
@@ -255,7 +257,13 @@ export function loadConfig(env: Env = process.env): Config {
     },
     cursorSecret: v.CURSOR_SECRET,
     stateDir: v.STATE_DIR,
-    cache: { maxEntries: v.CACHE_MAX_ENTRIES, maxBytes: v.CACHE_MAX_BYTES, windows, avFamilies },
+    cache: {
+      maxEntries: v.CACHE_MAX_ENTRIES,
+      maxBytes: v.CACHE_MAX_BYTES,
+      windows,
+      avFamilies,
+      notFoundMs: v.CACHE_NOT_FOUND_SECONDS * 1000,
+    },
     stream: {
       heartbeatSeconds: v.STREAM_HEARTBEAT_SECONDS,
       maxConnections: v.STREAM_MAX_CONNECTIONS,

@@ -30,6 +30,11 @@ export interface ApiErrorOptions {
   /** 401 rather than the code's 403: credentials were sent and are wrong (RFC 9110 §15.5.2). */
   unauthenticated?: boolean;
   cause?: unknown;
+  /**
+   * The words for a caller the broker rules do not admit, where `message` says more about the private side (the
+   * outbound proxy's address, the networks allowed): the edge chooses, and the log keeps `message`.
+   */
+  publicMessage?: string;
 }
 
 /** An error whose message is safe to show to a caller: it never holds a key, URL or stack. */
@@ -38,11 +43,14 @@ export class ApiError extends Error {
   readonly status: number;
   readonly retryAfterSeconds: number | undefined;
   readonly headers: Record<string, string>;
+  /** What any caller may hear; `message` itself unless the error says more than that (ApiErrorOptions). */
+  readonly publicMessage: string;
 
   constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
+    this.publicMessage = options.publicMessage ?? message;
     this.status = options.unauthenticated === true ? 401 : ERROR_STATUS[code];
     this.retryAfterSeconds = options.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfterSeconds));
     this.headers = options.headers ?? {};
@@ -86,6 +94,30 @@ export function driftOf(error: unknown): string | undefined {
   return error instanceof ApiError && error.cause !== undefined ? driftOf(error.cause) : undefined;
 }
 
+/** How the cache holds a "not found" it answers with: until when, and whether this answer asked the upstream. */
+export interface RememberedNotFound {
+  /** When the cache forgets it (ms since epoch): the upstream is asked again after. */
+  until: number;
+  /** `X-Cache`: MISS when the upstream was asked for this answer (or one it waited on), HIT when it was not. */
+  cache: 'HIT' | 'MISS';
+}
+
+/**
+ * The upstream answered that it has no data for this symbol or function: Alpha Vantage's "Invalid API call"
+ * or empty `Global Quote`, Yahoo's 404 "No data found". An answer, not a failure: the cache remembers it
+ * (CACHE_NOT_FOUND_SECONDS) and answers it again, same code and message, without asking. `remembered` is set
+ * once the cache holds it.
+ */
+export class NotFoundAnswerError extends ApiError {
+  constructor(
+    message: string,
+    readonly remembered?: RememberedNotFound,
+  ) {
+    super('SYMBOL_NOT_FOUND', message, remembered === undefined ? {} : { headers: { 'x-cache': remembered.cache } });
+    this.name = 'NotFoundAnswerError';
+  }
+}
+
 /** Our own budget guard declined to send the call. */
 export class BudgetExhaustedError extends ApiError {
   constructor(message: string, retryAfterSeconds: number) {
@@ -109,14 +141,19 @@ export interface ErrorBody {
   error: { code: ErrorCode; message: string; status: number; requestId: string };
 }
 
-export function errorBody(error: ApiError, requestId: string): ErrorBody {
-  return { error: { code: error.code, message: error.message, status: error.status, requestId } };
+/** The one body; in public words unless the edge, knowing the caller local, passes the full message. */
+export function errorBody(error: ApiError, requestId: string, message = error.publicMessage): ErrorBody {
+  return { error: { code: error.code, message, status: error.status, requestId } };
 }
 
 /** `proxy`: the outbound proxy refused the call or cannot be reached; `certificate`: the upstream's TLS certificate was not trusted. */
 export type TransportFailure = 'timeout' | 'unreachable' | 'reset' | 'too_large' | 'proxy' | 'certificate';
 
-/** The upstream could not be reached or did not answer in time; nothing was learned from its body. */
+/**
+ * The upstream could not be reached or did not answer in time; nothing was learned from its body. A caller the
+ * broker rules do not admit hears the usual words; a proxy's or a certificate's problem only that the upstream
+ * could not be reached, since their words name the proxy and the settings behind it.
+ */
 export class UpstreamTransportError extends ApiError {
   /** `message`: in place of the failure's usual words (a proxy's or a certificate's problem says which). */
   constructor(
@@ -133,7 +170,8 @@ export class UpstreamTransportError extends ApiError {
       proxy: `${upstream} was not reached: the outbound proxy failed`,
       certificate: `${upstream}'s TLS certificate was refused`,
     }[failure];
-    super(failure === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', message ?? usual, { cause });
+    const publicMessage = failure === 'proxy' || failure === 'certificate' ? `${upstream} could not be reached` : usual;
+    super(failure === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', message ?? usual, { cause, publicMessage });
     this.name = 'UpstreamTransportError';
   }
 }

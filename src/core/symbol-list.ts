@@ -1,6 +1,8 @@
 // `symbols=A,b,A` -> ["A", "B"]: trimmed, upper-cased, de-duplicated and sorted (the sorted list is the
-// cache key, so any order of the same symbols shares one entry and one upstream call).
+// cache key, so any order of the same symbols shares one entry and one upstream call). The list is read by
+// the one text rule first (parameter-text.ts), so each symbol is trimmed of spaces only.
 import { ApiError } from './errors.js';
+import { parameterText } from './parameter-text.js';
 
 export const MAX_SYMBOLS = 50;
 
@@ -10,7 +12,7 @@ const SYMBOL = new RegExp(SYMBOL_PATTERN);
 
 /** `name` is the parameter the list came in, for the messages. */
 export function parseSymbolList(raw: string, name = 'symbols'): string[] {
-  const parts = raw
+  const parts = parameterText(name, raw)
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '');

@@ -43,6 +43,7 @@ export function createCache(
     lock: store.shared === undefined ? undefined : new RedisFlightLock(store.shared),
     lockTtlMs,
     lockWaitMs: lockTtlMs,
+    notFoundMs: config.cache.notFoundMs,
   });
   return { cache, closeL2 };
 }

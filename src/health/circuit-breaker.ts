@@ -54,7 +54,8 @@ export class CircuitOpenError extends ApiError {
     fix?: string,
   ) {
     const paused = `${publicName(upstream)} is failing; calls are paused until it recovers`;
-    super(code, fix === undefined ? paused : `${paused}: ${fix}`, { retryAfterSeconds });
+    // The fix names the proxy or a setting: for the operator and local callers, not the public.
+    super(code, fix === undefined ? paused : `${paused}: ${fix}`, { retryAfterSeconds, publicMessage: paused });
     this.name = 'CircuitOpenError';
   }
 }

@@ -15,7 +15,8 @@ export interface UpstreamState {
   calls: number;
   errors: number;
   lastSuccessAt: string | null;
-  lastError: { at: string; code: string; message: string } | null;
+  /** `publicMessage`: the words for callers the broker rules do not admit (ApiError.publicMessage). */
+  lastError: { at: string; code: string; message: string; publicMessage: string } | null;
   /** Answers that did not read as the wire format says, by reason: the first sign that a provider changed. */
   unreadable: Record<string, number>;
   lastUnreadable: { at: string; reason: string; message: string } | null;
@@ -87,7 +88,7 @@ export class UpstreamHealth {
     state.calls += 1;
     state.errors += 1;
     const safe = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'unexpected failure');
-    state.lastError = { at: new Date().toISOString(), code: safe.code, message: safe.message };
+    state.lastError = { at: new Date().toISOString(), code: safe.code, message: safe.message, publicMessage: safe.publicMessage };
   }
 
   /** An answer that did not read as expected (see driftOf); counted whatever else the call's outcome was. */

@@ -12,20 +12,9 @@ import { SYMBOL_PATTERN } from '../core/symbol-list.js';
  */
 export type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 
-/**
- * Marks an enum the route matches in any letter case (it normalises the value before validation): generated
- * clients keep the listed values as their type, and the description says what else is accepted.
- */
-export const CASE_INSENSITIVE = 'x-case-insensitive';
+/** Enums matched in any letter case: plugins/app/query-values.ts puts a value in its listed spelling. */
+export { CASE_INSENSITIVE } from '../plugins/app/query-values.js';
 export const ANY_CASE = 'Matched in any letter case (e.g. `rsi`, `Daily`); the values listed are the canonical spelling.';
-
-/** A preValidation step for CASE_INSENSITIVE parameters: each one given is put in its canonical case. */
-export function canonicalCase(query: Record<string, unknown>, cases: Record<string, 'upper' | 'lower'>): void {
-  for (const [name, letterCase] of Object.entries(cases)) {
-    const value = query[name];
-    if (typeof value === 'string') query[name] = letterCase === 'upper' ? value.toUpperCase() : value.toLowerCase();
-  }
-}
 
 /** A string enum as plain JSON Schema `enum`: clear validation errors and a clean OpenAPI document. */
 export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {

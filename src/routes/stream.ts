@@ -8,7 +8,9 @@ import { MAX_SYMBOLS } from '../core/symbol-list.js';
 import { routePlugin } from './route-plugin.js';
 import { streamCors } from '../plugins/external/cors.js';
 import { errorResponses, type TypeBoxTypeProvider } from './schemas.js';
+import { registerStreamMetrics } from '../plugins/app/operations-metrics.js';
 import { rawQueryParam } from '../plugins/app/raw-query.js';
+import { isLocalCaller } from '../plugins/app/broker-access.js';
 import { StreamClient } from '../stream/stream-client.js';
 import { type FeedFactory, StreamHub } from '../stream/stream-hub.js';
 import { MAX_QUOTE_SYMBOLS, parseTopics } from '../stream/stream-topics.js';
@@ -79,6 +81,7 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
     maxPerClient: config.stream.maxPerClient,
   });
   app.decorate('streamHub', hub);
+  registerStreamMetrics(app.metrics.registry, () => hub.stats().connections, config.stream.maxConnections);
   // Before Fastify stops accepting: streams end with a last event, so browsers reconnect elsewhere (the
   // relay closes with the other shared services, deps.close).
   app.addHook('preClose', async () => {
@@ -113,7 +116,7 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
-      const topics = parseTopics(request.query);
+      const topics = parseTopics(request.query, () => isLocalCaller(request));
       if (request.method === 'HEAD') return reply.header('cache-control', 'no-store').type('text/event-stream; charset=utf-8').send('');
       hub.admit(request.ip);
       reply.hijack();

@@ -7,13 +7,15 @@
 import type { CacheEntry, CacheResult } from '../cache/cache-store.js';
 import { ApiError } from '../core/errors.js';
 import type { Freshness } from '../core/freshness.js';
+import { echoed, parameterText } from '../core/parameter-text.js';
 import { SYMBOL_PATTERN } from '../core/symbol-list.js';
 import type { ForwardCall } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
 import { csvOf } from '../wire/alpha-vantage/csv.js';
 import { type FunctionSpec, functionSpec, ownerOf } from '../wire/alpha-vantage/functions.js';
-import { given, readIndicatorOptions } from '../wire/alpha-vantage/indicator-options.js';
+import { readIndicatorOptions } from '../wire/alpha-vantage/indicator-options.js';
 import { INTERVALS } from '../wire/alpha-vantage/indicators.js';
 import { invalidApiCall } from '../wire/alpha-vantage/notices.js';
+import { given } from '../wire/alpha-vantage/parameter-values.js';
 import type { DataSource } from './data-source.js';
 import { PRIMARY } from './data-source.js';
 import type { ForwardService } from './forward-service.js';
@@ -42,11 +44,6 @@ export interface AlphaVantageQueryOptions {
 
 type Raw = Record<string, unknown>;
 
-/** Parameters whose values Alpha Vantage reads in any case: upper-cased, so that `ibm` and `IBM` share one call. */
-const UPPER_CASE = new Set(['symbol', 'from_currency', 'to_currency', 'from_symbol', 'to_symbol', 'market', 'tickers', 'SYMBOLS']);
-/** A forwarded value: printable, bounded (the route's schema bounds each parameter's length too). */
-const PRINTABLE = /^[^\p{Cc}]+$/u;
-
 export class AlphaVantageQuery {
   constructor(private readonly options: AlphaVantageQueryOptions) {}
 
@@ -56,8 +53,8 @@ export class AlphaVantageQuery {
    */
   canonicalFunction(raw: unknown): unknown {
     if (typeof raw !== 'string') return raw;
-    const fn = raw.trim().toUpperCase();
-    if (functionSpec(fn) === undefined) throw new ApiError('INVALID_PARAMETER', invalidApiCall(fn)['Error Message']);
+    const fn = parameterText('function', raw).toUpperCase();
+    if (functionSpec(fn) === undefined) throw new ApiError('INVALID_PARAMETER', invalidApiCall(echoed(fn))['Error Message']);
     return fn;
   }
 
@@ -110,15 +107,12 @@ function forwardCall(spec: FunctionSpec, query: Raw, format: 'json' | 'csv'): Fo
   const params: [string, string][] = [];
   for (const name of [...spec.required, ...spec.optional]) {
     const raw = query[name];
-    const values = (Array.isArray(raw) && spec.repeatable?.includes(name) ? raw : [given(raw, name)]).filter(
-      (v): v is string => typeof v === 'string' && v !== '',
-    );
+    const values = (Array.isArray(raw) && spec.repeatable?.includes(name) ? raw : [raw])
+      .map((v) => given(v, name))
+      .filter((v): v is string => v !== undefined && v !== '');
     if (values.length === 0 && spec.required.includes(name))
       throw new ApiError('MISSING_PARAMETER', `${name} is required for ${spec.name}`);
-    for (const value of values) {
-      if (!PRINTABLE.test(value)) throw new ApiError('INVALID_PARAMETER', `${name} must be printable text`);
-      params.push([name, UPPER_CASE.has(name) ? value.toUpperCase() : value]);
-    }
+    for (const value of values) params.push([name, value]);
   }
   return { fn: spec.name, params, format };
 }

@@ -12,7 +12,6 @@
 // and its stale window keeps it long enough to be extended rather than fetched again.
 import type { CacheEntry, CacheWindow } from '../cache/cache-store.js';
 import type { UpstreamCache } from '../cache/upstream-cache.js';
-import { ApiError } from '../core/errors.js';
 import { YAHOO } from '../core/upstream-ids.js';
 import { INTRADAY_SIZES, SERIES_SPANS, type SeriesSize } from '../upstreams/yahoo/chart-spans.js';
 import { type ChartSeries, mergeSeries, readChartSeries, trimSeries } from '../upstreams/yahoo/chart-series.js';
@@ -35,15 +34,10 @@ export interface BarStoreOptions {
 }
 
 const DAY_MS = 86_400_000;
-const MAX_UNKNOWN = 10_000;
-/** A symbol Yahoo does not know is asked again after a minute at the soonest. */
-const UNKNOWN_MIN_MS = 60_000;
 
 export class BarStore {
   /** Refreshes by how they went: extended with the recent range, fetched whole (first time or again), and why again. */
   readonly counters = { extended: 0, fetched: 0, gap: 0, changed: 0 };
-  /** Series Yahoo answered 404 for, and until when not to ask again. */
-  private readonly unknown = new Map<string, number>();
 
   constructor(private readonly options: BarStoreOptions) {}
 
@@ -64,23 +58,11 @@ export class BarStore {
 
   /**
    * Brings the series up to date now: one Yahoo call (two when it must be fetched whole again), shared by
-   * every concurrent caller. A symbol Yahoo does not know is not asked again within the series' fresh window,
-   * a minute at least (its readers ask provider A meanwhile).
+   * every concurrent caller. A symbol Yahoo does not know is not asked again while the cache remembers its
+   * 404 (CACHE_NOT_FOUND_SECONDS; its readers ask provider A meanwhile).
    */
-  async load(ref: SeriesRef): Promise<CacheEntry<ChartSeries>> {
-    const key = this.key(ref);
-    const unknownUntil = this.unknown.get(key);
-    if (unknownUntil !== undefined && Date.now() < unknownUntil)
-      throw new ApiError('SYMBOL_NOT_FOUND', `Yahoo has no data for ${ref.symbol}`);
-    try {
-      return await this.options.cache.load(key, this.window(ref), () => this.fetch(ref), { upstream: YAHOO });
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'SYMBOL_NOT_FOUND') {
-        if (this.unknown.size >= MAX_UNKNOWN) this.unknown.clear();
-        this.unknown.set(key, Date.now() + Math.max(this.window(ref).freshMs, UNKNOWN_MIN_MS));
-      }
-      throw error;
-    }
+  load(ref: SeriesRef): Promise<CacheEntry<ChartSeries>> {
+    return this.options.cache.load(this.key(ref), this.window(ref), () => this.fetch(ref), { upstream: YAHOO });
   }
 
   /** As load, in the background (unless one runs, or the last failed moments ago). */

@@ -21,6 +21,11 @@ export class HealthMemo {
     private readonly upstreams: UpstreamHealth,
   ) {}
 
+  /** The last check, or undefined before the first; no call. */
+  get last(): CacheEntry<BrokerHealth> | undefined {
+    return this.entry;
+  }
+
   async get(): Promise<{ entry: CacheEntry<BrokerHealth>; status: 'HIT' | 'MISS' }> {
     if (this.entry !== undefined && Date.now() < this.entry.freshUntil) return { entry: this.entry, status: 'HIT' };
     this.pending ??= this.check().finally(() => {

@@ -6,6 +6,7 @@
 import type { Broker, BrokerAccount, BrokerHealth, BrokerPosition, BrokerQuotes } from '../broker/broker.js';
 import type { BrokerKind } from '../core/config.js';
 import { type Configured, use } from '../core/configured.js';
+import { within } from '../core/within.js';
 import { type CacheEntry, type CacheResult, type CacheStatus, type CacheWindow, makeEntry } from '../cache/cache-store.js';
 import type { FetchOptions, UpstreamCache } from '../cache/upstream-cache.js';
 import type { UpstreamHealth } from '../health/upstream-health.js';
@@ -47,6 +48,21 @@ export class BrokerService {
 
   health(): Promise<{ entry: CacheEntry<BrokerHealth>; status: CacheStatus }> {
     return this.memo.get();
+  }
+
+  /**
+   * The session as last checked, and a new check when that is older than `maxAgeMs`, awaited for `waitMs` at
+   * most (else the last result stands): the metrics see a lost session within a scrape or two even while
+   * nobody asks the broker for anything, and a slow broker never slows a scrape. Undefined before any check.
+   */
+  async recentHealth(maxAgeMs: number, waitMs: number): Promise<BrokerHealth | undefined> {
+    const last = this.memo.last;
+    if (last !== undefined && Date.now() - last.storedAt < maxAgeMs) return last.value;
+    return within(
+      this.memo.get().then(({ entry }) => entry.value),
+      last?.value,
+      waitMs,
+    );
   }
 
   accounts(): Promise<CacheResult<{ accounts: BrokerAccount[] }>> {

@@ -107,8 +107,9 @@ function nothingToServe(errors: unknown[]): ApiError {
   const apiErrors = errors.filter((e): e is ApiError => e instanceof ApiError);
   const first = apiErrors[0];
   const retryAfters = apiErrors.map((e) => e.retryAfterSeconds).filter((s): s is number => s !== undefined);
-  const reason = first === undefined ? 'unexpected failure' : first.message;
-  return new ApiError('UPSTREAM_ERROR', `no instrument of the market overview could be fetched (${reason})`, {
+  const said = (reason: string) => `no instrument of the market overview could be fetched (${reason})`;
+  return new ApiError('UPSTREAM_ERROR', said(first?.message ?? 'unexpected failure'), {
     retryAfterSeconds: retryAfters.length === apiErrors.length && retryAfters.length > 0 ? Math.min(...retryAfters) : undefined,
+    publicMessage: said(first?.publicMessage ?? 'unexpected failure'),
   });
 }

@@ -1,7 +1,9 @@
 // Reading the parameters of the functions the service owns as Alpha Vantage reads them, for /query and the
-// REST routes alike: a parameter is one value, given exactly; an enum is matched in any letter case.
+// REST routes alike: a parameter is one value, read as wire/alpha-vantage/parameter-values.ts reads every
+// value (trimmed, invisible characters refused); an enum is matched in any letter case.
 import { ApiError } from '../core/errors.js';
-import { given, readMonth } from '../wire/alpha-vantage/indicator-options.js';
+import { readMonth } from '../wire/alpha-vantage/indicator-options.js';
+import { given } from '../wire/alpha-vantage/parameter-values.js';
 import {
   OUTPUT_SIZES,
   type OutputSize,
@@ -17,7 +19,7 @@ type Raw = Record<string, unknown>;
 /** The value, or MISSING_PARAMETER naming the function that needs it. */
 export function required(value: unknown, name: string, fn: string): string {
   const text = given(value, name);
-  if (text === undefined || text.trim() === '') throw new ApiError('MISSING_PARAMETER', `${name} is required for ${fn}`);
+  if (text === undefined || text === '') throw new ApiError('MISSING_PARAMETER', `${name} is required for ${fn}`);
   return text;
 }
 

@@ -14,6 +14,10 @@ const Nullable = <
 
 const IsoTime = Type.String({ format: 'date-time' });
 
+/** Said of every field that describes the private side. */
+const LOCAL_ONLY =
+  'Present for local callers only: those the broker rules admit (BROKER_ALLOW_FROM as TRUST_PROXY judges it, or BROKER_TOKEN).';
+
 const OverallStatus = Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')], {
   description:
     'ok: everything configured works; degraded: something is failing, spent or fallen back but data is served; down: no configured upstream is answering.',
@@ -25,7 +29,10 @@ const LastError = Type.Union(
       {
         at: IsoTime,
         code: Type.String({ description: 'The error code a caller saw (e.g. UPSTREAM_TIMEOUT).' }),
-        message: Type.String({ description: 'Short and safe: never a key, token or upstream URL.' }),
+        message: Type.String({
+          description:
+            'Short and safe: never a key, token or upstream URL. A caller that is not local hears that the upstream could not be reached, never which outbound proxy failed.',
+        }),
       },
       { additionalProperties: false },
     ),
@@ -128,8 +135,12 @@ export const UpstreamStatus = Type.Object(
     budget: Budget,
     cache: CacheOutcomes,
     circuit: Circuit,
-    proxy: Nullable(
-      Type.String({ description: 'The outbound proxy this upstream is reached through, host:port; null when it is reached directly.' }),
+    proxy: Type.Optional(
+      Nullable(
+        Type.String({
+          description: `The outbound proxy this upstream is reached through, host:port; null when it is reached directly. ${LOCAL_ONLY}`,
+        }),
+      ),
     ),
   },
   { additionalProperties: false },
@@ -150,8 +161,7 @@ const OutboundProxy = Type.Union(
     Type.Null(),
   ],
   {
-    description:
-      "The outbound proxy upstream calls and broker websockets go through (never its credentials), or null when none is set. Loopback and the IBKR gateway's host are reached directly unless PROXY_ALSO_FOR names them.",
+    description: `The outbound proxy upstream calls and broker websockets go through (never its credentials), or null when none is set. Loopback and the IBKR gateway's host are reached directly unless PROXY_ALSO_FOR names them. ${LOCAL_ONLY}`,
   },
 );
 
@@ -170,16 +180,21 @@ export const StoreStatus = Type.Object(
     redisConfigured: Type.Boolean(),
     redisReachable: Nullable(Type.Boolean()),
     fallback: Type.Boolean({ description: 'Redis is configured but lost: local state is used, by design.' }),
-    primary: Nullable(Type.String({ description: 'The Redis primary in use, host:port (a Cluster: every primary, comma-separated).' })),
+    primary: Type.Optional(
+      Nullable(
+        Type.String({ description: `The Redis primary in use, host:port (a Cluster: every primary, comma-separated). ${LOCAL_ONLY}` }),
+      ),
+    ),
     failovers: Nullable(Type.Integer({ description: 'Redis primaries replaced since start: a failover, or a node restarted empty.' })),
     settling: Type.Boolean({
       description: "After a failover: provider budgets stay at this replica's share until every replica has written back its calls.",
     }),
-    namedPrimary: Nullable(
-      Type.String({
-        description:
-          'The primary the Sentinels (a Cluster: every primary) named when this replica last asked them itself (every 5 s). Differing from primary for more than a few seconds means a client is stuck; the replica then replaces it. Null for one node.',
-      }),
+    namedPrimary: Type.Optional(
+      Nullable(
+        Type.String({
+          description: `The primary the Sentinels (a Cluster: every primary) named when this replica last asked them itself (every 5 s). Differing from primary for more than a few seconds means a client is stuck; the replica then replaces it. Null for one node. ${LOCAL_ONLY}`,
+        }),
+      ),
     ),
     rescues: Nullable(
       Type.Integer({
@@ -187,10 +202,14 @@ export const StoreStatus = Type.Object(
           'Times this replica replaced a Redis client that did not follow the deployment by itself (it had ended, stayed disconnected from a primary that answered, or stayed on one no longer named). Null without Redis.',
       }),
     ),
-    lastRescue: Type.Union([Type.Object({ at: IsoTime, reason: Type.String() }, { additionalProperties: false }), Type.Null()], {
-      description: 'The last of those rescues, or null.',
-    }),
-    message: Nullable(Type.String()),
+    lastRescue: Type.Optional(
+      Type.Union([Type.Object({ at: IsoTime, reason: Type.String() }, { additionalProperties: false }), Type.Null()], {
+        description: `The last of those rescues, or null. ${LOCAL_ONLY}`,
+      }),
+    ),
+    message: Type.Optional(
+      Nullable(Type.String({ description: `What the store reports of its state (it may name Redis nodes). ${LOCAL_ONLY}` })),
+    ),
   },
   { additionalProperties: false },
 );
@@ -226,7 +245,7 @@ const BrokerStream = Type.Union(
     ),
     Type.Null(),
   ],
-  { description: "The broker's real-time quote stream, or null when BROKER_STREAMING=off or the broker has none." },
+  { description: `The broker's real-time quote stream, or null when BROKER_STREAMING=off or the broker has none. ${LOCAL_ONLY}` },
 );
 
 export const SystemStatus = Type.Object(
@@ -244,14 +263,27 @@ export const SystemStatus = Type.Object(
       {
         entries: Nullable(Type.Integer()),
         bytes: Nullable(Type.Integer()),
-        lookups: Type.Object({ hit: Type.Integer(), miss: Type.Integer(), stale: Type.Integer() }, { additionalProperties: false }),
+        lookups: Type.Object(
+          {
+            hit: Type.Integer(),
+            miss: Type.Integer(),
+            stale: Type.Integer(),
+            notFound: Type.Integer({
+              description:
+                'Upstream calls not sent because the provider\'s "not found" for the key is remembered (CACHE_NOT_FOUND_SECONDS).',
+            }),
+          },
+          { additionalProperties: false },
+        ),
         hitRatio: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
       },
       { additionalProperties: false },
     ),
-    outboundProxy: OutboundProxy,
-    upstreams: Type.Array(UpstreamStatus),
-    brokerStream: BrokerStream,
+    outboundProxy: Type.Optional(OutboundProxy),
+    upstreams: Type.Array(UpstreamStatus, {
+      description: `Every known upstream area. The broker's row (label, calls, failures) is there for local callers only; for anyone else status, reason and reasons are judged without the broker.`,
+    }),
+    brokerStream: Type.Optional(BrokerStream),
     dataSources: Type.Object(
       {
         quote: SourceCounts,
@@ -268,6 +300,7 @@ export const SystemStatus = Type.Object(
 export type SystemStatus = Static<typeof SystemStatus>;
 export type UpstreamStatus = Static<typeof UpstreamStatus>;
 export type StoreStatus = Static<typeof StoreStatus>;
+export type BrokerStreamStatus = Static<typeof BrokerStream>;
 
 export const LiveResponse = Type.Object(
   { status: Type.Literal('live') },

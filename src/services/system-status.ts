@@ -6,7 +6,7 @@ import type { CacheWindow } from '../cache/cache-store.js';
 import type { AppDeps } from '../deps.js';
 import type { CircuitSnapshot } from '../health/circuit-breaker.js';
 import type { UpstreamState } from '../health/upstream-health.js';
-import type { ReadyResponse, StoreStatus, SystemStatus, UpstreamStatus } from './system-status-schema.js';
+import type { BrokerStreamStatus, ReadyResponse, StoreStatus, SystemStatus, UpstreamStatus } from './system-status-schema.js';
 import { AREAS, type AreaId, areaOf } from '../core/upstream-ids.js';
 import { within } from '../core/within.js';
 
@@ -24,9 +24,17 @@ export const STATUS_WINDOW: CacheWindow = { freshMs: 5_000, staleMs: 0 };
 export function statusFingerprint(value: unknown): string {
   const { checkedAt: _checkedAt, uptimeSeconds: _uptime, brokerStream, ...rest } = value as SystemStatus;
   // The newest tick's age changes with every look: not a change of the status.
-  const stream = brokerStream === null ? null : { ...brokerStream, lastTickAgeMs: undefined };
+  const stream = brokerStream == null ? null : { ...brokerStream, lastTickAgeMs: undefined };
   return JSON.stringify({ ...rest, stream });
 }
+
+/**
+ * Who a status is for. `local`: a caller the broker rules admit, who sees everything. `public`: anyone else, who
+ * sees how the public service does (its status, reasons, budgets and cache figures) and nothing of the private
+ * side: not the outbound proxy, nor the Redis nodes' addresses, nor the broker, whose rows, stream and failures
+ * are left out and judged for local callers alone.
+ */
+export type StatusView = 'local' | 'public';
 
 /** Ready unless the store is lost without a local fallback: a lost Redis with one is a designed mode, not a reason to stop traffic. */
 export async function readReadiness(deps: AppDeps): Promise<ReadyResponse> {
@@ -48,14 +56,14 @@ export interface StatusSources {
 
 const NEVER_CALLED: UpstreamState = { calls: 0, errors: 0, lastSuccessAt: null, lastError: null, unreadable: {}, lastUnreadable: null };
 
-export async function buildSystemStatus(sources: StatusSources): Promise<SystemStatus> {
+export async function buildSystemStatus(sources: StatusSources, view: StatusView): Promise<SystemStatus> {
   const { deps, startedAt } = sources;
   const now = new Date();
   const [budgets, store] = await Promise.all([readBudgets(deps), readStoreStatus(deps)]);
-  const upstreams = listUpstreams(deps, budgets, sources.outcomes ?? new Map());
-  const brokerStream = brokerStreamOf(deps);
+  const upstreams = listUpstreams(deps, budgets, sources.outcomes ?? new Map(), view);
+  const brokerStream = view === 'local' ? brokerStreamOf(deps) : null;
   const { status, reasons } = judge(upstreams, store, brokerStream);
-  return {
+  const common = {
     status,
     reason: reasons.length === 0 ? 'all configured upstreams answer' : reasons.join('; '),
     reasons,
@@ -64,19 +72,21 @@ export async function buildSystemStatus(sources: StatusSources): Promise<SystemS
     startedAt: startedAt.toISOString(),
     uptimeSeconds: Math.floor((now.getTime() - startedAt.getTime()) / 1000),
     checkedAt: now.toISOString(),
-    store,
     cache: cacheFigures(deps),
-    outboundProxy: outboundProxyOf(deps),
     upstreams,
-    brokerStream,
     dataSources: { quote: { ...deps.sources.answers.quote }, technical: { ...deps.sources.answers.technical } },
-  };
+  } as const;
+  if (view === 'local') return { ...common, store, outboundProxy: outboundProxyOf(deps), brokerStream };
+  // The Redis nodes' addresses, and the messages that may name them.
+  const { primary: _primary, namedPrimary: _named, lastRescue: _rescue, message: _message, ...publicStore } = store;
+  return { ...common, store: publicStore };
 }
 
 function listUpstreams(
   deps: AppDeps,
   budgets: Map<string, BudgetSnapshot>,
   outcomes: ReadonlyMap<string, OutcomeCounts>,
+  view: StatusView,
 ): UpstreamStatus[] {
   const health = new Map<string, UpstreamState>();
   for (const [name, state] of Object.entries(deps.health.all())) {
@@ -90,9 +100,11 @@ function listUpstreams(
   const extra = [...new Set([...health.keys(), ...budgets.keys()])]
     .filter((id) => !knownIds.has(id))
     .map((id) => ({ id, label: id, configured: true }));
-  return [...known, ...extra].map(({ id, label, configured }) => {
+  const shown = [...known, ...extra].filter(({ id }) => view === 'local' || id !== 'broker');
+  return shown.map(({ id, label, configured }) => {
     const state = health.get(id) ?? NEVER_CALLED;
-    return {
+    const { lastError } = state;
+    const row: UpstreamStatus = {
       id,
       label,
       configured,
@@ -100,13 +112,20 @@ function listUpstreams(
       calls: state.calls,
       errors: state.errors,
       lastSuccessAt: state.lastSuccessAt,
-      lastError: state.lastError === null ? null : { ...state.lastError, message: state.lastError.message.slice(0, 200) },
+      lastError:
+        lastError === null
+          ? null
+          : {
+              at: lastError.at,
+              code: lastError.code,
+              message: (view === 'local' ? lastError.message : lastError.publicMessage).slice(0, 200),
+            },
       unreadableAnswers: unreadableOf(state),
       budget: budgetOf(budgets.get(id)),
       cache: outcomesOf(outcomes.get(id)),
       circuit: circuits.get(id) ?? null,
-      proxy: proxyOf(id, deps),
     };
+    return view === 'local' ? { ...row, proxy: proxyOf(id, deps) } : row;
   });
 }
 
@@ -155,7 +174,7 @@ function merged(a: UpstreamState | undefined, b: UpstreamState): UpstreamState {
 const CIRCUIT_RANK = { closed: 0, half_open: 1, open: 2 } as const;
 
 /** Several records may share one id (an adapter and its aggregate): the least healthy circuit speaks. */
-function circuitsById(deps: AppDeps): Map<string, CircuitSnapshot> {
+export function circuitsById(deps: AppDeps): Map<string, CircuitSnapshot> {
   const out = new Map<string, CircuitSnapshot>();
   for (const [name, circuit] of Object.entries(deps.health.circuits())) {
     const id = areaOf(name);
@@ -223,7 +242,7 @@ function cacheFigures(deps: AppDeps): SystemStatus['cache'] {
   return {
     entries: typeof store.size === 'number' ? store.size : null,
     bytes: typeof store.calculatedSize === 'number' ? store.calculatedSize : null,
-    lookups: { hit: counters.hit, miss: counters.miss, stale: counters.stale },
+    lookups: { hit: counters.hit, miss: counters.miss, stale: counters.stale, notFound: counters.notFound },
     hitRatio: total === 0 ? null : round((counters.hit + counters.stale) / total),
   };
 }
@@ -310,7 +329,7 @@ function firstBoolean(...values: unknown[]): boolean | null {
   return null;
 }
 
-function brokerStreamOf(deps: AppDeps): SystemStatus['brokerStream'] {
+function brokerStreamOf(deps: AppDeps): BrokerStreamStatus {
   if (deps.brokerQuotes === undefined) return null;
   const { broker, role, state, available, subscriptions, lastTickAgeMs, reconnects, lastError } = deps.brokerQuotes.status();
   return {
@@ -328,7 +347,7 @@ function brokerStreamOf(deps: AppDeps): SystemStatus['brokerStream'] {
 function judge(
   upstreams: UpstreamStatus[],
   store: StoreStatus,
-  brokerStream: SystemStatus['brokerStream'],
+  brokerStream: BrokerStreamStatus,
 ): { status: SystemStatus['status']; reasons: string[] } {
   const reasons: string[] = [];
   const configured = upstreams.filter((u) => u.configured);

@@ -51,6 +51,8 @@ export class DegradedMode extends EventEmitter {
   private readonly restorers = new Set<() => Promise<void>>();
   /** Local time the current failover was seen; undefined when shared ledgers may be trusted. */
   private settlingSince: number | undefined;
+  /** Local time the last failover settled (metrics say how long a replica has been in its mode). */
+  private settledAt: number | undefined;
   private writtenBack = '';
 
   /** The replicas' heartbeat, which announces what this replica has written back after a failover. */
@@ -96,6 +98,12 @@ export class DegradedMode extends EventEmitter {
     return this.settlingSince !== undefined;
   }
 
+  /** When the failover being settled was seen, or when the last one settled; undefined before any failover. */
+  get settlingChangedAt(): Date | undefined {
+    const at = this.settlingSince ?? this.settledAt;
+    return at === undefined ? undefined : new Date(at);
+  }
+
   /** Registers how a concept writes back what it decided alone; run on every return, before sharing again. */
   onReturn(restore: () => Promise<void>): () => void {
     this.restorers.add(restore);
@@ -122,6 +130,7 @@ export class DegradedMode extends EventEmitter {
     if (since === undefined || this.writtenBack !== this.redis.epoch) return;
     if (this.heartbeat.pending > 0 || Date.now() - since < this.heartbeat.intervalMs) return;
     this.settlingSince = undefined;
+    this.settledAt = Date.now();
     this.emit('shared');
   }
 }

@@ -33,6 +33,9 @@ export interface StoreStatusReport {
   message: string | null;
 }
 
+/** How shared state is decided now: alone (embedded), in Redis, locally while Redis is lost, or locally after a failover. */
+export type StoreMode = 'embedded' | 'shared' | 'local_fallback' | 'settling';
+
 export interface StateStoreOptions {
   stateDir: string;
   redis: RedisTarget | undefined;
@@ -137,6 +140,16 @@ export class StateStore {
           ? `a new redis primary since ${redis.lastFailoverAt?.toISOString()}: provider budgets stay split across replicas until every replica has written back its calls`
           : null,
     };
+  }
+
+  /** The mode, and since when it holds (metrics, and the alerts on a fallback or an unsettled failover). */
+  mode(): { mode: StoreMode; since: Date } {
+    const { redis, degraded } = this;
+    if (redis === undefined || degraded === undefined) return { mode: 'embedded', since: this.openedAt };
+    if (!redis.ready) return { mode: 'local_fallback', since: redis.since };
+    const changed = degraded.settlingChangedAt;
+    if (degraded.settling && changed !== undefined) return { mode: 'settling', since: changed };
+    return { mode: 'shared', since: changed !== undefined && changed > redis.since ? changed : redis.since };
   }
 
   async close(): Promise<void> {

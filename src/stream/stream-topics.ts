@@ -14,11 +14,17 @@ export const MAX_QUOTE_SYMBOLS = 10;
 
 export interface Topic {
   kind: TopicKind;
-  /** The symbol (quote), the sorted symbol list (brokerQuotes), or '' (overview, status). */
+  /** The symbol (quote), the sorted symbol list (brokerQuotes), LOCAL_STATUS or '' (status), or '' (overview). */
   arg: string;
-  /** `quote:IBM`, `brokerQuotes:AAPL,SPY`, `overview`, `status`. */
+  /** `quote:IBM`, `brokerQuotes:AAPL,SPY`, `overview`, `status`, `status:local`. */
   id: string;
 }
+
+/**
+ * The status topic's argument for local viewers: their view (the whole status) is a topic apart from the public
+ * one, so that no viewer is ever sent the other view's events.
+ */
+export const LOCAL_STATUS = 'local';
 
 export interface StreamQuery {
   quote?: string;
@@ -32,8 +38,8 @@ export function topic(kind: TopicKind, arg = ''): Topic {
   return { kind, arg, id: arg === '' ? kind : `${kind}:${arg}` };
 }
 
-/** Every topic asked for, or a 400 before the stream starts. */
-export function parseTopics(query: StreamQuery): Topic[] {
+/** Every topic asked for, or a 400 before the stream starts; `localViewer`: the status topic is the local view. */
+export function parseTopics(query: StreamQuery, localViewer: () => boolean = () => false): Topic[] {
   const topics: Topic[] = [];
   if (query.quote !== undefined) {
     const symbols = parseSymbolList(query.quote, 'quote');
@@ -44,7 +50,7 @@ export function parseTopics(query: StreamQuery): Topic[] {
   }
   if (query.brokerQuotes !== undefined) topics.push(topic('brokerQuotes', parseSymbolList(query.brokerQuotes, 'brokerQuotes').join(',')));
   if (query.overview === true) topics.push(topic('overview'));
-  if (query.status === true) topics.push(topic('status'));
+  if (query.status === true) topics.push(topic('status', localViewer() ? LOCAL_STATUS : ''));
   if (topics.length === 0) {
     throw new ApiError(
       'MISSING_PARAMETER',

@@ -28,11 +28,15 @@ export function valueEvent(topic: Topic, data: string, fingerprint: string, stor
   return { topic: topic.id, id: eventId(storedAt), event: topic.kind, data, fingerprint };
 }
 
-/** The one error body, plus the topic it is about (`quote=IBM`), so a page knows which panel failed. */
+/**
+ * The one error body, plus the topic it is about (`quote=IBM`), so a page knows which panel failed. In public
+ * words for every viewer: one event serves every viewer of the topic on every replica, whoever they are (the
+ * full words are in the log line and in status's local view).
+ */
 export function errorEvent(topic: Topic, error: ApiError): TopicEvent {
   const id = eventId(Date.now());
   const body = { ...errorBody(error, id), topic: topic.arg === '' ? topic.kind : `${topic.kind}=${topic.arg}` };
-  return { topic: topic.id, id, event: 'error', data: JSON.stringify(body), fingerprint: `error:${error.code}:${error.message}` };
+  return { topic: topic.id, id, event: 'error', data: JSON.stringify(body), fingerprint: `error:${error.code}:${error.publicMessage}` };
 }
 
 /** The SSE frame; `data` is JSON without raw newlines, so one `data:` line carries it. */

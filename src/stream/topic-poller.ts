@@ -1,12 +1,14 @@
 // One poller per topic, whatever the number of viewers: it reads the topic through its route's cache path
 // at the cadence the cache window allows (when the fresh window ends; after a failed refresh, when the
 // cache would let a request try again) and reports every result. It stops when told: no viewers left.
+// A symbol the provider says it has no data for rests until the cache forgets that answer
+// (CACHE_NOT_FOUND_SECONDS): its one error event stands meanwhile, and then it is looked at once more.
 //
 // The time of the next read is fixed when a read ends, from when that read started and what the cache
 // said, before its result is fanned out: however long the fan-out takes, it never moves the next read.
 import type { Logger } from 'pino';
 import type { CacheResult } from '../cache/cache-store.js';
-import { ApiError } from '../core/errors.js';
+import { ApiError, NotFoundAnswerError } from '../core/errors.js';
 import type { LiveTopics } from './live-topics.js';
 import type { Topic } from './stream-topics.js';
 import { errorEvent, type TopicEvent, valueEvent } from './topic-event.js';
@@ -33,9 +35,13 @@ function nextPollAt(result: CacheResult<unknown>, startedAt: number, endedAt: nu
 
 /**
  * After a failed read: RETRY_MS from its start, so a read that failed slowly (a timeout) is retried as
- * soon as it ends; an upstream's Retry-After counts from its answer.
+ * soon as it ends; an upstream's Retry-After counts from its answer; a remembered "not found" once the
+ * cache has forgotten it.
  */
 function retryAt(error: ApiError, startedAt: number, endedAt: number): number {
+  if (error instanceof NotFoundAnswerError && error.remembered !== undefined) {
+    return Math.max(startedAt + MIN_POLL_MS, error.remembered.until + AFTER_EXPIRY_MS);
+  }
   return Math.max(startedAt + Math.max(MIN_POLL_MS, RETRY_MS), endedAt + (error.retryAfterSeconds ?? 0) * 1000);
 }
 

@@ -6,7 +6,14 @@ import { MemoryCacheStore } from '../../src/cache/memory-cache-store.js';
 import { RedisCacheStore } from '../../src/cache/redis-cache-store.js';
 import { SqliteCacheStore } from '../../src/cache/sqlite-cache-store.js';
 import { UpstreamCache } from '../../src/cache/upstream-cache.js';
-import { ApiError, BudgetExhaustedError } from '../../src/core/errors.js';
+import {
+  ApiError,
+  BudgetExhaustedError,
+  NotFoundAnswerError,
+  PlanRefusalError,
+  UpstreamRefusalError,
+  UpstreamTransportError,
+} from '../../src/core/errors.js';
 import { openStateDatabase } from '../../src/store/state-database.js';
 import { UpstreamHealth } from '../../src/health/upstream-health.js';
 import { tempDir } from '../helpers/config.js';
@@ -20,7 +27,7 @@ function memory(): MemoryCacheStore {
   return new MemoryCacheStore({ maxEntries: 100, maxBytes: 1_000_000 });
 }
 
-function embeddedCache(t: import('node:test').TestContext, dir = tempDir(t)) {
+function embeddedCache(t: import('node:test').TestContext, dir = tempDir(t), notFoundMs?: number) {
   const db = openStateDatabase(dir);
   const l2 = new SqliteCacheStore(db, { maxEntries: 100, maxBytes: 1_000_000 });
   t.after(() => {
@@ -28,7 +35,42 @@ function embeddedCache(t: import('node:test').TestContext, dir = tempDir(t)) {
     db.close();
   });
   const health = new UpstreamHealth();
-  return { cache: new UpstreamCache({ memory: memory(), logger, health, l2 }), l2, health, dir };
+  return { cache: new UpstreamCache({ memory: memory(), logger, health, l2, notFoundMs }), l2, health, dir };
+}
+
+/** CACHE_NOT_FOUND_SECONDS' default. */
+const HOUR_MS = 3_600_000;
+
+/** A loader answering as the provider does for a symbol it has no data for, counting its calls. */
+function notFoundLoader(message = 'no quote for this symbol') {
+  const loader = {
+    calls: 0,
+    load: async (): Promise<never> => {
+      loader.calls += 1;
+      throw new NotFoundAnswerError(message);
+    },
+  };
+  return loader;
+}
+
+/** Two replicas' caches on one Redis prefix, with the cross-replica flight lock. */
+function redisReplicas(t: import('node:test').TestContext, notFoundMs?: number): Promise<UpstreamCache[]> {
+  const prefix = redisPrefix(t);
+  return Promise.all(
+    [0, 1].map(async () => {
+      const shared = await sharedStore(t, prefix);
+      const l2 = new RedisCacheStore(shared);
+      return new UpstreamCache({
+        memory: memory(),
+        logger,
+        health: new UpstreamHealth(),
+        l2,
+        lock: new RedisFlightLock(shared),
+        lockTtlMs: 5_000,
+        notFoundMs,
+      });
+    }),
+  );
 }
 
 /** A loader that counts its calls and resolves when the test says so. */
@@ -174,20 +216,7 @@ test('the SQLite tier drops expired rows and stays within its entry bound', asyn
 });
 
 test('with Redis, concurrent misses in two replicas cost one load; the loser takes the value from Redis', async (t) => {
-  const prefix = redisPrefix(t);
-  const replicas = await Promise.all(
-    [0, 1].map(async () => {
-      const shared = await sharedStore(t, prefix);
-      return new UpstreamCache({
-        memory: memory(),
-        logger,
-        health: new UpstreamHealth(),
-        l2: new RedisCacheStore(shared),
-        lock: new RedisFlightLock(shared),
-        lockTtlMs: 5_000,
-      });
-    }),
-  );
+  const replicas = await redisReplicas(t);
   let calls = 0;
   const load = async () => {
     calls += 1;
@@ -200,20 +229,7 @@ test('with Redis, concurrent misses in two replicas cost one load; the loser tak
 });
 
 test('with Redis, a failed load fails the waiting replica too instead of a second upstream call', async (t) => {
-  const prefix = redisPrefix(t);
-  const [a, b] = await Promise.all(
-    [0, 1].map(async () => {
-      const shared = await sharedStore(t, prefix);
-      return new UpstreamCache({
-        memory: memory(),
-        logger,
-        health: new UpstreamHealth(),
-        l2: new RedisCacheStore(shared),
-        lock: new RedisFlightLock(shared),
-        lockTtlMs: 5_000,
-      });
-    }),
-  );
+  const [a, b] = await redisReplicas(t);
   let calls = 0;
   const load = async () => {
     calls += 1;
@@ -288,4 +304,101 @@ test('revalidate (a stream poller): a stale entry waits for its one shared refre
   const paused = await cache.fetch('p', window, failing, { ...OPTS, revalidate: true });
   assert.equal(paused.status, 'STALE');
   assert.equal(failures, 1);
+});
+
+test('an upstream\'s "not found" is remembered in both tiers: the same code and message, no call, until its window ends', async (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+  const dir = tempDir(t);
+  const { cache } = embeddedCache(t, dir, HOUR_MS);
+  const loader = notFoundLoader();
+  const first = await cache.fetch('q', WINDOW, loader.load, OPTS).catch((e: unknown) => e);
+  assert.ok(first instanceof NotFoundAnswerError);
+  assert.deepEqual([first.code, first.message, first.remembered?.cache], ['SYMBOL_NOT_FOUND', 'no quote for this symbol', 'MISS']);
+  assert.equal(first.remembered?.until, Date.now() + HOUR_MS);
+  const again = await cache.fetch('q', WINDOW, loader.load, OPTS).catch((e: unknown) => e);
+  assert.ok(again instanceof NotFoundAnswerError);
+  assert.deepEqual([again.code, again.message, again.remembered?.cache], [first.code, first.message, 'HIT']);
+  assert.equal(again.headers['x-cache'], 'HIT');
+  assert.equal(loader.calls, 1);
+  assert.equal(cache.counters.notFound, 1);
+
+  // The second tier holds it: a new process on the same store remembers it too.
+  const { cache: restarted } = embeddedCache(t, dir, HOUR_MS);
+  await assert.rejects(restarted.load('q', WINDOW, loader.load, OPTS), { code: 'SYMBOL_NOT_FOUND', message: first.message });
+  assert.equal(loader.calls, 1);
+
+  t.mock.timers.tick(HOUR_MS);
+  await assert.rejects(restarted.fetch('q', WINDOW, loader.load, OPTS), NotFoundAnswerError);
+  assert.equal(loader.calls, 2, 'asked again once the window is over');
+});
+
+test('a "not found" never hides a stale value: served stale while its refresh is told "not found", and kept', async (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+  const { cache } = embeddedCache(t, undefined, HOUR_MS);
+  const now = Date.now();
+  await cache.store.set('s', { value: 'good', storedAt: now - 10_000, freshUntil: now - 5_000, staleUntil: now + 600_000 });
+  const loader = notFoundLoader();
+  const stale = await cache.fetch('s', WINDOW, loader.load, OPTS);
+  assert.deepEqual([stale.status, stale.entry.value], ['STALE', 'good']);
+  // The refresh runs in the background; its "not found" is remembered beside the value, not over it.
+  await assert.rejects(cache.load('s', WINDOW, loader.load, OPTS), NotFoundAnswerError);
+  assert.equal(loader.calls, 1);
+  assert.equal((await cache.peek('s'))?.value, 'good');
+  const polled = await cache.fetch('s', WINDOW, loader.load, { ...OPTS, revalidate: true });
+  assert.deepEqual([polled.status, polled.entry.value], ['STALE', 'good']);
+  // Past a failed refresh's usual pause (5 s), the refresh stays paused while the "not found" is remembered.
+  t.mock.timers.tick(10_000);
+  const later = await cache.fetch('s', WINDOW, loader.load, OPTS);
+  assert.deepEqual([later.status, later.entry.value], ['STALE', 'good']);
+  assert.deepEqual([loader.calls, cache.counters.refreshes], [1, 1], 'no call, no refresh, while it is remembered');
+});
+
+test('only a "not found" is remembered: limit answers, refusals, failures and a not-found the provider did not say are asked again', async (t) => {
+  const { cache } = embeddedCache(t, undefined, HOUR_MS);
+  const errors: [string, () => ApiError][] = [
+    ['limit body', () => new UpstreamRefusalError('Alpha Vantage per-minute call limit reached', 60)],
+    ['budget', () => new BudgetExhaustedError('spent', 30)],
+    ['premium', () => new PlanRefusalError('premium')],
+    ['5xx', () => new ApiError('UPSTREAM_ERROR', 'Alpha Vantage answered HTTP 503')],
+    ['timeout', () => new UpstreamTransportError('Alpha Vantage', 'timeout', new Error('timed out'))],
+    ['not said by the provider', () => new ApiError('SYMBOL_NOT_FOUND', 'Yahoo has no data for X')],
+  ];
+  for (const [name, error] of errors) {
+    let calls = 0;
+    const load = async (): Promise<never> => {
+      calls += 1;
+      throw error();
+    };
+    for (let i = 0; i < 2; i += 1) await assert.rejects(cache.load(name, WINDOW, load, OPTS));
+    assert.equal(calls, 2, name);
+  }
+  assert.equal(cache.counters.notFound, 0);
+});
+
+test('CACHE_NOT_FOUND_SECONDS=0: a "not found" is asked every time', async (t) => {
+  const { cache } = embeddedCache(t, undefined, 0);
+  const loader = notFoundLoader();
+  for (let i = 0; i < 2; i += 1) await assert.rejects(cache.fetch('z', WINDOW, loader.load, OPTS), { remembered: undefined });
+  assert.equal(loader.calls, 2);
+});
+
+test('with Redis, the "not found" one replica was told answers the other, without a call, waiting on its flight or after', async (t) => {
+  const [a, b] = await redisReplicas(t, HOUR_MS);
+  let calls = 0;
+  const load = async (): Promise<never> => {
+    calls += 1;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    throw new NotFoundAnswerError('Alpha Vantage has no OVERVIEW data for this symbol');
+  };
+  const outcomes = await Promise.allSettled([a!.fetch('nf', WINDOW, load, OPTS), b!.fetch('nf', WINDOW, load, OPTS)]);
+  assert.equal(calls, 1);
+  for (const outcome of outcomes) {
+    const reason = (outcome as PromiseRejectedResult).reason;
+    assert.ok(reason instanceof NotFoundAnswerError, String(reason));
+    assert.equal(reason.message, 'Alpha Vantage has no OVERVIEW data for this symbol');
+    assert.ok(reason.remembered !== undefined, 'the waiter knows until when');
+  }
+  const later = await b!.fetch('nf', WINDOW, load, OPTS).catch((e: unknown) => e);
+  assert.equal((later as NotFoundAnswerError).remembered?.cache, 'HIT');
+  assert.equal(calls, 1);
 });

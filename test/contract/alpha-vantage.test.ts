@@ -6,7 +6,7 @@
 // no case here can place fails under its own name, so a new recording is covered or seen.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type ApiError, driftOf } from '../../src/core/errors.js';
+import { type ApiError, driftOf, NotFoundAnswerError } from '../../src/core/errors.js';
 import {
   type Classified,
   classifyAlphaVantageBody,
@@ -47,6 +47,8 @@ function expectData(classified: Classified, name: string): Json {
 /** A notice: a refusal naming the windows its text names, or, naming none, the premium notice it says it is. */
 function checkNotice(text: string, classified: Classified, name: string): void {
   const windows = windowsNamed(text);
+  // A limit or premium notice is never the provider's "not found": it is never remembered.
+  assert.ok(classified.kind !== 'error' || !(classified.error instanceof NotFoundAnswerError), name);
   if (windows.length > 0) {
     assert.equal(classified.kind, 'refusal', name);
     assert.deepEqual(classified.kind === 'refusal' && classified.windows, windows, name);
@@ -59,9 +61,10 @@ function checkNotice(text: string, classified: Classified, name: string): void {
 function checkQuote(r: Loaded, body: Json): void {
   const raw = (r.json as Json)['Global Quote'] as Json;
   if (Object.keys(raw).length === 0) {
+    // The provider's "not found": remembered by the cache (CACHE_NOT_FOUND_SECONDS).
     assert.throws(
       () => parseGlobalQuote(body),
-      (e: ApiError) => e.code === 'SYMBOL_NOT_FOUND' && driftOf(e) === undefined,
+      (e: ApiError) => e instanceof NotFoundAnswerError && e.code === 'SYMBOL_NOT_FOUND' && driftOf(e) === undefined,
       r.name,
     );
     return;
@@ -150,6 +153,7 @@ function checkRecording(r: Loaded): void {
     // Honest: the function the request named has nothing for this symbol (which may exist for another function).
     assert.equal(error.message, `Alpha Vantage has no ${fn} data for this symbol`, r.name);
     assert.equal(driftOf(error), undefined, r.name);
+    assert.ok(error instanceof NotFoundAnswerError, `${r.name}: the provider's "not found", remembered`);
     return;
   }
   if (keys.length > 0 && keys.every((k) => NOTICE_KEYS.includes(k))) {
@@ -160,6 +164,7 @@ function checkRecording(r: Loaded): void {
     const error = expectError(classified, r.name);
     assert.equal(error.code, 'UPSTREAM_ERROR', r.name);
     assert.equal(driftOf(error), 'empty-object', r.name);
+    assert.ok(!(error instanceof NotFoundAnswerError), `${r.name}: the provider failing is asked again`);
     return;
   }
   const body = expectData(classified, r.name);

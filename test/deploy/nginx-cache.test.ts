@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startApp } from '../helpers/app.js';
 import { startNginx } from '../helpers/nginx.js';
+import { ALL_OF_THE_PRIVATE_SIDE, PRIVATE_SIDE_ENV, privateSideIn } from '../helpers/private-side.js';
 import { SseClient } from '../stream/sse-client.js';
 
 async function get(url: string, headers: Record<string, string> = {}) {
@@ -13,11 +14,11 @@ async function get(url: string, headers: Record<string, string> = {}) {
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
-test('through compose nginx: market hits from its cache, broker answers never stored, callers judged by their address', async (t) => {
+test("through compose nginx: market hits from its cache, broker answers and status never stored, callers judged by their address (status's view too)", async (t) => {
   // nginx and the caller share 127.0.0.1 here: the proxy TRUST_PROXY names is nginx.
   const running = await startApp(t, {
     transport: 'socket',
-    env: { BROKER: 'ibkr', TRUST_PROXY: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '600' },
+    env: { ...PRIVATE_SIDE_ENV, TRUST_PROXY: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '600' },
   });
   const nginx = await startNginx(running.url);
   t.after(() => nginx.stop());
@@ -45,6 +46,18 @@ test('through compose nginx: market hits from its cache, broker answers never st
       assert.notEqual(res.headers.get('x-proxy-cache'), 'HIT', path);
     }
   }
+  // Status: each caller its own view, however often and in whatever order they ask.
+  for (const [headers, local] of [
+    [{}, true],
+    [{ 'x-forwarded-for': '203.0.113.9' }, false],
+    [{}, true],
+    [{ 'x-forwarded-for': '203.0.113.9' }, false],
+  ] as const) {
+    const res = await get(`${nginx.url}/api/system/status`, headers);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(privateSideIn(res.text), local ? ALL_OF_THE_PRIVATE_SIDE : [], `${local ? 'local' : 'outsider'}: ${res.text}`);
+    assert.notEqual(res.headers.get('x-proxy-cache'), 'HIT');
+  }
   // nginx writes a cache file once the whole answer has passed through it.
   await sleep(100);
   const keys = nginx.storedKeys();
@@ -53,9 +66,9 @@ test('through compose nginx: market hits from its cache, broker answers never st
     `market data stored: ${keys.join(' ')}`,
   );
   assert.deepEqual(
-    keys.filter((key) => key.includes('/api/broker/')),
+    keys.filter((key) => key.includes('/api/broker/') || key.includes('/api/system/')),
     [],
-    'no broker answer stored',
+    'no broker answer or status stored',
   );
 
   // A caller nginx forwards from a public address (its own X-Forwarded-For entry stands for it here).

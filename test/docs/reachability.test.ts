@@ -25,6 +25,13 @@ const QUESTIONS: { question: string; page: string; heading: string }[] = [
   { question: 'run on Redis Sentinel', page: 'docs/how-to/run-on-redis.md', heading: 'Sentinel' },
   { question: 'use the stream from a browser', page: 'docs/reference/stream.md', heading: 'From a browser' },
   { question: 'deploy with compose', page: 'docs/how-to/deploy-container.md', heading: 'Compose: three replicas behind nginx' },
+  { question: 'run on Kubernetes', page: 'docs/how-to/run-on-kubernetes.md', heading: 'Run on Kubernetes' },
+  {
+    question: 'monitor with Prometheus and Grafana',
+    page: 'docs/how-to/monitor-with-prometheus.md',
+    heading: 'Monitor with Prometheus and Grafana',
+  },
+  { question: 'what to do when an alert fires', page: 'docs/how-to/runbooks.md', heading: 'MdpUpstreamCircuitOpen' },
   { question: 'where each benchmark figure comes from', page: 'docs/benchmarks.md', heading: 'Benchmarks' },
 ];
 

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startApp } from '../helpers/app.js';
+import { ALL_OF_THE_PRIVATE_SIDE, PRIVATE_SIDE_ENV, privateSideIn } from '../helpers/private-side.js';
 import { eventually, SseClient } from '../stream/sse-client.js';
 
 const SNAPSHOT = '/iserver/marketdata/snapshot';
@@ -155,5 +156,28 @@ test('provider-A quotes: however many viewers, the stream spends no more than th
   for (const viewer of viewers) {
     assert.equal(viewer.of('error').length, 0);
     assert.equal(viewer.ended, false);
+  }
+});
+
+test("the status topic: an outsider's stream never carries the local view and a local viewer's always does, side by side on one server", async (t) => {
+  // Behind a proxy on loopback that TRUST_PROXY names: X-Forwarded-For plays the caller.
+  const running = await startApp(t, { transport: 'socket', env: { ...PRIVATE_SIDE_ENV, TRUST_PROXY: '127.0.0.1' } });
+  const outsider = { 'x-forwarded-for': '203.0.113.9' };
+  const open = (headers: Record<string, string>) => SseClient.open(t, `${running.url}/api/stream?status=true`, headers);
+  // An outsider first (its topic started), a local viewer beside it, another outsider after.
+  const viewers = [
+    { local: false, stream: await open(outsider) },
+    { local: true, stream: await open({}) },
+    { local: false, stream: await open({ ...outsider, origin: 'https://evil.example' }) },
+  ];
+  await Promise.all(viewers.map(({ stream }) => stream.until((s) => s.of('status').length >= 1, 'a first status')));
+  // A provider call changes both views: each is sent again.
+  assert.equal((await running.get('/api/provider-a/quote?symbol=IBM')).status, 200);
+  await Promise.all(viewers.map(({ stream }) => stream.until((s) => s.of('status').length >= 2, 'a changed status')));
+  for (const { local, stream } of viewers) {
+    for (const event of stream.of('status'))
+      assert.deepEqual(privateSideIn(event.data), local ? ALL_OF_THE_PRIVATE_SIDE : [], `${local ? 'local' : 'outsider'}: ${event.data}`);
+    const last = JSON.parse(stream.of('status').at(-1)!.data);
+    assert.equal(last.upstreams.find((u: { id: string }) => u.id === 'provider-a').calls, 1, 'the changed figures reach both');
   }
 });

@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
 import { createDeps } from '../../src/deps.js';
-import { REDIS_URL } from '../store/redis-helper.js';
+import { REDIS_URL, redisPrefix } from '../store/redis-helper.js';
 import { ApiError } from '../../src/core/errors.js';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index.js';
 import { buildSystemStatus, readStoreStatus } from '../../src/services/system-status.js';
 import { buildApp } from '../../src/app.js';
 import { startApp } from '../helpers/app.js';
 import { NO_FALLBACK, testConfig, UNCAPPED } from '../helpers/config.js';
+import { ALL_OF_THE_PRIVATE_SIDE, PRIVATE_SIDE_ENV, privateSideIn } from '../helpers/private-side.js';
 
 /** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
 const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
@@ -76,6 +77,83 @@ test('status shows provider A budget used and left, and its cache hit ratio', as
   assert.equal(a.calls, 1);
 });
 
+test("an outsider's status keeps the status, reasons, budgets and cache figures but shows no proxy, NO_PROXY, Redis node or broker; a local caller's shows them all, and no cache mixes the two", async (t) => {
+  const token = 'status-token-0123456789abcdef';
+  // Behind a proxy on loopback that TRUST_PROXY names: X-Forwarded-For plays the caller, over real sockets (the hot path's).
+  const running = await startApp(t, {
+    transport: 'socket',
+    env: {
+      ...ANSWERS_ENV,
+      ...PRIVATE_SIDE_ENV,
+      TRUST_PROXY: '127.0.0.1',
+      BROKER_TOKEN: token,
+      REDIS_URL,
+      REDIS_KEY_PREFIX: redisPrefix(t),
+    },
+  });
+  const outsider = { 'x-forwarded-for': '203.0.113.9' };
+  assert.equal((await running.get('/api/provider-a/quote?symbol=IBM', outsider)).status, 200);
+  const redisNode = new URL(REDIS_URL).host;
+  // Local first, then the others, then local again: an answer kept anywhere would show.
+  for (const [who, headers, local] of [
+    ['loopback', {}, true],
+    ['a public address', outsider, false],
+    ['a page of another site on this machine', { origin: 'https://evil.example' }, false],
+    ['a rebound name on this machine', { host: 'evil.example:3000' }, false],
+    ['a public address with the token', { ...outsider, authorization: `Bearer ${token}` }, true],
+    ['a public address with a wrong token', { ...outsider, authorization: `Bearer ${token}x` }, false],
+    ['loopback again', {}, true],
+  ] as const) {
+    const res = await running.get('/api/system/status', headers);
+    assert.equal(res.status, 200, `${who}: ${res.text}`);
+    assert.equal(res.headers['cache-control'], 'no-store', who);
+    assert.equal(res.headers.vary, 'Origin, Authorization', who);
+    const s = res.body;
+    assert.ok(['ok', 'degraded', 'down'].includes(s.status) && Array.isArray(s.reasons) && typeof s.reason === 'string', who);
+    assert.equal(s.cache.lookups.miss >= 1, true, `${who}: the cache figures`);
+    const a = s.upstreams.find((u: { id: string }) => u.id === 'provider-a');
+    assert.equal(a.calls, 1, `${who}: provider A's row`);
+    assert.ok(a.budget !== null && a.cache.misses === 1, `${who}: its budget and cache figures`);
+    if (local) {
+      assert.deepEqual(privateSideIn(res.text), ALL_OF_THE_PRIVATE_SIDE, who);
+      assert.deepEqual(s.outboundProxy, {
+        https: 'proxy.corp.internal:3128',
+        http: null,
+        noProxy: ['vault.corp.internal', '10.20.0.0/16'],
+      });
+      assert.equal(s.brokerStream.broker, 'ibkr');
+      assert.equal(s.store.primary, redisNode, who);
+    } else {
+      assert.deepEqual(privateSideIn(res.text), [], `${who}: ${res.text}`);
+      assert.deepEqual(
+        s.upstreams.map((u: { id: string }) => u.id),
+        ['provider-a', 'provider-b', 'overview'],
+        who,
+      );
+      assert.ok(!res.text.includes(redisNode), `${who}: the Redis node`);
+      assert.equal(s.store.kind, 'redis', `${who}: the store's kind and state stay`);
+      assert.equal(s.store.redisReachable, true, who);
+    }
+  }
+});
+
+test('the public status is judged without the broker: a broker failure that names the proxy degrades the local view only', async (t) => {
+  const deps = await createDeps(testConfig(t, { ...ANSWERS_ENV, ...PRIVATE_SIDE_ENV }), pino({ level: 'silent' }));
+  t.after(() => deps.close());
+  deps.health.recordSuccess('yahoo');
+  deps.health.recordError(
+    'ibkr',
+    new ApiError('BROKER_UNAVAILABLE', 'the outbound proxy proxy.corp.internal:3128 (HTTPS_PROXY) refused the connection (HTTP 403)'),
+  );
+  const local = await buildSystemStatus({ deps, startedAt: new Date() }, 'local');
+  assert.equal(local.status, 'degraded');
+  assert.match(local.reason, /Broker \(ibkr\): last call failed \(BROKER_UNAVAILABLE\)/);
+  const outsider = await buildSystemStatus({ deps, startedAt: new Date() }, 'public');
+  assert.equal(outsider.status, 'ok');
+  assert.deepEqual(outsider.reasons, []);
+  assert.deepEqual(privateSideIn(JSON.stringify(outsider)), []);
+});
+
 test('system routes are never rate limited', async (t) => {
   const { get } = await startApp(t, { env: { ...ANSWERS_ENV, RATE_LIMIT_PER_MINUTE: '2' } });
   for (let i = 0; i < 6; i++) {
@@ -101,7 +179,7 @@ test('overall status is down when every configured upstream is failing', async (
   for (const name of ['alphaVantage', 'massive', 'yahoo', 'ibkr']) {
     deps.health.recordError(name, new ApiError('UPSTREAM_TIMEOUT', `${name} did not answer in time`));
   }
-  const s = await buildSystemStatus({ deps, startedAt: new Date() });
+  const s = await buildSystemStatus({ deps, startedAt: new Date() }, 'local');
   assert.equal(s.status, 'down');
   assert.equal(s.reasons[0], 'no configured upstream is answering');
   assert.deepEqual(
@@ -111,14 +189,14 @@ test('overall status is down when every configured upstream is failing', async (
   assert.equal(s.upstreams.length, 4, 'aliases fold into the catalogue instead of adding rows');
 
   deps.health.recordSuccess('yahoo');
-  assert.equal((await buildSystemStatus({ deps, startedAt: new Date() })).status, 'degraded');
+  assert.equal((await buildSystemStatus({ deps, startedAt: new Date() }, 'local')).status, 'degraded');
 });
 
 test('an upstream name no catalogue entry claims still gets its own row', async (t) => {
   const deps = await createDeps(testConfig(t, ANSWERS_ENV), pino({ level: 'silent' }));
   t.after(() => deps.close());
   deps.health.recordSuccess('new-source');
-  const s = await buildSystemStatus({ deps, startedAt: new Date() });
+  const s = await buildSystemStatus({ deps, startedAt: new Date() }, 'local');
   const row = s.upstreams.find((u) => u.id === 'new-source');
   assert.equal(row?.state, 'ok');
 });
@@ -130,7 +208,7 @@ test('a spent budget makes the status degraded with the time it returns', async 
   t.after(() => deps.close());
   const guard = deps.budgets.get('alphaVantage', { perMinute: 1, perDay: 10, minIntervalMs: 0 });
   await guard.acquire();
-  const s = await buildSystemStatus({ deps, startedAt: new Date() });
+  const s = await buildSystemStatus({ deps, startedAt: new Date() }, 'local');
   const a = s.upstreams.find((u) => u.id === 'provider-a');
   assert.equal(a?.budget?.leftMinute, 0);
   assert.ok(a?.budget?.nextAvailableAt !== null);

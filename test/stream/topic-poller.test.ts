@@ -6,7 +6,7 @@ import pino from 'pino';
 import { type CacheResult, makeEntry } from '../../src/cache/cache-store.js';
 import { MemoryCacheStore } from '../../src/cache/memory-cache-store.js';
 import { UpstreamCache } from '../../src/cache/upstream-cache.js';
-import { ApiError } from '../../src/core/errors.js';
+import { ApiError, NotFoundAnswerError } from '../../src/core/errors.js';
 import { LiveTopics } from '../../src/stream/live-topics.js';
 import { topic } from '../../src/stream/stream-topics.js';
 import type { TopicEvent } from '../../src/stream/topic-event.js';
@@ -121,6 +121,24 @@ test("an upstream's Retry-After counts from its answer", async (t) => {
   const subject = poller(t, [{ ms: 500, answer: budget }], 300);
   await subject.run(9_000);
   assert.deepEqual(subject.starts, [0, 8_500]);
+});
+
+test('a "not found" the cache remembers: one read, then none until the cache forgets it, then one more', async (t) => {
+  // The cache remembers it for a minute here (an hour by default): the topic rests that long, not 5 s.
+  const remembered = () => new NotFoundAnswerError('no quote for this symbol', { until: Date.now() + 60_000, cache: 'MISS' });
+  const subject = poller(t, [{ ms: 20, answer: remembered }], 300);
+  await subject.run(30_000);
+  assert.deepEqual(subject.starts, [0]);
+  await subject.run(31_000);
+  // Told at 20 ms, remembered for 60 s: read again just after.
+  assert.deepEqual(subject.starts, [0, 60_025]);
+  assert.deepEqual(
+    subject.events.map((e) => [e.event, JSON.parse(e.data).error.code]),
+    [
+      ['error', 'SYMBOL_NOT_FOUND'],
+      ['error', 'SYMBOL_NOT_FOUND'],
+    ],
+  );
 });
 
 test('after a failed refresh, the next read comes when the cache lets a refresh try again: each one reaches the upstream', async (t) => {

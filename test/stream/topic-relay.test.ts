@@ -3,8 +3,10 @@
 // another takes the lease over and the surviving streams go on.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import type { Replica } from '../economy/replicas.js';
-import { ibkrCluster } from './ibkr-cluster.js';
+import { createIbkrSimulator } from '../../src/sandbox/ibkr/ibkr-simulator.js';
+import { type Replica, startCountingUpstream, upstreamEnv } from '../economy/replicas.js';
+import { ALL_OF_THE_PRIVATE_SIDE, PRIVATE_SIDE_ENV, privateSideIn } from '../helpers/private-side.js';
+import { ibkrCluster, replicaCluster } from './ibkr-cluster.js';
 import { eventually, SseClient } from './sse-client.js';
 
 const TOPIC = 'brokerQuotes=AAPL,SPY';
@@ -75,3 +77,36 @@ function longestGap(client: SseClient): number {
   const times = client.of('brokerQuotes').map((e) => e.at);
   return Math.max(0, ...times.slice(1).map((at, i) => at - times[i]!));
 }
+
+test("the status topic on two replicas: polled by each for its own viewers, an outsider's stream never carries the local view, a local viewer's always does", async (t) => {
+  const ibkr = await createIbkrSimulator();
+  await ibkr.listen();
+  t.after(() => ibkr.close());
+  const alphaVantage = await startCountingUpstream(t);
+  const { replicas } = await replicaCluster(t, 2, {
+    ...upstreamEnv(alphaVantage),
+    ...PRIVATE_SIDE_ENV,
+    IBKR_GATEWAY_URL: ibkr.baseUrl,
+    // Behind a proxy on loopback that TRUST_PROXY names: X-Forwarded-For plays the caller.
+    TRUST_PROXY: '127.0.0.1',
+  });
+  const outsider = { 'x-forwarded-for': '203.0.113.9' };
+  const viewers = await Promise.all(
+    replicas.flatMap((replica) =>
+      [false, true].map(async (local) => ({
+        local,
+        replica,
+        stream: await SseClient.open(t, `${replica.url}/api/stream?status=true`, local ? {} : outsider),
+      })),
+    ),
+  );
+  await Promise.all(viewers.map(({ stream }) => stream.until((s) => s.of('status').length >= 1, 'a first status')));
+  // A provider call on each replica changes both of its views: each is sent again, by that replica.
+  for (const replica of replicas) assert.equal((await fetch(`${replica.url}/api/provider-a/quote?symbol=IBM`)).status, 200);
+  await Promise.all(viewers.map(({ stream }) => stream.until((s) => s.of('status').length >= 2, 'a changed status')));
+  for (const { local, replica, stream } of viewers) {
+    const what = `${local ? 'local' : 'outsider'} on ${replica.url}`;
+    for (const event of stream.of('status'))
+      assert.deepEqual(privateSideIn(event.data), local ? ALL_OF_THE_PRIVATE_SIDE : [], `${what}: ${event.data}`);
+  }
+});

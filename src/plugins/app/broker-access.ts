@@ -26,6 +26,15 @@ function callerFacts(request: FastifyRequest): CallerFacts {
   return { ip: request.ip, peer: request.raw.socket.remoteAddress, headers: request.headers, scheme: request.protocol };
 }
 
+/**
+ * Whether this caller is local: the broker rules admit it (BrokerAccess.isLocal). Such a caller sees the
+ * service's private side (status's local view, errors in full words); any other, what the public may know.
+ * Asked only where the answer differs by it.
+ */
+export function isLocalCaller(request: FastifyRequest): boolean {
+  return request.server.deps.brokerAccess.isLocal(callerFacts(request));
+}
+
 function inScope(request: FastifyRequest): boolean {
   const scope = request.routeOptions.config.brokerData;
   return scope === true || scope?.(request) === true;

@@ -4,6 +4,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errorBody } from '../../core/errors.js';
+import { isLocalCaller } from './broker-access.js';
 
 interface AjvError {
   keyword: string;
@@ -59,23 +60,37 @@ function toApiError(error: FastifyError | ApiError | Error): ApiError {
   return new ApiError('INTERNAL_ERROR', 'internal error');
 }
 
-/** Extra top-level keys beside `error` (only /query adds Alpha Vantage's own error key). */
-export type ErrorExtras = (error: ApiError) => Record<string, string>;
+/** Extra top-level keys beside `error` (only /query adds Alpha Vantage's own error key), given the message the caller hears. */
+export type ErrorExtras = (error: ApiError, message: string) => Record<string, string>;
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError, extras?: ErrorExtras): FastifyReply {
+/** `message`: the words this caller hears; the public ones unless the caller is known to be local (handleError). */
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: ApiError,
+  extras?: ErrorExtras,
+  message = error.publicMessage,
+): FastifyReply {
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   reply.headers(error.headers);
   reply.header('cache-control', 'no-store');
-  const body = extras === undefined ? errorBody(error, request.id) : { ...errorBody(error, request.id), ...extras(error) };
-  return reply.code(error.status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+  const body = errorBody(error, request.id, message);
+  const text = JSON.stringify(extras === undefined ? body : { ...body, ...extras(error, message) });
+  return reply.code(error.status).type('application/json; charset=utf-8').send(text);
 }
 
-/** The service's error handler; routes that add keys to the body pass `extras` (a route-level errorHandler). */
+/**
+ * The service's error handler; routes that add keys to the body pass `extras` (a route-level errorHandler). An
+ * error whose full words name the private side (the outbound proxy, the networks allowed) is told in full to
+ * a local caller only; anyone else hears its public words, and the log line keeps the full ones.
+ */
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, extras?: ErrorExtras): FastifyReply {
   const apiError = toApiError(error);
+  const local = apiError.publicMessage === apiError.message || isLocalCaller(request);
   if (apiError.status >= 500 && !(error instanceof ApiError)) request.log.error({ err: error }, 'unhandled error');
   else if (apiError.status >= 500) request.log.warn({ code: apiError.code, detail: apiError.message }, 'request failed');
-  return sendError(request, reply, apiError, extras);
+  else if (!local) request.log.info({ code: apiError.code, detail: apiError.message }, 'request refused');
+  return sendError(request, reply, apiError, extras, local ? apiError.message : apiError.publicMessage);
 }
 
 /** Every error in the one body; an unknown path is 404, a known path with another method 405. */

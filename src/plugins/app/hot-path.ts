@@ -78,7 +78,8 @@ export const HOOKS_ACCOUNTED_FOR: Readonly<Record<string, Readonly<Record<string
       "@fastify/rate-limit's: the hot path counts the caller in the limiter's own store, same windows, keyed by request.ip's address under TRUST_PROXY (networks.ts callerAddress), and falls through when over",
   },
   preValidation: {
-    preValidation: "the route's own case normalisation: only an exact URL the pipeline already answered is replayed",
+    preValidation: "/query's function name, read as Alpha Vantage reads it: only an exact URL the pipeline already answered is replayed",
+    queryValues: 'the same: the URL was read (trimmed, refused characters, case) when the pipeline answered it',
     strictIntegers: 'the same: the URL was checked when the pipeline answered it',
   },
   onSend: { headRouteOnSendHandler: "Fastify's HEAD answer: the hot path answers HEAD with the GET's headers and no body" },

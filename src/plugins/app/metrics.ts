@@ -11,6 +11,7 @@ import type { OutcomeCounts } from '../../services/system-status.js';
 import { areaOfRoute } from '../../core/upstream-ids.js';
 import { FastHistogram, type HistogramSeries } from './fast-histogram.js';
 import { MetricsListener } from './metrics-access.js';
+import { registerOperationsMetrics } from './operations-metrics.js';
 import { registerStateMetrics } from './state-metrics.js';
 
 type CacheOutcome = keyof OutcomeCounts;
@@ -73,6 +74,7 @@ export class ServiceMetrics {
     });
     this.registry.registerMetric(deps.upstreamCalls.histogram);
     registerStateMetrics(this.registry, deps);
+    registerOperationsMetrics(this.registry, deps);
   }
 
   /** The Prometheus text of every metric, and its content type. */

@@ -6,11 +6,19 @@ import { areaOf } from '../../core/upstream-ids.js';
 import { within } from '../../core/within.js';
 
 /** Counters that live elsewhere are exported as the growth seen since the previous scrape. */
-function deltaCounter(last: Map<string, number>, key: string, now: number): number {
+export function deltaCounter(last: Map<string, number>, key: string, now: number): number {
   const delta = Math.max(0, now - (last.get(key) ?? 0));
   last.set(key, Math.max(now, last.get(key) ?? 0));
   return delta;
 }
+
+/** The outcome label of each lookup counter of the cache. */
+const LOOKUP_OUTCOMES = [
+  ['hit', 'hit'],
+  ['miss', 'miss'],
+  ['stale', 'stale'],
+  ['not_found', 'notFound'],
+] as const;
 
 function numericCounters(deps: AppDeps): Record<string, number> {
   return deps.cache.counters as unknown as Record<string, number>;
@@ -33,12 +41,12 @@ export function registerStateMetrics(registry: Registry, deps: AppDeps): void {
   const seenCache = new Map<string, number>();
   new Counter({
     name: 'mdp_cache_lookups_total',
-    help: 'Upstream cache lookups by outcome (hit, miss, stale).',
+    help: 'Upstream cache lookups by outcome (hit, miss, stale; not_found: no call sent, the provider\'s "not found" for the key is remembered).',
     labelNames: ['outcome'],
     registers,
     collect() {
       const counters = numericCounters(deps);
-      for (const outcome of ['hit', 'miss', 'stale']) this.inc({ outcome }, deltaCounter(seenCache, outcome, counters[outcome] ?? 0));
+      for (const [outcome, counter] of LOOKUP_OUTCOMES) this.inc({ outcome }, deltaCounter(seenCache, counter, counters[counter] ?? 0));
     },
   });
   new Counter({

@@ -1,7 +1,7 @@
 // Integer query parameters are plain decimal digits. Ajv's type coercion (which turns the query's strings
-// into the schema's types) also reads "1e2", "0x10", "+14", " 14" and "5.0" as integers; the raw string is
-// checked first, for every integer property of every route's querystring schema, so routes added later
-// are covered without doing anything.
+// into the schema's types) also reads "1e2", "0x10", "+14" and "5.0" as integers; the caller's string is
+// checked first, once trimmed as every value is (query-values.ts), for every integer property of every
+// route's querystring schema, so routes added later are covered without doing anything.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler, RouteOptions } from 'fastify';
 import { ApiError } from '../../core/errors.js';

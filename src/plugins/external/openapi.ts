@@ -16,6 +16,7 @@ const DESCRIPTION = [
   'Every error has one body: `{ "error": { "code", "message", "status", "requestId" } }` (schema `ErrorResponse`).',
   'Cached responses carry `X-Cache: HIT|MISS|STALE`, `Age`, `Cache-Control` and `ETag` (send `If-None-Match` for a 304).',
   'Every response carries `X-Request-Id` and `X-Data-Mode` (`sandbox` or `live`); the response headers are components.',
+  'Every parameter value is trimmed of surrounding spaces before it is validated; a value holding a control, zero-width, no-break or direction character is `400 INVALID_PARAMETER` naming the parameter and the character.',
   'Integer parameters are plain decimal digits (`14`, not `+14`, `1e1` or `14.0`). Enums marked `x-case-insensitive` are matched in any letter case.',
   'Connection-level errors, answered before a route is known: `408 REQUEST_TIMEOUT`, `431 HEADERS_TOO_LARGE`, and `400 INVALID_PARAMETER` for a path that is not valid percent-encoding.',
   'Any route answers `503 SHUTTING_DOWN` (with `Retry-After: 1` and `Connection: close`) while the instance drains: retry, and another replica answers.',

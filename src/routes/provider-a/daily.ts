@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../deps.js';
 import { OUTPUT_SIZES, SERIES_FUNCTIONS, SERIES_INTERVALS, seriesKey } from '../../wire/alpha-vantage/time-series.js';
-import { canonicalCase, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam, type TypeBoxTypeProvider } from '../schemas.js';
+import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendCached } from '../../plugins/app/send-cached.js';
 
 const SERIES_KEYS = [
@@ -29,7 +29,11 @@ const TimeSeriesResponse = Type.Object(
 const Querystring = Type.Object({
   symbol: SymbolParam,
   outputsize: Type.Optional(
-    StringEnum(OUTPUT_SIZES, { default: 'compact', description: 'compact: the latest 100 days; full: the whole history.' }),
+    StringEnum(OUTPUT_SIZES, {
+      default: 'compact',
+      description: `compact: the latest 100 days; full: the whole history. ${ANY_CASE}`,
+      [CASE_INSENSITIVE]: true,
+    }),
   ),
 });
 
@@ -46,7 +50,6 @@ export function dailyRoute(app: FastifyInstance, { series }: Pick<AppDeps, 'seri
         querystring: Querystring,
         response: { 200: TimeSeriesResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },
       },
-      preValidation: async (request) => canonicalCase(request.query, { outputsize: 'lower' }),
     },
     async (request, reply) => {
       const { symbol, outputsize } = request.query;

@@ -30,9 +30,9 @@ const REFERENCE = 'docs/reference/alpha-vantage-functions.md';
  * status) report an error: "Information" where Alpha Vantage itself would refuse for limits or plan,
  * "Error Message" for everything else.
  */
-function alphaVantageErrorKey(error: ApiError): Record<string, string> {
+function alphaVantageErrorKey(error: ApiError, message: string): Record<string, string> {
   const key = error.status === 429 || error.status === 503 ? 'Information' : 'Error Message';
-  return { [key]: error.message };
+  return { [key]: message };
 }
 
 const text = (description: string, maxLength = 64) => Type.Optional(Type.String({ maxLength, description }));

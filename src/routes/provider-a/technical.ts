@@ -6,16 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { readIndicatorOptions } from '../../wire/alpha-vantage/indicator-options.js';
 import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS, sectionKey, SERIES_TYPES } from '../../wire/alpha-vantage/indicators.js';
-import {
-  ANY_CASE,
-  CASE_INSENSITIVE,
-  canonicalCase,
-  errorResponses,
-  NOT_MODIFIED,
-  StringEnum,
-  SymbolParam,
-  type TypeBoxTypeProvider,
-} from '../schemas.js';
+import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendSourced } from '../../plugins/app/send-cached.js';
 import type { AppDeps } from '../../deps.js';
 
@@ -72,7 +63,6 @@ export function technicalRoute(app: FastifyInstance, deps: Pick<AppDeps, 'techni
         querystring: Querystring,
         response: { 200: TechnicalResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },
       },
-      preValidation: async (request) => canonicalCase(request.query, { indicator: 'upper', interval: 'lower' }),
     },
     async (request, reply) => {
       const { query } = request;

@@ -4,7 +4,7 @@
 // parameter every call carries (the key, the plan's entitlement) is added, and where the plan refuses a premium
 // function.
 import type { AlphaVantageEntitlement } from '../../core/config.js';
-import { ApiError, PlanRefusalError, UpstreamRefusalError } from '../../core/errors.js';
+import { ApiError, NotFoundAnswerError, PlanRefusalError, UpstreamRefusalError } from '../../core/errors.js';
 import type { BudgetGuard } from '../../budget/budget-guard.js';
 import { dayOf, minuteOf } from '../../budget/budget-ledger.js';
 import type { HttpClient } from '../http-client.js';
@@ -93,10 +93,13 @@ export class AlphaVantageClient {
   async forward(call: ForwardCall): Promise<Forwarded> {
     const res = await this.send([['function', call.fn], ...call.params, ...(call.format === 'csv' ? [['datatype', 'csv'] as const] : [])]);
     // `{}` is how Alpha Vantage answers a fundamentals call for a symbol it has none for (an ETF's OVERVIEW):
-    // the symbol's answer, not the provider failing as it is for the series the service reads itself.
+    // the symbol's answer, not the provider failing as it is for the series the service reads itself. Only
+    // the fundamentals' `{}` is remembered: for a series it has been the provider failing for a day
+    // (time-series-daily-empty-object-gbtc), so there it is asked again.
     if (isEmptyObject(res.json)) {
       this.refusedInARow = 0;
-      throw new ApiError('SYMBOL_NOT_FOUND', `Alpha Vantage has no ${call.fn} data for this symbol`);
+      const message = `Alpha Vantage has no ${call.fn} data for this symbol`;
+      throw functionSpec(call.fn)?.family === 'FUNDAMENTALS' ? new NotFoundAnswerError(message) : new ApiError('SYMBOL_NOT_FOUND', message);
     }
     const classified = call.format === 'csv' ? classifyAlphaVantageCsv(res.text, res.json) : classifyAlphaVantageBody(res.json);
     if (classified.kind !== 'csv') return this.accept(classified);

@@ -4,7 +4,7 @@
 // endpoints" *and* "(25 requests per day)"), so an unknown wording must cost a back-off, never a wrong
 // error: a body whose only key is `Note` or `Information` is a refusal unless it plainly says that the
 // function itself is premium or that the key is bad. Pure, so every recorded body can be tested.
-import { ApiError, UnreadableAnswerError } from '../../core/errors.js';
+import { ApiError, NotFoundAnswerError, UnreadableAnswerError } from '../../core/errors.js';
 
 /** A limit window a refusal names. */
 export type LimitWindow = 'second' | 'minute' | 'day';
@@ -64,8 +64,9 @@ function fromErrorMessage(text: string): ApiError {
     // this text means "this function has nothing for this symbol" (IWDA.AS: GLOBAL_QUOTE answers, the daily
     // series says Invalid API call), and that it can be transient (FX_DAILY "about half the time"): the
     // symbol may well exist, so the message names the function rather than calling the symbol unknown.
+    // Remembered all the same (CACHE_NOT_FOUND_SECONDS): asked again at once, it would mostly say the same.
     const fn = /\bfor ([A-Z][A-Z0-9_]*)\.?\s*$/.exec(text)?.[1];
-    return new ApiError('SYMBOL_NOT_FOUND', `Alpha Vantage has no ${fn ?? 'such'} data for this symbol`);
+    return new NotFoundAnswerError(`Alpha Vantage has no ${fn ?? 'such'} data for this symbol`);
   }
   // A wording we do not know: counted, so a new error text is seen.
   return new UnreadableAnswerError('error-message', 'Alpha Vantage answered with an error');

@@ -1,5 +1,5 @@
 // GLOBAL_QUOTE: ten string fields, re-rendered in the documented formats; `{}` means an unknown symbol.
-import { ApiError, UnreadableAnswerError } from '../../core/errors.js';
+import { NotFoundAnswerError, UnreadableAnswerError } from '../../core/errors.js';
 import { type GlobalQuote, type GlobalQuoteBody, QUOTE_FIELDS, type QuoteField } from '../../wire/alpha-vantage/bodies.js';
 import { fixed, parseDecimal } from '../../wire/alpha-vantage/decimal.js';
 
@@ -12,7 +12,7 @@ export function parseGlobalQuote(body: Record<string, unknown>): GlobalQuoteBody
     throw new UnreadableAnswerError('no-global-quote', 'Alpha Vantage sent a quote body without "Global Quote"');
   }
   const raw = quote as Record<string, unknown>;
-  if (Object.keys(raw).length === 0) throw new ApiError('SYMBOL_NOT_FOUND', 'no quote for this symbol');
+  if (Object.keys(raw).length === 0) throw new NotFoundAnswerError('no quote for this symbol');
 
   const out = {} as GlobalQuote;
   for (const field of QUOTE_FIELDS) {

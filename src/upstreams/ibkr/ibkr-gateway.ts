@@ -290,7 +290,7 @@ function gatewayTransportError(error: unknown): ApiError {
       return new ApiError('UPSTREAM_ERROR', 'the IBKR gateway sent a body larger than allowed');
     case 'proxy':
     case 'certificate':
-      return new ApiError('BROKER_UNAVAILABLE', error.message, { retryAfterSeconds: 5, cause: error });
+      return new ApiError('BROKER_UNAVAILABLE', error.message, { retryAfterSeconds: 5, cause: error, publicMessage: error.publicMessage });
   }
 }
 

@@ -16,6 +16,6 @@ export function transportError(error: unknown): ApiError {
     case 'proxy':
     case 'certificate':
       // The message names the proxy or the certificate problem, and the setting to change.
-      return new ApiError('BROKER_UNAVAILABLE', error.message, { retryAfterSeconds: 5, cause: error });
+      return new ApiError('BROKER_UNAVAILABLE', error.message, { retryAfterSeconds: 5, cause: error, publicMessage: error.publicMessage });
   }
 }

@@ -1,7 +1,7 @@
 // Yahoo Finance v8 chart answers, classified without I/O so every recorded body can be tested: the price,
 // the previous daily close (previousCloseOf), the time of the price, and how fresh it is (chartFreshness).
 // Close arrays may hold nulls.
-import { ApiError, UnreadableAnswerError } from '../../core/errors.js';
+import { ApiError, NotFoundAnswerError, UnreadableAnswerError } from '../../core/errors.js';
 import { type Freshness, instant, type MarketState } from '../../core/freshness.js';
 import { retryAfterMs } from '../retry-after.js';
 import { categoryFromSymbol, type InstrumentCategory, type InstrumentSnapshot } from '../overview-source.js';
@@ -40,7 +40,13 @@ export function classifyChart<T>(
       retryAfterMs: retryAfterMs(res.headers['retry-after'], DEFAULT_BACKOFF_MS, now),
     };
   }
-  if (res.status === 404) return { kind: 'error', error: notFound(symbol) };
+  // Only the chart's own "Not Found" is Yahoo saying it has no such symbol (remembered); a 404 of another
+  // shape (a wrong YAHOO_URL path, an edge page) says nothing about the symbol.
+  if (res.status === 404)
+    return {
+      kind: 'error',
+      error: saysNotFound(res.json) ? notFound(symbol) : new ApiError('SYMBOL_NOT_FOUND', `Yahoo has no data for ${symbol}`),
+    };
   if (res.status !== 200)
     return { kind: 'error', error: new ApiError('UPSTREAM_ERROR', `Yahoo answered HTTP ${res.status} for ${symbol}`) };
   try {
@@ -69,7 +75,7 @@ export function chartResult(json: unknown, symbol: string): ChartResult {
   if (json === undefined) throw unexpected(symbol, 'not-json', 'a body that is not JSON');
   if (!isObject(chart)) throw unexpected(symbol, 'chart-body', 'a body without "chart"');
   if (isObject(chart.error)) {
-    if (/not found/i.test(String(chart.error.code ?? ''))) throw notFound(symbol);
+    if (saysNotFound(json)) throw notFound(symbol);
     throw unexpected(symbol, 'chart-error', 'an error');
   }
   const result = Array.isArray(chart.result) ? chart.result[0] : undefined;
@@ -205,8 +211,14 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function notFound(symbol: string): ApiError {
-  return new ApiError('SYMBOL_NOT_FOUND', `Yahoo has no data for ${symbol}`);
+/** `{"chart":{"result":null,"error":{"code":"Not Found","description":"No data found, symbol may be delisted"}}}`. */
+function saysNotFound(json: unknown): boolean {
+  const chart = isObject(json) ? json.chart : undefined;
+  return isObject(chart) && isObject(chart.error) && /not found/i.test(String(chart.error.code ?? ''));
+}
+
+function notFound(symbol: string): NotFoundAnswerError {
+  return new NotFoundAnswerError(`Yahoo has no data for ${symbol}`);
 }
 
 /** A chart this service cannot read; `drift` is the reason it is counted under (a metrics label). */

@@ -11,6 +11,7 @@ import {
   SERIES_TYPES,
   type SeriesType,
 } from './indicators.js';
+import { given } from './parameter-values.js';
 
 export interface IndicatorOptions {
   /** Present exactly when the indicator takes one. */
@@ -90,16 +91,6 @@ function readValue(name: string, kind: ParamKind, value: string): string {
       return String(n);
     }
   }
-}
-
-/**
- * A parameter's single value exactly as sent, or undefined when it is absent. Nothing is trimmed: " 14"
- * and "" are not numbers, as everywhere in this service (plugins/strict-integers.ts).
- */
-export function given(raw: unknown, name: string): string | undefined {
-  if (raw === undefined) return undefined;
-  if (typeof raw !== 'string') throw new ApiError('INVALID_PARAMETER', `${name} must be a single value`);
-  return raw;
 }
 
 function invalid(name: string, what: string): ApiError {

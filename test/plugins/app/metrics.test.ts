@@ -140,10 +140,14 @@ test('the metrics listener asks for the token too when one is set', async (t) =>
   assert.equal((await scrape({ authorization: `Bearer ${token}` })).status, 200);
 });
 
+/** The names of state sets (`_state`, `_mode`: one series per value) and flags (`_open`). */
+const STATE = /_(state|mode|open)$/;
+
 test('metric names: the service own carry the mdp_ prefix and their unit; only standard process metrics do not', async (t) => {
   const { get, scrape } = await startApp(t, { env: ANSWERS_ENV });
   await get('/api/provider-a/quote?symbol=IBM');
-  const types = [...(await scrape()).text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => ({ name: name!, type: type! }));
+  const { text } = await scrape();
+  const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => ({ name: name!, type: type! }));
   const own = types.filter((m) => m.name.startsWith('mdp_'));
   assert.ok(own.length >= 12, `${own.length} service metrics`);
   const others = types.filter((m) => !m.name.startsWith('mdp_')).map((m) => m.name);
@@ -152,10 +156,15 @@ test('metric names: the service own carry the mdp_ prefix and their unit; only s
     [],
     'unprefixed metrics are prom-client defaults only',
   );
+  const values = samples(text);
   for (const { name, type } of own) {
     if (type === 'counter') assert.match(name, /_total$/, name);
     if (type === 'histogram') assert.match(name, /_(seconds|bytes)$/, name);
-    if (type === 'gauge') assert.match(name, /_(seconds|bytes|calls|entries)$/, name);
+    // A gauge ends in its unit or what it counts; a state set (one series per value) or a flag is 0 or 1.
+    if (type === 'gauge' && !STATE.test(name)) assert.match(name, /_(seconds|bytes|calls|entries|viewers|replicas|symbols)$/, name);
+    if (type === 'gauge' && STATE.test(name)) {
+      for (const [series, value] of values) if (series.split('{')[0] === name) assert.ok(value === 0 || value === 1, `${series} ${value}`);
+    }
   }
 });
 

@@ -124,6 +124,33 @@ test('forwarded requests: judged by X-Forwarded-For only when TRUST_PROXY names 
   );
 });
 
+test("a broker 403 says what to configure but names neither the networks allowed nor the proxy in front; its request's info line does", async (t) => {
+  const running = await startApp(t, { env: { BROKER: 'ibkr', BROKER_ALLOW_FROM: '10.20.0.0/16,192.168.77.0/24' } });
+  const network = await ask(running, '/api/broker/accounts', { remoteAddress: '8.8.8.8' });
+  assertRefused(network, 'a public caller');
+  assert.equal(
+    network.body.error.message,
+    "broker data is readable from the networks BROKER_ALLOW_FROM names, and this caller's address 8.8.8.8 is not among them; to read broker data from elsewhere, set BROKER_TOKEN and send it as a bearer token",
+  );
+  // A proxy in front that TRUST_PROXY does not name, at its address on the private side.
+  const forwarded = await ask(running, '/api/broker/positions', {
+    remoteAddress: '172.18.0.3',
+    headers: { 'x-forwarded-for': '10.20.1.1' },
+  });
+  assertRefused(forwarded, 'forwarded by an unnamed proxy');
+  assert.match(forwarded.body.error.message, /by a proxy, which TRUST_PROXY does not name/);
+  for (const [res, detail] of [
+    [network, '10.20.0.0/16, 192.168.77.0/24 (BROKER_ALLOW_FROM)'],
+    [forwarded, 'forwarded (x-forwarded-for) by 172.18.0.3, which TRUST_PROXY does not name'],
+  ] as const) {
+    assert.doesNotMatch(res.text, /10\.20\.0\.0|192\.168\.77|172\.18\.0\.3/);
+    const line = running.scan.lines.find((l) => l.includes(`"reqId":"${res.body.error.requestId}"`) && l.includes(detail));
+    assert.ok(line !== undefined, `a line of ${res.body.error.requestId} holding ${detail}`);
+    assert.match(line, /"level":30/);
+    assert.match(line, /"code":"BROKER_FORBIDDEN"/);
+  }
+});
+
 test('BROKER_TOKEN admits from anywhere; a wrong one is 401; BROKER_ALLOW_FROM=none leaves the token alone', async (t) => {
   const running = await startApp(t, { env: { BROKER: 'ibkr', BROKER_TOKEN: TOKEN, BROKER_ALLOW_FROM: 'none' } });
   for (const url of ROUTES) {

@@ -72,15 +72,6 @@ test('the upstream receives only the documented parameters', async (t) => {
   assert.notEqual(event.query.get('apikey'), 'attacker');
 });
 
-test('an unknown symbol is 404 SYMBOL_NOT_FOUND and is not cached', async (t) => {
-  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
-  const res = await get(`${QUOTE}?symbol=ZZZZQX`);
-  assert.equal(res.status, 404);
-  assert.equal(res.body.error.code, 'SYMBOL_NOT_FOUND');
-  await get(`${QUOTE}?symbol=ZZZZQX`);
-  assert.equal(sandbox.alphaVantage.count('/query'), 2);
-});
-
 test('upstream faults become 502 or 504 JSON errors, and nothing bad is cached', async (t) => {
   const { app, get, sandbox } = await startApp(t, { env: { ...ANSWERS_ENV, UPSTREAM_TIMEOUT_MS: '300' } });
   // Seven faults in a row would open the circuit (its own tests: test/hardening/faults); here each must show.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ApiError, driftOf } from '../../../src/core/errors.js';
+import { type ApiError, driftOf, NotFoundAnswerError } from '../../../src/core/errors.js';
 import { type ChartResponse, classifyChartResponse } from '../../../src/upstreams/yahoo/parse-chart.js';
 import { chartUrl } from '../../../src/upstreams/yahoo/yahoo-chart-source.js';
 import { fixture, fixtureText } from '../../helpers/fixtures.js';
@@ -139,6 +139,17 @@ describe('classifyChartResponse', () => {
   it('turns the 404 body (and a 200 carrying "Not Found") into SYMBOL_NOT_FOUND', () => {
     assert.equal(error(404, 'chart-404.json', 'NOPE').code, 'SYMBOL_NOT_FOUND');
     assert.equal(error(200, 'chart-404.json', 'NOPE').code, 'SYMBOL_NOT_FOUND');
+  });
+
+  it('only the chart\'s own "Not Found" (UPSTREAMS.md\'s 404 body) is the provider\'s "not found" the cache remembers', () => {
+    assert.ok(error(404, 'chart-404.json', 'NOPE') instanceof NotFoundAnswerError);
+    assert.ok(error(200, 'chart-404.json', 'NOPE') instanceof NotFoundAnswerError);
+    // A 404 of another shape (a wrong YAHOO_URL path, an edge page) says nothing about the symbol: asked again.
+    const elsewhere = (json: unknown) => (classifyChartResponse({ status: 404, headers: {}, json }, 'NOPE') as { error: ApiError }).error;
+    for (const json of [{ finance: { result: null, error: { code: 'Not Found', description: 'HTTP 404 Not Found' } } }, undefined]) {
+      assert.equal(elsewhere(json).code, 'SYMBOL_NOT_FOUND');
+      assert.ok(!(elsewhere(json) instanceof NotFoundAnswerError), JSON.stringify(json));
+    }
   });
 
   it('turns HTML, empty results, error bodies and missing closes into UPSTREAM_ERROR, each an unreadable answer with its reason', () => {

@@ -30,7 +30,7 @@ test('the uniform parameter set a front-end sends is accepted for every indicato
 });
 
 test('values are read strictly and spelled one way', () => {
-  assert.deepEqual(readIndicatorOptions('MACD', 'daily', { fastperiod: '007', signalperiod: '9' }).extra, {
+  assert.deepEqual(readIndicatorOptions('MACD', 'daily', { fastperiod: '007', signalperiod: ' 9 ' }).extra, {
     fastperiod: '7',
     slowperiod: '26',
     signalperiod: '9',
@@ -50,9 +50,10 @@ test('values are read strictly and spelled one way', () => {
     ['SAR', { maximum: '-0.2' }, 'maximum'],
     ['RSI', { time_period: '14.5' }, 'time_period'],
     ['RSI', { time_period: '' }, 'time_period'],
-    ['RSI', { time_period: ' 14' }, 'time_period'],
-    ['MACD', { signalperiod: '9 ' }, 'signalperiod'],
+    ['RSI', { time_period: '\u00A014' }, 'time_period'],
+    ['MACD', { signalperiod: '9\u200B' }, 'signalperiod'],
     ['RSI', { series_type: 'median' }, 'series_type'],
+    ['RSI', { series_type: 'close\u0000' }, 'series_type'],
     ['RSI', { time_period: ['14', '15'] }, 'time_period'],
   ] as const) {
     assert.throws(() => readIndicatorOptions(fn, 'daily', raw), invalid(name), `${fn} ${JSON.stringify(raw)}`);
