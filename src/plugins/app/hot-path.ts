@@ -46,7 +46,7 @@ interface HotEntry {
   etag: string;
   /** The URL as the request line logs it (redacted once, as the pipeline redacts it per request: redactUrl). */
   loggedUrl: string | undefined;
-  /** The request line's fields from method to cache for a hit answered within the millisecond, by `lineIndex`. */
+  /** The request line's fields from method to cache of a hit answered within the millisecond: GET 200, GET 304, HEAD 200, HEAD 304. */
   lines: (SharedFields | undefined)[];
   /** `Age` as sent at `ageSeconds`: the same text for every hit within that second. */
   ageSeconds: number;
