@@ -3,6 +3,8 @@ import autocannon from 'autocannon';
 
 export interface Figures {
   requestsPerSecond: number;
+  /** Requests answered in all, where the load generator counts them. */
+  requests?: number;
   p50Ms: number;
   p99Ms: number;
   non2xx: number;
@@ -23,6 +25,7 @@ export async function measure(
   });
   return {
     requestsPerSecond: Math.round(result.requests.average),
+    requests: result.requests.total,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
 import { Pool } from 'undici';
-import { createLogger, prettyLines, type RequestLine, RequestLog, redactUrl } from '../../src/log/logger.js';
+import { createLogger, prettyLines, type RequestLine, RequestLog, redactUrl, SharedFields } from '../../src/log/logger.js';
 import { createAlphaVantageSimulator } from '../../src/sandbox/alpha-vantage/alpha-vantage-simulator.js';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index.js';
 import { testConfig } from '../helpers/config.js';
@@ -177,7 +177,7 @@ test('URLs without a caller key are returned as they are', () => {
 const latin1 = fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((code) => String.fromCharCode(code)), maxLength: 160 });
 const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
 
-test('a request line is, byte for byte, the line pino writes for the same fields (secret scrub included)', (t) => {
+test('a request line is, byte for byte, the line pino writes for the same fields (secret scrub included), its shared fields encoded apart (writeShared) or not', (t) => {
   const config = testConfig(t, { ALPHA_VANTAGE_API_KEY: KEY, LOG_LEVEL: 'info' });
   const written: string[] = [];
   const logger = createLogger(config, { write: (line: string) => written.push(line) });
@@ -205,8 +205,10 @@ test('a request line is, byte for byte, the line pino writes for the same fields
       written.length = 0;
       requestLog.write(line);
       generic.info(line, 'request');
-      assert.equal(written.length, 2);
+      requestLog.writeShared(line.reqId, new SharedFields(line), line.ip);
+      assert.equal(written.length, 3);
       assert.equal(sameTime(written[0] ?? ''), sameTime(written[1] ?? ''));
+      assert.equal(sameTime(written[2] ?? ''), sameTime(written[1] ?? ''), 'writeShared');
       assert.ok(!(written[0] ?? '').includes(KEY));
       JSON.parse(written[0] ?? '');
     }),
@@ -232,18 +234,27 @@ test("request lines reach pino's instrumentation points: its tracing channel, a 
   const channel = tracingChannel('pino_asJson');
   channel.subscribe(subscriber);
   try {
-    new RequestLog(createLogger(config, sink)).write(line);
+    const log = new RequestLog(createLogger(config, sink));
+    log.write(line);
+    log.writeShared(line.reqId, new SharedFields(line), line.ip);
   } finally {
     channel.unsubscribe(subscriber);
   }
-  assert.equal(seen.length, 1);
+  assert.equal(seen.length, 2, 'write and writeShared');
   assert.equal(JSON.parse(written[0] ?? '').reqId, 'r1');
+  assert.equal(JSON.parse(written[1] ?? '').url, '/api/x');
 
   // A logger created with a mixin (what OpenTelemetry's pino instrumentation adds) or a log formatter.
   written.length = 0;
-  new RequestLog(pino({ mixin: () => ({ trace_id: 'abc' }) }, sink)).write(line);
-  new RequestLog(pino({ formatters: { log: (o) => ({ ...o, formatted: true }) } }, sink)).write(line);
+  const mixed = new RequestLog(pino({ mixin: () => ({ trace_id: 'abc' }) }, sink));
+  const formatted = new RequestLog(pino({ formatters: { log: (o) => ({ ...o, formatted: true }) } }, sink));
+  for (const log of [mixed, formatted]) {
+    log.write(line);
+    log.writeShared(line.reqId, new SharedFields(line), line.ip);
+  }
   assert.equal(JSON.parse(written[0] ?? '').trace_id, 'abc');
-  assert.equal(JSON.parse(written[1] ?? '').formatted, true);
-  assert.equal(JSON.parse(written[1] ?? '').msg, 'request');
+  assert.equal(JSON.parse(written[1] ?? '').trace_id, 'abc');
+  assert.equal(JSON.parse(written[2] ?? '').formatted, true);
+  assert.equal(JSON.parse(written[3] ?? '').formatted, true);
+  assert.equal(JSON.parse(written[3] ?? '').msg, 'request');
 });

@@ -15,7 +15,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from '../../cache/cache-store.js';
 import { callerAddress } from '../../core/networks.js';
-import { type RequestLog, redactUrl } from '../../log/logger.js';
+import { type RequestLog, redactUrl, SharedFields } from '../../log/logger.js';
 import { limitedRoute } from '../external/rate-limit.js';
 import { type LimitValues, ReplayedHead } from './replayed-head.js';
 import { lacksHost } from './request-hygiene.js';
@@ -48,6 +48,13 @@ interface HotEntry {
   etag: string;
   /** Whether the route counts in the per-caller limit: judged on the route the pipeline matched, as @fastify/rate-limit judges it. */
   limited: boolean;
+  /** The URL as the request line logs it (redacted once, as the pipeline redacts it per request: redactUrl). */
+  loggedUrl: string | undefined;
+  /** The request line's fields from method to cache of a hit answered within the millisecond: GET 200, GET 304, HEAD 200, HEAD 304. */
+  lines: (SharedFields | undefined)[];
+  /** `Age` as sent at `ageSeconds`: the same text for every hit within that second. */
+  ageSeconds: number;
+  age: string;
   /** The heads without Access-Control-Allow-Origin: every request's under CORS_ORIGINS=* (its `*` replayed), else those whose Origin is not allowed. */
   plain: Heads;
   /** Under a CORS_ORIGINS list, the heads for an allowed Origin, with its slot. */
@@ -181,6 +188,10 @@ export class HotPath {
       bytes,
       etag,
       limited,
+      loggedUrl: redactUrl(request.url),
+      lines: [],
+      ageSeconds: -1,
+      age: '',
       plain: heads(),
       allowed: originAt === undefined ? undefined : heads(originAt),
       onAnswer,
@@ -241,26 +252,29 @@ export class HotPath {
     this.served += 1;
     this.cacheCounters.hit += 1;
     const id = requestId(req.headers['x-request-id']);
-    const age = String(Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000)));
+    const ageSeconds = Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000));
+    if (ageSeconds !== hot.ageSeconds) {
+      hot.ageSeconds = ageSeconds;
+      hot.age = String(ageSeconds);
+    }
     const notModified = matchesEtag(req.headers['if-none-match'], hot.etag);
     const status = notModified ? 304 : 200;
     const origin = this.allowOrigin?.(req.headers.origin);
     const heads = origin === undefined ? hot.plain : (hot.allowed ?? hot.plain);
-    res.writeHead(status, (notModified ? heads.notModified : heads.ok).fill(id, age, limit, origin));
+    res.writeHead(status, (notModified ? heads.notModified : heads.ok).fill(id, hot.age, limit, origin));
     res.end(notModified || req.method === 'HEAD' ? undefined : hot.body);
     hot.onAnswer?.(hot.entry);
     const seconds = (performance.now() - started) / 1000;
     this.record(req.method ?? 'GET', hot.route, status, seconds, 'HIT');
     if (this.log.enabled) {
-      this.log.write({
-        reqId: id,
-        method: req.method,
-        url: redactUrl(req.url),
-        status,
-        ms: Math.round(seconds * 1000),
-        cache: 'HIT',
-        ip: address,
-      });
+      const ms = Math.round(seconds * 1000);
+      if (ms !== 0) this.log.write({ reqId: id, method: req.method, url: hot.loggedUrl, status, ms, cache: 'HIT', ip: address });
+      else {
+        // A hit takes microseconds: its line is one of four per URL (GET or HEAD, 200 or 304) but for id and ip.
+        const at = (req.method === 'HEAD' ? 2 : 0) + (notModified ? 1 : 0);
+        hot.lines[at] ??= new SharedFields({ method: req.method, url: hot.loggedUrl, status, ms, cache: 'HIT' });
+        this.log.writeShared(id, hot.lines[at], address);
+      }
     }
   }
 }
