@@ -3,6 +3,8 @@ import autocannon from 'autocannon';
 
 export interface Figures {
   requestsPerSecond: number;
+  /** Requests answered in all, where the load generator counts them. */
+  requests?: number;
   p50Ms: number;
   p99Ms: number;
   non2xx: number;
@@ -11,16 +13,19 @@ export interface Figures {
 
 export async function measure(
   url: string,
-  options: { connections?: number; duration?: number; headers?: Record<string, string> } = {},
+  options: { connections?: number; duration?: number; headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string } = {},
 ): Promise<Figures> {
   const result = await autocannon({
     url,
     connections: options.connections ?? 50,
     duration: options.duration ?? Number(process.env.BENCH_SECONDS ?? 10),
     headers: options.headers,
+    // A POST with its body (an MCP tool call); autocannon refuses an explicit undefined method.
+    ...(options.method === undefined ? {} : { method: options.method, body: options.body }),
   });
   return {
     requestsPerSecond: Math.round(result.requests.average),
+    requests: result.requests.total,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,

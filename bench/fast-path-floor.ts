@@ -5,8 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { measure, median, row } from './autocannon-run.js';
-import { type Round, round, warmUp } from './cache-hit.js';
+import { median, row } from './autocannon-run.js';
+import { liveEnv, type Round, round, startProviderA, warmUp } from './cache-hit.js';
+import { loadGenerator } from './load-generator.js';
 import { type Child, startChild, startService } from './processes.js';
 
 const PATH = '/api/provider-a/quote?symbol=IBM';
@@ -16,27 +17,28 @@ const ROUND_SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 export default async function fastPathFloorBench(): Promise<void> {
   const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-'));
   const children: Child[] = [];
+  const load = loadGenerator();
   try {
-    const service = await startService({
-      STATE_DIR: stateDir,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '0',
-      CACHE_QUOTE_FRESH_SECONDS: '3600',
-    });
+    const providerA = await startProviderA();
+    children.push(providerA);
+    const service = await startService({ ...liveEnv(providerA, stateDir), LOG_LEVEL: 'warn' }, load.serverLaunch);
     children.push(service);
     const { body, headers } = await warmUp(service.url + PATH);
     const env = { BARE_BODY: body, BARE_HEADERS: JSON.stringify(headers) };
-    const bare = await startChild('bench/bare-server.ts', env, /LISTENING (\d+)/);
+    const bare = await startChild('bench/bare-server.ts', env, /LISTENING (\d+)/, load.serverLaunch);
     children.push(bare);
-    const hook = await startChild('bench/fastify-hook-server.ts', env, /LISTENING (\d+)/);
+    const hook = await startChild('bench/fastify-hook-server.ts', env, /LISTENING (\d+)/, load.serverLaunch);
     children.push(hook);
     const servers = { bare, hook, service };
-    for (const server of Object.values(servers)) await measure(server.url + PATH, { duration: 2 });
+    for (const server of Object.values(servers)) await load.measure(server.url + PATH, { duration: 2 });
     const rounds: Record<keyof typeof servers, Round[]> = { bare: [], hook: [], service: [] };
     for (let i = 0; i < ROUNDS; i += 1) {
-      for (const [name, server] of Object.entries(servers) as [keyof typeof servers, Child][]) rounds[name].push(await round(server));
+      for (const [name, server] of Object.entries(servers) as [keyof typeof servers, Child][])
+        rounds[name].push(await round(server, {}, load));
     }
-    console.log(`\nfast path: a Fastify hook's floor against the service's listener, ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s`);
+    console.log(
+      `\nfast path: a Fastify hook's floor against the service's listener, ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s; ${load.description}`,
+    );
     for (let i = 0; i < ROUNDS; i += 1) {
       console.log(row(`round ${i + 1} bare node:http`, rounds.bare[i]!));
       console.log(row(`round ${i + 1} Fastify onRequest answer`, rounds.hook[i]!));

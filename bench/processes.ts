@@ -14,9 +14,26 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/**
+ * How a server process is started: `prefix` runs before node (`taskset -c 1`, or valgrind), `nodeOptions`
+ * go to node, and readiness is awaited for `readyMs` (a server under valgrind starts in minutes).
+ */
+export interface Launch {
+  prefix?: readonly string[];
+  nodeOptions?: readonly string[];
+  readyMs?: number;
+}
+
+/** `node <nodeOptions> <args>`, behind the launch's prefix. */
+function launched(launch: Launch, args: readonly string[]): [string, string[]] {
+  const [command = process.execPath, ...rest] = [...(launch.prefix ?? []), process.execPath];
+  return [command, [...rest, ...(launch.nodeOptions ?? []), ...args]];
+}
+
 /** Starts `node --import tsx <script>` and resolves once it prints its port. */
-export async function startChild(script: string, env: Record<string, string>, portPattern: RegExp): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+export async function startChild(script: string, env: Record<string, string>, portPattern: RegExp, launch: Launch = {}): Promise<Child> {
+  const [command, args] = launched(launch, ['--import', 'tsx', script]);
+  const child = spawn(command, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -65,9 +82,10 @@ export function serviceEntry(): string {
  * The real entry point (sandbox mode unless env says otherwise) on a free port, ready once its liveness
  * probe answers; works at any LOG_LEVEL because it never reads the log.
  */
-export async function startService(env: Record<string, string>): Promise<Child> {
+export async function startService(env: Record<string, string>, launch: Launch = {}): Promise<Child> {
   const port = await freePort();
-  const child = spawn(process.execPath, [serviceEntry()], {
+  const [command, args] = launched(launch, [serviceEntry()]);
+  const child = spawn(command, args, {
     env: { ...process.env, DATA_MODE: 'sandbox', METRICS_PORT: '0', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -81,7 +99,8 @@ export async function startService(env: Record<string, string>): Promise<Child> 
     } catch {
       // not listening yet
     }
-    if (attempt > 300) throw new Error('service did not become ready in 30 s');
+    if (attempt * 100 > (launch.readyMs ?? 30_000))
+      throw new Error(`service did not become ready in ${(launch.readyMs ?? 30_000) / 1000} s`);
     await sleep(100);
   }
   return {

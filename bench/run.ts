@@ -13,10 +13,12 @@ for (const file of [
   'overview.ts',
   'nginx-cache.ts',
   'fast-path-floor.ts',
+  'demand-flood.ts',
   'stream.ts',
   'broker-stream.ts',
   'ibkr-pacing.ts',
   'redis-failover.ts',
+  'mcp.ts',
 ]) {
   const module = (await import(`./${file.replace(/\.ts$/, '.js')}`)) as { default: () => Promise<void> };
   await module.default();

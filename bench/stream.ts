@@ -186,8 +186,23 @@ class ViewerClient {
     // In batches, so the connect storm itself is not what is measured.
     for (let i = 0; i < count; i += 250) {
       const batch = Array.from({ length: Math.min(250, count - i) }, () => new Viewer(this));
-      await Promise.all(batch.map((v, j) => v.open(urls[(i + j) % urls.length]!, path)));
+      await Promise.all(batch.map((v, j) => openRetrying(v, urls[(i + j) % urls.length]!, path)));
       this.viewers.push(...batch);
+    }
+  }
+}
+
+/**
+ * A viewer's connection, tried again when the connect storm overflows the service's accept queue (the kernel
+ * then resets some connections: "SYN flooding" in its log), as a browser's EventSource would retry.
+ */
+async function openRetrying(viewer: Viewer, url: string, path: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await viewer.open(url, path);
+    } catch (error) {
+      if (attempt === 5 || (error as NodeJS.ErrnoException).code !== 'ECONNRESET') throw error;
+      await sleep(100 * attempt);
     }
   }
 }
@@ -379,6 +394,8 @@ export interface MeasureOptions {
   perClient?: number;
   /** Called once every viewer is open, before the measurement settles (a bench starts its ticks here). */
   onOpened?: () => void;
+  /** Called as the measurement starts and as it stops (a bench reads the service's own figures over the window). */
+  window?: { start(): Promise<void>; stop(): Promise<void> };
 }
 
 /** Opens `count` viewers spread over `services`, measures for `seconds`, closes them. */
@@ -397,6 +414,7 @@ export async function measure(ibkr: SimulatedUpstream, services: Child[], count:
   const calls: number[] = [];
   const onCall = (event: SimRequestEvent) => event.path === SNAPSHOT && calls.push(Date.now());
   ibkr.on('request', onCall);
+  await options.window?.start();
   const cpu = cpuSeconds(pid);
   const machine = machineBusySeconds();
   const own = process.cpuUsage();
@@ -405,6 +423,7 @@ export async function measure(ibkr: SimulatedUpstream, services: Child[], count:
   const probe = probeRequests(services[0]!.url, measureSeconds * 1000);
   await sleep(measureSeconds * 1000);
   for (const client of clients) client.send({ type: 'stop' });
+  await options.window?.stop();
   const requestTimes = (await probe).sort((a, b) => a - b);
   const seconds = (performance.now() - started) / 1000;
   const cpuPercent = ((cpuSeconds(pid) - cpu) / seconds) * 100;

@@ -672,9 +672,16 @@ function renderStatus(result) {
       : '');
   const ratio = s.cache.hitRatio == null ? '—' : `${Math.round(s.cache.hitRatio * 100)}%`;
   $('status-foot').textContent =
-    `Store: ${store} · cache ${s.cache.entries ?? '—'} entries, hit ratio ${ratio} · up ${ago(s.uptimeSeconds * 1000)}`;
+    `Store: ${store} · cache ${s.cache.entries ?? '—'} entries, hit ratio ${ratio}${mcpUse(s.mcp)} · up ${ago(s.uptimeSeconds * 1000)}`;
   markFresh('status', { producedAt: Date.parse(s.checkedAt) || Date.now(), cache: null });
   setReady(panel);
+}
+
+/** What AI agents asked through /mcp (null when MCP=off). */
+function mcpUse(mcp) {
+  if (mcp == null) return '';
+  const failed = mcp.errors > 0 ? `, ${mcp.errors} failed` : '';
+  return ` · MCP ${mcp.calls} tool call${mcp.calls === 1 ? '' : 's'}${failed}`;
 }
 
 function renderUpstream(u) {

@@ -10,12 +10,13 @@ import { type AppDeps, createDeps } from './deps.js';
 import { createLogger, RequestLog, RequestLogController } from './log/logger.js';
 import { brokerAccess } from './plugins/app/broker-access.js';
 import { callerIdentity } from './plugins/app/caller-identity.js';
+import { mcpAccess } from './plugins/app/mcp-access.js';
 import { closingAnswer } from './plugins/app/closing-answer.js';
 import { errorHandling } from './plugins/app/error-handler.js';
 import { HotPath, requestId } from './plugins/app/hot-path.js';
 import { metricsPlugin, ServiceMetrics } from './plugins/app/metrics.js';
 import { edgeHeaders, securityHeaders } from './plugins/app/edge-headers.js';
-import { preflightCheck, requestHygiene } from './plugins/app/request-hygiene.js';
+import { hostRequired, preflightCheck, requestHygiene } from './plugins/app/request-hygiene.js';
 import { clientErrorHandler, frameworkErrorHandler, hardenServer, timeoutOptions } from './plugins/app/server-limits.js';
 import { strictIntegers } from './plugins/app/strict-integers.js';
 import { CASE_INSENSITIVE, queryValues } from './plugins/app/query-values.js';
@@ -30,6 +31,7 @@ import marketRoutes from './routes/market/index.js';
 import brokerRoutes from './routes/broker/index.js';
 import streamRoutes from './routes/stream.js';
 import metricsRoute from './routes/metrics.js';
+import mcpRoutes from './routes/mcp/index.js';
 import { ErrorResponse, FreshnessSchema } from './routes/schemas.js';
 
 export interface BuildAppOptions {
@@ -66,7 +68,10 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     // Fresh repeats are answered before Fastify's routing (see hot-path.ts); the rest goes to Fastify.
     serverFactory: (handler) => {
       const listener = hotPath.listener(handler);
-      const server = tls ? createHttpsServer(tls, listener) : createHttpServer(listener);
+      // A request without Host is refused in the service's error shape (request-hygiene.ts), not by Node.
+      const server = tls
+        ? createHttpsServer({ ...tls, requireHostHeader: false }, listener)
+        : createHttpServer({ requireHostHeader: false }, listener);
       // Fastify applies these only to servers it creates itself.
       server.keepAliveTimeout = timeouts.keepAliveTimeout;
       server.requestTimeout = timeouts.requestTimeout;
@@ -87,7 +92,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     // x-case-insensitive: an OpenAPI note on enums read in any case (plugins/app/query-values.ts); no rule for Ajv.
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false, keywords: [CASE_INSENSITIVE] } },
   });
-  hardenServer(app.server, config);
+  hardenServer(app.server, config, app.log);
 
   app.decorate('deps', deps);
   // The broker's keep-alive and its real-time quote stream run while the app does (deps.close stops them).
@@ -108,9 +113,11 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   await app.register(queryValues);
   await app.register(edgeHeaders, { headers: edgeHeadersOf });
   await app.register(closingAnswer);
+  await app.register(hostRequired);
   await app.register(preflightCheck);
   await app.register(callerIdentity, { keys: deps.clientKeys });
   await app.register(brokerAccess, { access: deps.brokerAccess, tickets: deps.streamTickets });
+  await app.register(mcpAccess);
   await app.register(corsPlugin);
   await app.register(requestHygiene);
   await app.register(rateLimiting, { limiter });
@@ -124,6 +131,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   await app.register(systemRoutes, { prefix: '/api/system' });
   await app.register(streamRoutes);
   await app.register(metricsRoute);
+  if (config.mcp.enabled) await app.register(mcpRoutes);
   await app.register(dashboardRoutes);
   return app;
 }

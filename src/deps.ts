@@ -140,7 +140,7 @@ export async function createDeps(config: Config, logger: Logger, options: Create
       health,
     }),
     // The other bearer tokens open their own routes: sent there, they are not a wrong client key.
-    clientKeys: new ClientKeys(config.clientKeys, [config.broker.access.token, config.metrics.token]),
+    clientKeys: new ClientKeys(config.clientKeys, [config.broker.access.token, config.metrics.token, config.mcp.token]),
     brokerAccess: new BrokerAccess(config.broker.access, config.trustProxy),
     streamTickets: new StreamTickets(store.shared),
     liveTopics: streams.liveTopics,

@@ -5,6 +5,7 @@ import './process/next-tick-shape.js';
 import closeWithGrace from 'close-with-grace';
 import { brokerExposure } from './broker/broker-access.js';
 import { type Config, ConfigError, loadConfig } from './core/config.js';
+import { trustProxyRisk } from './core/networks.js';
 import { loadEnvFile } from './core/env-file.js';
 import { defaultMetricsPortTaken, type ListenTarget, listenProblem, METRICS_ADDRESS, SERVICE_ADDRESS } from './process/listen-error.js';
 import { createLogger } from './log/logger.js';
@@ -79,6 +80,9 @@ async function main(): Promise<void> {
   );
   const exposure = brokerExposure(config);
   if (exposure !== undefined) logger.warn({ broker: config.broker.kind }, exposure);
+  // On loopback, or off it with TRUST_PROXY_ANY=yes (config.ts refuses it otherwise): still said at every start.
+  const trustRisk = trustProxyRisk(config.trustProxy, config.host);
+  if (trustRisk !== undefined) logger.warn({ trustProxy: config.trustProxy }, trustRisk);
   // Request lines are buffered (logger.ts); the start is shown at once.
   logger.flush();
 }

@@ -58,3 +58,20 @@ test('.env in the working directory is read at start, and the environment wins o
   assert.match(fromEnv.stdout, /started in SANDBOX mode/);
   assert.match(fromEnv.stdout, /"msg":"shutting down"/);
 });
+
+test('TRUST_PROXY=true: the start log warns that any caller can choose its address; off loopback the start is refused in one line', async (t) => {
+  const onLoopback = await run(tempDir(t), { STATE_DIR: tempDir(t), TRUST_PROXY: 'true' });
+  assert.equal(onLoopback.code, 0, onLoopback.stderr);
+  const warning = onLoopback.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: number; msg: string; trustProxy?: unknown })
+    .find((line) => line.trustProxy === true);
+  assert.equal(warning?.level, 40, 'a warning');
+  assert.match(warning?.msg ?? '', /any caller can choose its own address for the per-caller limit and the stream caps/);
+
+  const exposed = await run(tempDir(t), { STATE_DIR: tempDir(t), TRUST_PROXY: 'true', HOST: '0.0.0.0' });
+  assert.equal(exposed.code, 1);
+  assert.equal(exposed.stderr.trim().split('\n').length, 1, exposed.stderr);
+  assert.match(exposed.stderr, /^config error: TRUST_PROXY=true .*TRUST_PROXY_ANY=yes/);
+});

@@ -1,12 +1,13 @@
 // The parts of docs/reference/ written from the code rather than by hand: every setting of the configuration
-// schema, every metric series of the registry, and every Alpha Vantage function of the drop-in route. Each sits in its page between two markers;
-// `npm run docs:generate` rewrites what is between them, and test/scripts/docs-reference.test.ts fails when a
-// page and the code differ.
+// schema, every metric series of the registry, every Alpha Vantage function of the drop-in route, and every MCP
+// tool. Each sits in its page between two markers; `npm run docs:generate` rewrites what is between them, and
+// test/scripts/docs-reference.test.ts fails when a page and the code differ.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { EnvSchema, SECRET } from '../../src/core/config-schema.js';
 import { alphaVantageFunctionsReference } from './alpha-vantage-functions.js';
+import { mcpToolsReference } from './mcp-tools.js';
 import { wrap } from './wrap.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -60,6 +61,7 @@ const SECTIONS: Section[] = [
   },
   { title: 'Cache', holds: (name) => name.startsWith('CACHE_') },
   { title: 'Stream', holds: (name) => name.startsWith('STREAM_') },
+  { title: 'MCP: AI agents at /mcp', holds: (name) => name === 'MCP' || name.startsWith('MCP_') },
   { title: 'Metrics', holds: (name) => name.startsWith('METRICS_') },
 ];
 
@@ -162,6 +164,7 @@ export const GENERATED: { file: string; block: string; render: (app: FastifyInst
   { file: 'docs/reference/configuration.md', block: 'configuration', render: () => configurationReference() },
   { file: 'docs/reference/metrics.md', block: 'metrics', render: (app) => metricsReference(registryMetrics(app)) },
   { file: 'docs/reference/alpha-vantage-functions.md', block: 'alpha-vantage-functions', render: () => alphaVantageFunctionsReference() },
+  { file: 'docs/reference/mcp-tools.md', block: 'mcp-tools', render: () => mcpToolsReference() },
 ];
 
 const begin = (block: string) => `<!-- generated: ${block} (npm run docs:generate writes what follows) -->`;

@@ -11,7 +11,8 @@ import { bearerToken, sameSecret } from '../core/bearer.js';
 import type { ClientKey } from '../core/caller.js';
 import type { Config } from '../core/config.js';
 import { ApiError } from '../core/errors.js';
-import { type AddressMatcher, namesProxies, networkMatcher, proxyTrust } from '../core/networks.js';
+import { type AddressMatcher, isLoopbackHost, namesProxies, networkMatcher, proxyTrust } from '../core/networks.js';
+import { echoed } from '../core/parameter-text.js';
 import { WebOrigins } from '../core/web-origins.js';
 
 export interface CallerFacts {
@@ -63,7 +64,7 @@ export class BrokerAccess {
     if (origin !== undefined) {
       if (!this.origins.allows(origin) && !this.origins.isOwnOrigin(origin, header(facts.headers, 'host'), facts.scheme)) {
         return forbidden(
-          `web pages of ${origin.slice(0, 100)} may not read broker data: add that origin to BROKER_CORS_ORIGINS if it is your own dashboard`,
+          `web pages of ${echoed(origin)} may not read broker data: add that origin to BROKER_CORS_ORIGINS if it is your own dashboard`,
         );
       }
     } else if (header(facts.headers, 'sec-fetch-site') === 'cross-site') {
@@ -153,14 +154,12 @@ function forbidden(message: string, publicMessage?: string): ApiError {
   return new ApiError('BROKER_FORBIDDEN', message, { publicMessage });
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
-
 /**
  * The one start-up warning when broker data can be read beyond this machine: listening on a non-loopback
  * address with a broker configured. It names who may read it, so that an operator sees the exposure.
  */
 export function brokerExposure(config: Config): string | undefined {
-  if (config.broker.kind === 'none' || LOOPBACK_HOSTS.has(config.host) || config.host.startsWith('127.')) return undefined;
+  if (config.broker.kind === 'none' || isLoopbackHost(config.host)) return undefined;
   const { allowFrom, token } = config.broker.access;
   const networks =
     allowFrom.length === 0 || allowFrom.every((entry) => entry.toLowerCase() === 'none') ? 'no network' : allowFrom.join(', ');

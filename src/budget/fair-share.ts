@@ -1,19 +1,22 @@
 // Who may take the next slot of a budget. The budget's own arithmetic (budget-ledger.ts) says when one more
 // call fits the provider's limits; this says whether the caller asking may have it.
 //
-// In every counted window (minute, day) with a limit L, R = floor(L × BUDGET_RESERVE) calls are kept back:
-// the first L − R calls of a window go to whoever asks, the last R only to a caller that has spent less than
-// its fair share of the window, (L − R) × its weight / the weights of every caller that spent in it (itself
-// included). So one caller alone may still spend L − R (at least three quarters by default: work-conserving),
-// never the last R; a newcomer, having spent nothing, always finds them while another caller floods. Spacing
-// (one call a second) is no window and keeps nothing back.
+// In every counted window (minute, day) with a limit L, R = floor(L × BUDGET_RESERVE) calls are kept back, and
+// the other L − R are shared among the callers spending in the window by max-min fairness: each caller's share
+// is what is left once every caller that spent less than an equal part (by weight) has its own spend, divided
+// among the rest by weight. A caller may have a call while it has spent less than its share. So:
+//  - one caller alone may spend L − R (at least three quarters by default: work-conserving), never the last R;
+//  - a newcomer, having spent nothing, is below any share: it finds the calls kept back while another floods;
+//  - under contention no caller spends more than its share, and a share nobody else uses is its (a caller that
+//    spent one call leaves the others all but that one).
+// Spacing (one call a second) is no window and keeps nothing back.
 //
-// A stream topic's poll asks for every caller that holds the topic: the first that may have a slot (the
-// earliest one) is charged. The Redis guard's script (redis-budget-guard.ts) decides the same way inside
-// Redis, atomically for every replica; a test holds the two to each other.
+// A stream topic's poll asks for every caller that holds the topic: the first that may have the call is charged.
+// The Redis guard's script (redis-budget-guard.ts) decides the same way inside Redis, atomically for every
+// replica; a property test holds the two to each other.
 import type { Caller } from '../core/caller.js';
 import type { BudgetLimits } from './budget-guard.js';
-import { countSince, dayOf, type LedgerCall, type LedgerState, minuteOf, nextSlot } from './budget-ledger.js';
+import { dayOf, type LedgerCall, type LedgerState, minuteOf, nextSlot } from './budget-ledger.js';
 
 export type Claimant = Pick<Caller, 'account' | 'weight'>;
 
@@ -57,62 +60,60 @@ export function decide(
   maxWaitMs: number,
   claimants: readonly Claimant[],
 ): SlotDecision {
-  const full = nextSlot(state, limits, now);
-  if (full - now > maxWaitMs) return { ok: false, retryAt: full, hold: 'budget' };
+  const at = nextSlot(state, limits, now);
+  if (at - now > maxWaitMs) return { ok: false, retryAt: at, hold: 'budget' };
   const windows = fairWindows(limits);
-  if (windows.length === 0) return { ok: true, at: full, claimant: 0 };
-  let best: SlotDecision | undefined;
+  let refusal: { retryAt: number; hold: Hold } | undefined;
   for (const [index, claimant] of claimants.entries()) {
-    const decision = decideFor(state, limits, now, maxWaitMs, windows, full, claimant, index);
-    if (best === undefined) best = decision;
-    else if (decision.ok && (!best.ok || decision.at < best.at)) best = decision;
-    else if (!decision.ok && !best.ok && decision.retryAt < best.retryAt) best = decision;
-    // No one can have an earlier slot than the budget's own next one.
-    if (best.ok && best.at === full) break;
+    let held: { retryAt: number; hold: Hold } | undefined;
+    for (const window of windows) {
+      const { spent, share, calls } = shareIn(state.calls, claimant, window.limit - window.reserved, window.ms, now);
+      if (spent < share) continue;
+      // It may ask again once enough of its own calls (newest first) have left the window to put it below its share
+      // as it is now; the share grows meanwhile as others' calls leave, so this is when it will have one at the latest.
+      const leaving = calls[Math.ceil(share) - 1] ?? now;
+      const retryAt = Math.max(at, leaving + window.ms);
+      if (held === undefined || retryAt > held.retryAt) held = { retryAt, hold: window.name };
+    }
+    if (held === undefined) return { ok: true, at, claimant: index };
+    if (refusal === undefined || held.retryAt < refusal.retryAt) refusal = held;
   }
-  return best ?? { ok: true, at: full, claimant: 0 };
+  return refusal === undefined ? { ok: true, at, claimant: 0 } : { ok: false, ...refusal };
 }
 
-function decideFor(
-  state: LedgerState,
-  limits: BudgetLimits,
-  now: number,
-  maxWaitMs: number,
-  windows: readonly FairWindow[],
-  full: number,
-  claimant: Claimant,
-  index: number,
-): SlotDecision {
-  let { perMinute, perDay } = limits;
-  let hold: Hold | undefined;
-  for (const window of windows) {
-    const open = window.limit - window.reserved;
-    // The slot is one of the first L − R of its window, or the claimant is below its share: it may have it.
-    if (countSince(state.calls, full - window.ms) < open || belowShare(state.calls, claimant, open, window.ms, now)) continue;
-    if (window.name === 'minute') perMinute = open;
-    else perDay = open;
-    hold ??= window.name;
-  }
-  if (hold === undefined) return { ok: true, at: full, claimant: index };
-  const at = nextSlot(state, { ...limits, perMinute, perDay }, now);
-  return at - now <= maxWaitMs ? { ok: true, at, claimant: index } : { ok: false, retryAt: at, hold };
+interface Share {
+  /** Calls the claimant spent in the window. */
+  spent: number;
+  /** Its max-min fair share of the window's `open` calls, given what every other caller spent in it. */
+  share: number;
+  /** The times of its own calls in the window, newest first. */
+  calls: number[];
 }
 
-/** Whether `claimant` has spent less than its share of the `open` calls of the window ending now. */
-export function belowShare(calls: readonly LedgerCall[], claimant: Claimant, open: number, windowMs: number, now: number): boolean {
+/** `claimant`'s spend and share of the `open` calls of the window of `windowMs` ending now. */
+export function shareIn(calls: readonly LedgerCall[], claimant: Claimant, open: number, windowMs: number, now: number): Share {
   const from = now - windowMs;
-  let spent = 0;
-  let weights = claimant.weight;
-  const others = new Set<string>();
+  const own: number[] = [];
+  const others = new Map<string, { spent: number; weight: number }>();
   for (let i = calls.length - 1; i >= 0 && (calls[i] as LedgerCall).at > from; i -= 1) {
     const call = calls[i] as LedgerCall;
-    if (call.account === claimant.account) spent += 1;
-    else if (!others.has(call.account)) {
-      others.add(call.account);
-      weights += call.weight;
+    if (call.account === claimant.account) own.push(call.at);
+    else {
+      const other = others.get(call.account);
+      if (other === undefined) others.set(call.account, { spent: 1, weight: call.weight });
+      else other.spent += 1;
     }
   }
-  return spent * weights < open * claimant.weight;
+  // Water-filling: those that spent less than the level the rest would get keep their spend; the rest share what is left.
+  let left = open;
+  let weights = claimant.weight;
+  for (const other of others.values()) weights += other.weight;
+  for (const other of [...others.values()].sort((a, b) => a.spent / a.weight - b.spent / b.weight)) {
+    if (other.spent / other.weight > left / weights) break;
+    left -= other.spent;
+    weights -= other.weight;
+  }
+  return { spent: own.length, share: (left / weights) * claimant.weight, calls: own };
 }
 
 /** How many callers spent in the window ending now. */

@@ -56,62 +56,82 @@ local perMinute, perDay = tonumber(ARGV[3]), tonumber(ARGV[4])
 local spacing, maxWait = tonumber(ARGV[5]), tonumber(ARGV[6])
 local keptMinute, keptDay = tonumber(ARGV[8]), tonumber(ARGV[9])
 local n = redis.call('ZCARD', KEYS[1])
-local backoff = tonumber(redis.call('GET', KEYS[2]) or '0')
 local function score(index)
   return tonumber(redis.call('ZRANGE', KEYS[1], index, index, 'WITHSCORES')[2])
 end
-local function slot(capMinute, capDay)
-  local at = now
-  if backoff > at then at = backoff end
-  if spacing > 0 and n > 0 then at = math.max(at, score(n - 1) + spacing) end
-  if capMinute > 0 and n >= capMinute then at = math.max(at, score(n - capMinute) + minute) end
-  if capDay > 0 and n >= capDay then at = math.max(at, score(n - capDay) + day) end
-  return at
-end
-local full = slot(perMinute, perDay)
-if full - now > maxWait then return {0, full - now, now, 0} end
-local function below(account, weight, open, window)
-  local spent, weights, seen = 0, weight, {}
-  for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - window), '+inf')) do
+local at = now
+local backoff = tonumber(redis.call('GET', KEYS[2]) or '0')
+if backoff > at then at = backoff end
+if spacing > 0 and n > 0 then at = math.max(at, score(n - 1) + spacing) end
+if perMinute > 0 and n >= perMinute then at = math.max(at, score(n - perMinute) + minute) end
+if perDay > 0 and n >= perDay then at = math.max(at, score(n - perDay) + day) end
+if at - now > maxWait then return {0, at - now, now, 0} end
+-- Each window that keeps calls back: its open calls, its length, its hold code; and who spent in it, newest first.
+local windows = {}
+if keptMinute > 0 then windows[#windows + 1] = {perMinute - keptMinute, minute, 1} end
+if keptDay > 0 then windows[#windows + 1] = {perDay - keptDay, day, 2} end
+for _, window in ipairs(windows) do
+  local byAccount, order = {}, {}
+  local members = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - window[2]), '+inf', 'WITHSCORES')
+  for i = #members - 1, 1, -2 do
+    local member = members[i]
     local a = string.find(member, '|', 1, true)
     local b = a and string.find(member, '|', a + 1, true)
     local who, w = '', 1
     if b then who, w = string.sub(member, b + 1), tonumber(string.sub(member, a + 1, b - 1)) or 1 end
-    if who == account then spent = spent + 1
-    elseif not seen[who] then seen[who] = true; weights = weights + w end
+    local entry = byAccount[who]
+    if not entry then
+      entry = {spent = 0, weight = w, times = {}}
+      byAccount[who] = entry
+      order[#order + 1] = who
+    end
+    entry.spent = entry.spent + 1
+    entry.times[#entry.times + 1] = tonumber(members[i + 1])
   end
-  return spent * weights < open * weight
+  window[4], window[5] = byAccount, order
 end
-local function held(kept, limit, window, account, weight)
-  if kept == 0 then return false end
-  if redis.call('ZCOUNT', KEYS[1], '(' .. (full - window), '+inf') < limit - kept then return false end
-  return not below(account, weight, limit - kept, window)
+local function shareOf(window, account, weight)
+  local others, weights = {}, weight
+  for _, who in ipairs(window[5]) do
+    if who ~= account then
+      others[#others + 1] = window[4][who]
+      weights = weights + window[4][who].weight
+    end
+  end
+  table.sort(others, function(x, y) return x.spent / x.weight < y.spent / y.weight end)
+  local left = window[1]
+  for _, other in ipairs(others) do
+    if other.spent / other.weight > left / weights then break end
+    left = left - other.spent
+    weights = weights - other.weight
+  end
+  return left / weights * weight
 end
-local best, bestAt, retry, hold = nil, nil, nil, 0
+local refusal, hold = nil, 0
 for i = 10, #ARGV, 2 do
   local account, weight = ARGV[i], tonumber(ARGV[i + 1])
-  local capMinute, capDay, why = perMinute, perDay, 0
-  if held(keptMinute, perMinute, minute, account, weight) then capMinute, why = perMinute - keptMinute, 1 end
-  if held(keptDay, perDay, day, account, weight) then
-    capDay = perDay - keptDay
-    if why == 0 then why = 2 end
+  local held, why = nil, 0
+  for _, window in ipairs(windows) do
+    local mine = window[4][account]
+    local spent = mine and mine.spent or 0
+    local share = shareOf(window, account, weight)
+    if spent >= share then
+      local leaving = mine and mine.times[math.ceil(share)] or now
+      local retry = math.max(at, leaving + window[2])
+      if not held or retry > held then held, why = retry, window[3] end
+    end
   end
-  local at = full
-  if why > 0 then at = slot(capMinute, capDay) end
-  if at - now <= maxWait then
-    if not bestAt or at < bestAt then best, bestAt = i, at end
-  elseif not bestAt and (not retry or at < retry) then retry, hold = at, why end
-  if bestAt == full then break end
+  if not held then
+    redis.call('ZADD', KEYS[1], at, at .. ':' .. ARGV[7] .. '|' .. ARGV[i + 1] .. '|' .. account)
+    redis.call('PEXPIRE', KEYS[1], day + 60000)
+    return {1, at - now, now, (i - 10) / 2}
+  end
+  if not refusal or held < refusal then refusal, hold = held, why end
 end
-if not best then
-  for i = 10, #ARGV, 2 do redis.call('ZADD', KEYS[3], now, ARGV[i]) end
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - day)
-  redis.call('PEXPIRE', KEYS[3], day + 60000)
-  return {0, retry - now, now, hold}
-end
-redis.call('ZADD', KEYS[1], bestAt, bestAt .. ':' .. ARGV[7] .. '|' .. ARGV[best + 1] .. '|' .. ARGV[best])
-redis.call('PEXPIRE', KEYS[1], day + 60000)
-return {1, bestAt - now, now, (best - 10) / 2}
+for i = 10, #ARGV, 2 do redis.call('ZADD', KEYS[3], now, ARGV[i]) end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - day)
+redis.call('PEXPIRE', KEYS[3], day + 60000)
+return {0, refusal - now, now, hold}
 `);
 
 /**

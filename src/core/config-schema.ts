@@ -138,7 +138,12 @@ export const EnvSchema = Type.Object({
   ),
   TRUST_PROXY: text(
     'false',
-    'Honour `X-Forwarded-For` only from these proxies: `true`, a hop count, or a comma list of addresses/CIDRs. Callers are then judged (per-caller limit, broker access) by the address the proxy saw. Only a list of addresses lets broker data through a proxy: `true` and a hop count cannot tell the proxy from a caller writing the header itself.',
+    "Honour `X-Forwarded-For` only from these proxies: a comma list of addresses/CIDRs (set it to your proxy's address), `true`, or a hop count. Callers are then judged (per-caller limit, stream caps, broker access) by the address the proxy saw. Only a list of addresses lets broker data through a proxy. `true` believes the first address in the header, which any caller writes itself, so every caller can choose its own address: the start warns, and refuses it when HOST is not loopback unless TRUST_PROXY_ANY=yes. A hop count is refused off loopback the same way: a caller reaching the service directly writes the header the hops are counted in.",
+  ),
+  TRUST_PROXY_ANY: oneOf(
+    BOOLEAN_WORDS,
+    "`yes` lets TRUST_PROXY believe a peer it does not name (`true`, a hop count) while HOST is not loopback, where any caller can then choose its own address for the per-caller limit and the stream caps. Without it such a start is refused: name the proxy's address in TRUST_PROXY instead, or say `yes` only where nothing but that proxy can reach the service.",
+    'no',
   ),
   RATE_LIMIT_PER_MINUTE: count(
     600,
@@ -286,6 +291,28 @@ export const EnvSchema = Type.Object({
     'false',
   ),
   REDIS_KEY_PREFIX: text('mdp:', 'Prefix of every Redis key; no `{` or `}`, which would move keys out of their Cluster slot.'),
+  MCP: oneOf(
+    ['on', 'off'] as const,
+    'The MCP server for AI agents at `/mcp` (Streamable HTTP, stateless): the same cache, budgets and broker rules as the REST routes. `off`: no `/mcp` route.',
+    'on',
+  ),
+  MCP_ORIGINS: optional(
+    "Web origins whose pages may use `/mcp`, besides the service's own and loopback pages (`scheme://host[:port]`, port `*` for any; never `*`, and CORS_ORIGINS does not apply to `/mcp`). A host named here is also a name `/mcp` may be reached by without MCP_TOKEN.",
+  ),
+  MCP_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      description:
+        'When set, every `/mcp` request must send `Authorization: Bearer <token>` (BROKER_TOKEN is accepted too); a missing or wrong one is `401`. Compared in constant time, never logged. Unset: `/mcp` is open to whoever reaches it by an address, a `localhost` name or a host of MCP_ORIGINS.',
+      [SECRET]: true,
+    }),
+  ),
+  MCP_MAX_RESULT_BYTES: int(
+    32_768,
+    4_096,
+    1_048_576,
+    'The largest tool result `/mcp` answers, in bytes of JSON: a longer one is cut to whole rows and says how many were left out and how to ask for the rest.',
+  ),
   METRICS_PORT: Type.Union([Type.Literal('off'), Type.Integer({ minimum: 0, maximum: 65_535 })], {
     default: 9464,
     description:

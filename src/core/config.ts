@@ -17,7 +17,7 @@ import {
 } from './config-schema.js';
 import type { ClientKey } from './caller.js';
 import { parseClientKeys } from './client-keys.js';
-import { networkMatcher, proxyTrust } from './networks.js';
+import { isLoopbackHost, networkMatcher, proxyTrust, trustProxyRisk } from './networks.js';
 import { type ProxySettings, proxySettings } from './proxy-settings.js';
 import { gatewayHosts, OutboundRoutes } from './outbound-routes.js';
 import { LOOPBACK_ORIGINS, parseOrigins } from './web-origins.js';
@@ -115,6 +115,11 @@ export interface Config {
   };
   /** Server-Sent Events (/api/stream): heartbeat period and connection limits (0 = no per-address limit). */
   stream: { heartbeatSeconds: number; maxConnections: number; maxPerClient: number };
+  /**
+   * The MCP server at /mcp: on or off, the web origins whose pages may use it besides the service's own and
+   * loopback ones, the optional bearer token, and the largest tool result in bytes.
+   */
+  mcp: { enabled: boolean; origins: string[]; token: string | undefined; maxResultBytes: number };
 }
 
 export interface RedisAddress {
@@ -193,6 +198,12 @@ export function loadConfig(env: Env = process.env): Config {
   else checked(problems, 'BROKER_CORS_ORIGINS', () => parseOrigins(brokerOrigins));
   checked(problems, 'TRUST_PROXY', () => proxyTrust(trustProxy(v.TRUST_PROXY)));
   const clientKeys = clientKeysOf(v, problems);
+  const trustRisk = trustProxyRisk(trustProxy(v.TRUST_PROXY), v.HOST);
+  if (trustRisk !== undefined && !isLoopbackHost(v.HOST) && !TRUTHY.has(v.TRUST_PROXY_ANY))
+    problems.push(`${trustRisk}, or TRUST_PROXY_ANY=yes if only that proxy can reach HOST=${v.HOST}`);
+  const mcpOrigins = list(v.MCP_ORIGINS ?? '');
+  if (mcpOrigins.includes('*')) problems.push('MCP_ORIGINS cannot be *: list the origins of the pages that may use /mcp');
+  else checked(problems, 'MCP_ORIGINS', () => parseOrigins(mcpOrigins));
   const quoteFallback = v.QUOTE_FALLBACK ?? (v.OVERVIEW_SOURCE === 'none' ? 'none' : 'yahoo');
   if (v.TECHNICAL_SOURCE === 'computed' && quoteFallback === 'none')
     problems.push(
@@ -278,6 +289,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxConnections: v.STREAM_MAX_CONNECTIONS,
       maxPerClient: v.STREAM_MAX_PER_CLIENT,
     },
+    mcp: { enabled: v.MCP === 'on', origins: mcpOrigins, token: v.MCP_TOKEN, maxResultBytes: v.MCP_MAX_RESULT_BYTES },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -90,3 +90,28 @@ export function callerAddress(
 export function namesProxies(value: boolean | number | string): value is string {
   return typeof value === 'string';
 }
+
+/** Whether a listen address (HOST) keeps the service to this machine: only local processes can then reach it. */
+export function isLoopbackHost(host: string): boolean {
+  const address = host.toLowerCase().replace(/^::ffff:/, '');
+  return address === 'localhost' || address === '::1' || (isIP(address) === 4 && address.startsWith('127.'));
+}
+
+/**
+ * What TRUST_PROXY lets callers do when it believes a peer it does not name: choose the address the service
+ * judges them by. Undefined when it names its proxies (proxy-addr refuses a /0), or believes none. Broker
+ * access is not at stake: it believes X-Forwarded-For only from a proxy named by address (broker-access.ts).
+ *  - `true` believes the farthest X-Forwarded-For entry, which the caller writes itself, even through a proxy
+ *    that appends to the header.
+ *  - A hop count believes what its nearest peers added: behind that many proxies that append, the caller's
+ *    real address. But a caller that reaches the service without passing them writes the header itself, and
+ *    off loopback nothing but the network stops one, so there a hop count is the same risk.
+ */
+export function trustProxyRisk(value: boolean | number | string, host: string): string | undefined {
+  let believed: string;
+  if (value === true) believed = "TRUST_PROXY=true believes any peer's X-Forwarded-For, whose first address the caller writes itself";
+  else if (typeof value === 'number' && value > 0 && !isLoopbackHost(host))
+    believed = `TRUST_PROXY=${value} (a hop count) believes whoever is nearest, and listening on ${host} a caller that reaches the service directly writes its own X-Forwarded-For`;
+  else return undefined;
+  return `${believed}: any caller can choose its own address for the per-caller limit and the stream caps; set TRUST_PROXY to the proxy's address`;
+}

@@ -2,7 +2,7 @@
 // cache key, so any order of the same symbols shares one entry and one upstream call). The list is read by
 // the one text rule first (parameter-text.ts), so each symbol is trimmed of spaces only.
 import { ApiError } from './errors.js';
-import { parameterText } from './parameter-text.js';
+import { echoed, parameterText } from './parameter-text.js';
 
 export const MAX_SYMBOLS = 50;
 
@@ -19,10 +19,9 @@ export function parseSymbolList(raw: string, name = 'symbols'): string[] {
   if (parts.length === 0) throw new ApiError('MISSING_PARAMETER', `${name} is required: a comma-separated list such as AAPL,MSFT`);
   const bad = parts.find((part) => !SYMBOL.test(part));
   if (bad !== undefined) {
-    const shown = bad.length > 24 ? `${bad.slice(0, 24)}…` : bad;
     throw new ApiError(
       'INVALID_PARAMETER',
-      `${name}: "${shown}" is not a valid symbol (letters, digits, ".", "-", "^", "=", at most 20 characters)`,
+      `${name}: "${echoed(bad)}" is not a valid symbol (letters, digits, ".", "-", "^", "=", at most 20 characters)`,
     );
   }
   const distinct = [...new Set(parts.map((part) => part.toUpperCase()))].sort();

@@ -31,6 +31,7 @@ export function secretsOf(config: Config): string[] {
     broker.tastytrade.refreshToken,
     broker.access.token,
     metrics.token,
+    config.mcp.token,
     ...proxySecrets(proxy.https),
     ...proxySecrets(proxy.http),
   ].filter((s): s is string => s !== undefined && s.length >= 4);
@@ -74,13 +75,59 @@ export function createLogger(config: Config, destination: DestinationStream = st
   );
 }
 
-/** A key or stream ticket a caller put in the query string (Alpha Vantage clients send `apikey`): never written to a log. */
-const CALLER_SECRET = /([?&](?:api_?key|token|ticket)=)[^&#]*/gi;
-const HAS_CALLER_SECRET = /[?&](?:api_?key|token|ticket)=/i;
+/**
+ * Query parameters whose values are a caller's secret (Alpha Vantage clients send `apikey`; a stream ticket),
+ * by name as `callerSecretName` reads it: never written to a log.
+ */
+const CALLER_SECRETS = new Set(['apikey', 'token', 'ticket']);
 
-/** The request URL as logged: any caller-sent key replaced by [REDACTED]. */
+/**
+ * Each parameter name of a query, and where its value starts. Fastify's router starts the query at the first
+ * `?` or `#`, and its parser (fast-querystring) splits it on `&` only; a name after any of the three is
+ * looked at, so that a secret hidden in another parameter's value (`?symbol=IBM?apikey=…`) is caught too.
+ */
+const PARAMETER_NAME = /[?#&]([^?#&=]*)=/g;
+/** Whether a URL may name a caller's secret at all: most do not, and are returned as they are at this cost. */
+const MAY_NAME_SECRET = /[?#&][^?#&=]*(?:key|token|ticket|[%+])/i;
+
+/**
+ * A parameter name as the query parser reads it (`+` a space, percent-escapes decoded; a name whose escapes
+ * do not decode is kept as written, as the parser keeps it), in any case, without the spaces, `_` and `-` a
+ * client may spell it with (`api_key`, `API-Key`).
+ */
+function callerSecretName(raw: string): boolean {
+  let name = raw.includes('+') ? raw.replaceAll('+', ' ') : raw;
+  if (name.includes('%')) {
+    try {
+      name = decodeURIComponent(name);
+    } catch {
+      // Not valid percent-encoding: the parser reads the name as written.
+    }
+  }
+  return CALLER_SECRETS.has(name.toLowerCase().replace(/[\s_-]/g, ''));
+}
+
+/**
+ * The request URL as logged: the value of every parameter the parser would read as a caller's key or ticket
+ * (`apikey`, `APIKEY`, `api%6Bey`, `%61pikey`, each time it is repeated) replaced by [REDACTED], up to the
+ * next `&` as the parser reads a value; everything else as it was sent.
+ */
 export function redactUrl(url: string | undefined): string | undefined {
-  return url !== undefined && HAS_CALLER_SECRET.test(url) ? url.replace(CALLER_SECRET, '$1[REDACTED]') : url;
+  if (url === undefined || !MAY_NAME_SECRET.test(url)) return url;
+  const query = url.search(/[?#]/);
+  if (query === -1) return url;
+  let out = '';
+  let copied = 0;
+  PARAMETER_NAME.lastIndex = query;
+  for (let match = PARAMETER_NAME.exec(url); match !== null; match = PARAMETER_NAME.exec(url)) {
+    if (!callerSecretName(match[1] as string)) continue;
+    const value = match.index + match[0].length;
+    const end = url.indexOf('&', value);
+    out += `${url.slice(copied, value)}[REDACTED]`;
+    copied = end === -1 ? url.length : end;
+    PARAMETER_NAME.lastIndex = copied;
+  }
+  return copied === 0 ? url : out + url.slice(copied);
 }
 
 /** The one line logged per answered request, by the pipeline and by the hot path alike. */
@@ -94,6 +141,15 @@ export interface RequestLine {
   ip: string | undefined;
   /** The client key's name (CLIENT_KEYS), for a keyed caller. */
   client?: string | undefined;
+  /** The MCP tools a POST /mcp called (comma-separated), absent on every other request. */
+  tool?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the /mcp route to the tools it called, for the request line. */
+    mcpTool?: string;
+  }
 }
 
 /** pino's tracing channel around its serialisation (docs/diagnostics.md): APM agents subscribe to it. */
@@ -113,9 +169,8 @@ const asJsonChannel = tracingChannel('pino_asJson');
  * subscribes to pino's `pino_asJson` tracing channel, lines go through `logger.info` instead.
  */
 export class RequestLog {
-  private readonly head: string;
-  private readonly time: () => string;
-  private readonly bindings: string;
+  /** Everything before `reqId`: pino's level prefix, time and bindings. */
+  private readonly prefix: () => string;
   private readonly tail: string;
   private readonly output: DestinationStream;
   private readonly hook: ((line: string) => string) | undefined;
@@ -126,9 +181,9 @@ export class RequestLog {
     const own = logger as unknown as Record<symbol, unknown>;
     const { lsCacheSym, timeSym, chindingsSym, messageKeySym, endSym, streamSym, hooksSym, mixinSym, formattersSym } = pino.symbols;
     const time = own[timeSym] as () => string;
-    this.head = (own[lsCacheSym] as Record<number, string>)[logger.levels.values.info as number] as string;
-    this.time = time === pino.stdTimeFunctions.epochTime ? epochTimeByMillisecond() : time;
-    this.bindings = own[chindingsSym] as string;
+    const head = (own[lsCacheSym] as Record<number, string>)[logger.levels.values.info as number] as string;
+    const bindings = own[chindingsSym] as string;
+    this.prefix = time === pino.stdTimeFunctions.epochTime ? prefixByMillisecond(head, bindings) : () => head + time() + bindings;
     this.tail = `,${JSON.stringify(own[messageKeySym])}:"request"${own[endSym] as string}`;
     this.output = own[streamSym] as DestinationStream;
     const hooks = own[hooksSym] as { streamWrite?: (line: string) => string; logMethod?: unknown };
@@ -146,19 +201,26 @@ export class RequestLog {
       this.logger.info(line, 'request');
       return;
     }
-    const json =
-      this.head +
-      this.time() +
-      this.bindings +
-      field(',"reqId":', line.reqId) +
-      field(',"method":', line.method) +
-      field(',"url":', line.url) +
-      field(',"status":', line.status) +
-      field(',"ms":', line.ms) +
-      field(',"cache":', line.cache) +
-      field(',"ip":', line.ip) +
-      field(',"client":', line.client) +
-      this.tail;
+    this.emit(line.reqId, sharedJson(line), line.ip, field(',"client":', line.client) + field(',"tool":', line.tool));
+  }
+
+  /**
+   * A line whose fields from `method` to `cache` many lines share (the hot path's, for one remembered URL),
+   * encoded once by `SharedFields`: the same bytes as write() gives the same line, for the few concatenations
+   * that are left (the encoding and joining of those fields were a third of what a hot answer costs above a
+   * bare server, callgrind).
+   */
+  writeShared(reqId: string, shared: SharedFields, ip: string | undefined): void {
+    if (this.instrumented || asJsonChannel.hasSubscribers) {
+      this.logger.info({ reqId, ...shared.fields, ip }, 'request');
+      return;
+    }
+    this.emit(reqId, shared.json, ip, '');
+  }
+
+  /** `after`: the fields a line carries after `ip` (a keyed caller's client name, the MCP tool's), encoded. */
+  private emit(reqId: string, shared: string, ip: string | undefined, after: string): void {
+    const json = this.prefix() + field(',"reqId":', reqId) + shared + field(',"ip":', ip) + after + this.tail;
     this.output.write(this.hook === undefined ? json : this.hook(json));
   }
 
@@ -190,15 +252,37 @@ function field(prefix: string, value: unknown): string {
   }
 }
 
-/** pino's default time, `,"time":<ms>`, formatted once per millisecond rather than once per line. */
-function epochTimeByMillisecond(): () => string {
+/** The fields of a line between `reqId` and `ip`, as write() encodes them. */
+type Shared = Pick<RequestLine, 'method' | 'url' | 'status' | 'ms' | 'cache'>;
+
+function sharedJson(line: Shared): string {
+  return (
+    field(',"method":', line.method) +
+    field(',"url":', line.url) +
+    field(',"status":', line.status) +
+    field(',"ms":', line.ms) +
+    field(',"cache":', line.cache)
+  );
+}
+
+/** Fields that many request lines share, encoded once (RequestLog.writeShared). */
+export class SharedFields {
+  readonly json: string;
+
+  constructor(readonly fields: Shared) {
+    this.json = sharedJson(fields);
+  }
+}
+
+/** The level prefix, pino's default time (`,"time":<ms>`) and the bindings, put together once per millisecond. */
+function prefixByMillisecond(head: string, bindings: string): () => string {
   let at = Number.NaN;
   let text = '';
   return () => {
     const now = Date.now();
     if (now !== at) {
       at = now;
-      text = `,"time":${now}`;
+      text = `${head},"time":${now}${bindings}`;
     }
     return text;
   };
@@ -222,6 +306,7 @@ export class RequestLogController extends LogController {
       cache: reply.getHeader('x-cache'),
       ip: request.ip,
       client: request.caller?.key?.name,
+      tool: request.mcpTool,
     };
     // Not reply.log: it carries reqId already, and a line must hold each key once.
     if (error) this.log.failed(line, error);

@@ -277,6 +277,24 @@ const BrokerStream = Type.Union(
   { description: `The broker's real-time quote stream, or null when BROKER_STREAMING=off or the broker has none. ${LOCAL_ONLY}` },
 );
 
+const McpUse = Type.Union(
+  [
+    Type.Object(
+      {
+        sessions: Type.Integer({ description: 'Open MCP sessions: always 0, /mcp is stateless (every request stands alone).' }),
+        calls: Type.Integer({ description: 'Tool calls answered since start, on this replica.' }),
+        errors: Type.Integer({ description: 'Of those, the ones answered with an error result (isError).' }),
+        tools: Type.Record(Type.String(), Type.Object({ calls: Type.Integer(), errors: Type.Integer() }, { additionalProperties: false }), {
+          description: 'Calls and errors by tool name.',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: 'What AI agents asked through the MCP server (/mcp), or null when MCP=off.' },
+);
+
 export const SystemStatus = Type.Object(
   {
     status: OverallStatus,
@@ -323,6 +341,7 @@ export const SystemStatus = Type.Object(
         description: 'Answers per endpoint by the source that produced them (the X-Data-Source header), since start.',
       },
     ),
+    mcp: McpUse,
   },
   { $id: 'SystemStatus', additionalProperties: false, description: 'The service state, read from memory: never an upstream call.' },
 );

@@ -6,6 +6,7 @@ import type { CacheWindow } from '../cache/cache-store.js';
 import type { AppDeps } from '../deps.js';
 import type { CircuitSnapshot } from '../health/circuit-breaker.js';
 import type { UpstreamState } from '../health/upstream-health.js';
+import type { McpUse } from '../plugins/app/mcp-metrics.js';
 import type { BrokerStreamStatus, ReadyResponse, StoreStatus, SystemStatus, UpstreamStatus } from './system-status-schema.js';
 import { AREAS, type AreaId, areaOf } from '../core/upstream-ids.js';
 import { within } from '../core/within.js';
@@ -52,6 +53,8 @@ export interface StatusSources {
   startedAt: Date;
   /** Cache outcomes of API responses per upstream (from the metrics plugin), when it is registered. */
   outcomes?: ReadonlyMap<string, OutcomeCounts>;
+  /** The MCP server's use (from the metrics plugin); undefined when MCP=off. */
+  mcp?: McpUse;
 }
 
 const NEVER_CALLED: UpstreamState = { calls: 0, errors: 0, lastSuccessAt: null, lastError: null, unreadable: {}, lastUnreadable: null };
@@ -75,6 +78,7 @@ export async function buildSystemStatus(sources: StatusSources, view: StatusView
     cache: cacheFigures(deps),
     upstreams,
     dataSources: { quote: { ...deps.sources.answers.quote }, technical: { ...deps.sources.answers.technical } },
+    mcp: sources.mcp ?? null,
   } as const;
   if (view === 'local') return { ...common, store, outboundProxy: outboundProxyOf(deps), brokerStream };
   // The Redis nodes' addresses, and the messages that may name them.

@@ -20,7 +20,8 @@ import { ApiError } from '../core/errors.js';
 import { ALPHA_VANTAGE } from '../core/upstream-ids.js';
 import type { AlphaVantageClient, TechnicalQuery } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
 import { type Configured, use } from '../core/configured.js';
-import { INTRADAY_INTERVALS, indicatorSpec } from '../wire/alpha-vantage/indicators.js';
+import { readIndicatorOptions } from '../wire/alpha-vantage/indicator-options.js';
+import { INTRADAY_INTERVALS, type Interval, indicatorSpec } from '../wire/alpha-vantage/indicators.js';
 import { alphaVantageKeys } from './cache-keys.js';
 import type { ComputedTechnical } from './computed-technical.js';
 import { type DataSource, FALLBACK, PRIMARY, type SourceTally } from './data-source.js';
@@ -36,6 +37,18 @@ export interface TechnicalServiceOptions {
   computed: ComputedTechnical | undefined;
   source: TechnicalSource;
   tally: SourceTally;
+}
+
+/**
+ * A /technical request as the service's query: the symbol upper-cased, the indicator's own parameters read as
+ * Alpha Vantage reads them (readIndicatorOptions), the rest ignored. `indicator` and `interval` are canonical
+ * (the caller's schema checked them). The REST route and the MCP tool get_indicator both read a request here.
+ */
+export function technicalQuery(
+  request: { symbol: string; indicator: string; interval: Interval } & Record<string, unknown>,
+): TechnicalQuery {
+  const { symbol, indicator, interval } = request;
+  return { symbol: symbol.toUpperCase(), indicator, interval, ...readIndicatorOptions(indicator, interval, request) };
 }
 
 export class TechnicalService {

@@ -181,14 +181,15 @@ export class StreamHub {
     this.perCaller.set(client.caller.account, (this.perCaller.get(client.caller.account) ?? 0) + 1);
     for (const topic of topics) {
       let state = this.topics.get(topic.id);
+      const started = state !== undefined;
       if (state === undefined) {
         state = new TopicState(topic.id);
         this.topics.set(topic.id, state);
-        const holders = state.holders;
-        state.feed = this.options.feeds(topic, (event) => this.deliver(event), holders);
       }
       state.viewers.set(client, { client, generation: state.generation });
-      if (state.last !== undefined) client.send(topic.id, state.last.frame);
+      // A new topic's feed starts with its first viewer among its holders: its first read is put to that caller.
+      if (!started) state.feed = this.options.feeds(topic, (event) => this.deliver(event), state.holders);
+      else if (state.last !== undefined) client.send(topic.id, state.last.frame);
     }
   }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startApp } from '../helpers/app.js';
+import { callTool, mcpClient } from '../helpers/mcp-client.js';
 import { NO_FALLBACK, UNCAPPED } from '../helpers/config.js';
 
 /** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
@@ -90,9 +91,12 @@ test('the dashboard renders tiles, a quote, the price and RSI charts and the sta
   // second; 1200 ms is the default spacing, whose slack absorbs a loaded machine's send jitter). Per minute
   // 6, not 5: a symbol costs three calls (quote, RSI, daily series), and the lookup below comes within the
   // same minute as the page's own three.
-  const { url } = await startApp(t, {
+  const running = await startApp(t, {
     env: { ...ANSWERS_ENV, ALPHA_VANTAGE_CALLS_PER_MINUTE: '6', ALPHA_VANTAGE_CALLS_PER_DAY: '500', ALPHA_VANTAGE_MIN_INTERVAL_MS: '1200' },
   });
+  const { url } = running;
+  // An agent asked something (a tool that calls no provider, so the budget below is the page's own).
+  await callTool(await mcpClient(t, running), 'get_service_status');
   const context = await launch(t);
   const page = context.pages()[0] ?? (await context.newPage());
   const problems = watchProblems(page);
@@ -167,6 +171,7 @@ test('the dashboard renders tiles, a quote, the price and RSI charts and the sta
   assert.match((await page.textContent('.upstream[data-upstream="provider-a"] [data-gauge="day"] .num')) ?? '', /^49[0-7] of 500 left$/);
   assert.match((await page.textContent('.upstream[data-upstream="provider-a"] .upstream-meta')) ?? '', /last success \d+ s ago/);
   assert.match((await page.textContent('#overall-text')) ?? '', /^(ok|degraded) · v1\.0\.0$/);
+  assert.match((await page.textContent('#status-foot')) ?? '', / · MCP 1 tool call · /, "the agents' use");
   assert.match((await page.textContent('[data-fresh-for="overview"]')) ?? '', /^data age \d+ s · (miss|hit|stale|live)$/);
   // Answers over HTTP say their source (X-Data-Source); a pushed stream event carries only the body.
   assert.match(

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { BudgetLimits } from '../../src/budget/budget-guard.js';
 import { countSince, dayOf, type LedgerCall, minuteOf, nextSlot } from '../../src/budget/budget-ledger.js';
-import { belowShare, type Claimant, decide, reservedCalls } from '../../src/budget/fair-share.js';
+import { type Claimant, decide, reservedCalls, shareIn } from '../../src/budget/fair-share.js';
 
 const MINUTE = 60_000;
 const LIMITS: BudgetLimits = { perMinute: 5, perDay: 500, minIntervalMs: 0, reserve: 0.25 };
@@ -59,23 +59,58 @@ test('a newcomer takes a kept call while the first caller floods, and the floode
   assert.ok(!again.ok && again.hold === 'budget');
 });
 
+test("under contention no caller spends more than its share: once the flooder's calls leave the window, both callers asking in turn end at about half", () => {
+  const limits: BudgetLimits = { perMinute: 10, perDay: 0, minIntervalMs: 0, reserve: 0.2 };
+  const calls: LedgerCall[] = [];
+  const now = 5_000_000;
+  // The flooder alone: 8 of 10 (2 kept). The other caller arrives and takes the 2 kept calls.
+  assert.equal(spendAll(calls, limits, now, A).got, 8);
+  assert.equal(spendAll(calls, limits, now, B).got, 2);
+  // A minute on, the flooder's 8 calls have left the window; the other caller's 2 have not.
+  for (const call of calls) if (call.account === A.account) call.at -= minuteOf(limits);
+  calls.sort((x, y) => x.at - y.at);
+  const got = { [A.account]: 0, [B.account]: 0 };
+  for (let open = true; open; ) {
+    open = false;
+    for (const claimant of [A, B]) {
+      const decision = decide({ calls, backedOffUntil: 0 }, limits, now, 0, [claimant]);
+      if (!decision.ok) continue;
+      calls.push({ at: now, ...claimant });
+      got[claimant.account] = (got[claimant.account] ?? 0) + 1;
+      open = true;
+    }
+  }
+  // Shares of the 8 open calls: 4 each; the other caller's head start of 2 makes it 4 and 5; one call stays kept.
+  assert.deepEqual(got, { [A.account]: 4, [B.account]: 3 });
+  assert.equal(calls.filter((c) => c.at > now - minuteOf(limits)).length, 9);
+});
+
+test("a share nobody else uses is the spender's: a caller that spent one call leaves the flooder all but that one", () => {
+  const limits: BudgetLimits = { perMinute: 10, perDay: 0, minIntervalMs: 0, reserve: 0.2 };
+  const now = 6_000_000;
+  const calls: LedgerCall[] = [{ at: now - 10, ...B }];
+  // 8 open calls, B spent 1: the flooder's share is 7.
+  assert.equal(shareIn(calls, A, 8, MINUTE, now).share, 7);
+  assert.equal(spendAll(calls, limits, now, A).got, 7);
+});
+
 test('with a reserve of 0 one caller may spend the whole window, as before fair shares', () => {
   const calls: LedgerCall[] = [];
   assert.equal(spendAll(calls, { ...LIMITS, reserve: 0 }, 1_000, A).got, 5);
   assert.equal(spendAll([], { ...LIMITS, reserve: undefined }, 1_000, A).got, 5);
 });
 
-test('a weight of 2 is below its share until it has spent twice what an address of weight 1 may', () => {
+test('a weight of 2 shares twice what an address of weight 1 does', () => {
   const heavy: Claimant = { account: 'key:agents', weight: 2 };
   const now = 3_000_000;
-  // 8 open calls a minute (10 less 2 kept); the heavy key and an address have spent in it.
-  const calls: LedgerCall[] = [{ at: now - 10, ...B }, ...Array.from({ length: 5 }, (_, i) => ({ at: now - 9 + i, ...heavy }))];
-  // Its share: 8 × 2 / 3 = 5.33; it has spent 5.
-  assert.equal(belowShare(calls, heavy, 8, MINUTE, now), true);
-  calls.push({ at: now - 1, ...heavy });
-  assert.equal(belowShare(calls, heavy, 8, MINUTE, now), false);
-  // The address's share is 8 × 1 / 3 = 2.67: one call spent, below it.
-  assert.equal(belowShare(calls, B, 8, MINUTE, now), true);
+  // 9 open calls, shared two to one.
+  const calls: LedgerCall[] = [
+    ...Array.from({ length: 4 }, (_, i) => ({ at: now - 20 + i, ...B })),
+    ...Array.from({ length: 5 }, (_, i) => ({ at: now - 9 + i, ...heavy })),
+  ];
+  // The key's share is 6 (two thirds); it spent only 5 of them, so the address may have the rest, 4.
+  assert.deepEqual([shareIn(calls, heavy, 9, MINUTE, now).share, shareIn(calls, B, 9, MINUTE, now).share], [6, 4]);
+  assert.equal(shareIn(calls, heavy, 9, MINUTE, now).spent, 5, 'below its share of 6');
 });
 
 test("a stream topic's poll is put to the first of its holders that may have the call", () => {
@@ -107,24 +142,27 @@ const ledgers = fc
       .map(({ ago, who }) => ({ at: 50_000_000 - ago, account: `caller-${who}`, weight: who === 3 ? 2 : 1 })),
   );
 
-test('property: a slot is given only within the limits, and one of the kept calls only to a caller below its share', () => {
+test("property: a slot is given only within the limits and below the caller's share; a refusal for its share only at or above it", () => {
   const now = 50_000_000;
   fc.assert(
     fc.property(ledgers, fc.integer({ min: 0, max: 3 }), fc.integer({ min: 2, max: 12 }), (calls, who, perMinute) => {
       const limits: BudgetLimits = { perMinute, perDay: 0, minIntervalMs: 0, reserve: 0.25 };
       const claimant = { account: `caller-${who}`, weight: who === 3 ? 2 : 1 };
       const decision = decide({ calls, backedOffUntil: 0 }, limits, now, 0, [claimant]);
-      const inWindow = countSince(calls, now - minuteOf(limits));
       const open = perMinute - reservedCalls(perMinute, 0.25);
+      const { spent, share } = shareIn(calls, claimant, open, minuteOf(limits), now);
       if (decision.ok) {
-        assert.ok(inWindow < perMinute, 'never past the limit');
-        if (inWindow >= open) assert.ok(belowShare(calls, claimant, open, minuteOf(limits), now), 'a kept call only below share');
+        assert.ok(countSince(calls, now - minuteOf(limits)) < perMinute, 'never past the limit');
+        assert.ok(spent < share, 'never past its share');
       } else if (decision.hold === 'budget') {
         assert.ok(nextSlot({ calls, backedOffUntil: 0 }, limits, now) > now);
       } else {
-        assert.ok(inWindow >= open && inWindow < perMinute, 'refused for its share only while kept calls remain');
-        assert.ok(!belowShare(calls, claimant, open, minuteOf(limits), now));
+        assert.ok(spent >= share, 'refused for its share only at or above it');
+        assert.ok(decision.retryAt > now);
       }
+      // Whatever the others spent, a caller's share of the open calls is at least an equal part of them.
+      const callers = new Set(calls.filter((c) => c.at > now - minuteOf(limits)).map((c) => c.account)).add(claimant.account);
+      assert.ok(share >= (open * claimant.weight) / (claimant.weight + 2 * (callers.size - 1)) - 1e-9);
     }),
     { numRuns: 2_000 },
   );

@@ -7,7 +7,7 @@ import { BlockList, isIP } from 'node:net';
 import { test } from 'node:test';
 import Fastify from 'fastify';
 import fc from 'fast-check';
-import { callerAddress, namesProxies, networkMatcher, proxyTrust } from '../../src/core/networks.js';
+import { callerAddress, isLoopbackHost, namesProxies, networkMatcher, proxyTrust, trustProxyRisk } from '../../src/core/networks.js';
 
 const PRIVATE_EDGES: [string, boolean][] = [
   ['9.255.255.255', false],
@@ -135,6 +135,24 @@ test('TRUST_PROXY as Fastify reads it: names proxies only as a list of addresses
     [false, true, 2, '10.0.0.5'].map((value) => namesProxies(value)),
     [false, false, false, true],
   );
+});
+
+test('TRUST_PROXY that believes a peer it does not name is a risk said in words: true anywhere, a hop count off loopback', () => {
+  const risk = (value: boolean | number | string, host: string) => trustProxyRisk(value, host) ?? '';
+  assert.match(
+    risk(true, '127.0.0.1'),
+    /^TRUST_PROXY=true .*: any caller can choose its own address for the per-caller limit and the stream caps; set TRUST_PROXY to the proxy's address$/,
+  );
+  assert.match(risk(true, '0.0.0.0'), /any caller can choose its own address/);
+  assert.match(risk(2, '0.0.0.0'), /^TRUST_PROXY=2 \(a hop count\) .*listening on 0\.0\.0\.0 .*any caller can choose its own address/);
+  // A hop count on loopback: only this machine reaches the service, through the proxy that appends the caller.
+  for (const host of ['127.0.0.1', '127.3.2.1', '::1', 'localhost', '::ffff:127.0.0.1']) {
+    assert.equal(isLoopbackHost(host), true, host);
+    assert.equal(trustProxyRisk(1, host), undefined, host);
+  }
+  for (const host of ['0.0.0.0', '::', '10.0.0.2', 'example.com', '128.0.0.1']) assert.equal(isLoopbackHost(host), false, host);
+  for (const value of [false, 0, '10.0.0.5', '172.29.80.2,10.0.0.0/8'])
+    assert.equal(trustProxyRisk(value, '0.0.0.0'), undefined, String(value));
 });
 
 test("the caller's address read before Fastify is Fastify's request.ip, under every kind of TRUST_PROXY", async () => {

@@ -33,6 +33,13 @@ const QUESTIONS: { question: string; page: string; heading: string }[] = [
   },
   { question: 'what to do when an alert fires', page: 'docs/how-to/runbooks.md', heading: 'MdpUpstreamCircuitOpen' },
   { question: 'where each benchmark figure comes from', page: 'docs/benchmarks.md', heading: 'Benchmarks' },
+  { question: 'connect an AI agent', page: 'docs/how-to/connect-an-ai-agent.md', heading: 'Connect an AI agent' },
+  { question: 'what each MCP tool takes and answers', page: 'docs/reference/mcp-tools.md', heading: 'Tools' },
+  {
+    question: 'why agents and pages share one cache',
+    page: 'docs/explanation/agents-share-the-cache.md',
+    heading: 'Why agents and pages share one cache',
+  },
 ];
 
 interface Node {

@@ -38,9 +38,9 @@ test('the errors page gives every error code its status, and names no other', ()
     .map((match) => `${match[1]} ${match[2]}`);
   const expected = ERROR_CODES.map((code) => `${new ApiError(code, '').status} ${code}`);
   for (const row of expected) assert.ok(rows.includes(row), `${row} is in the table`);
-  // The one code answered with a second status: a wrong bearer token (ApiError's `unauthenticated`).
+  // The codes answered with a second status: a wrong or missing bearer token (ApiError's `unauthenticated`).
   const extra = rows.filter((row) => !expected.includes(row));
-  assert.deepEqual(extra, ['401 BROKER_FORBIDDEN']);
+  assert.deepEqual(extra, ['401 BROKER_FORBIDDEN', '401 MCP_FORBIDDEN']);
 });
 
 test('the headers page has a section for every header the document describes and CORS exposes', async () => {

@@ -31,6 +31,19 @@ test('lines are handed over in blocks of at least the block size, in order, and 
   assert.equal(output.blocks.length, 6, 'nothing pending, nothing written');
 });
 
+test('by default a block is 32 KiB: the request log writes once per hundred-odd lines, not once per 4 KiB', (t) => {
+  const output = new RecordedOutput();
+  const lines = new BatchedLines(output);
+  t.after(() => lines.close());
+  const line = `${JSON.stringify({ msg: 'request', pad: 'x'.repeat(280) })}\n`; // ~300 characters, as a request line
+  const below = Math.floor((32 * 1024 - 1) / line.length);
+  for (let i = 0; i < below; i += 1) lines.write(line);
+  assert.equal(output.blocks.length, 0, `${below * line.length} characters pending, no write yet`);
+  lines.write(line);
+  assert.equal(output.blocks.length, 1, 'the line reaching 32 KiB writes the block');
+  assert.equal(output.blocks[0], line.repeat(below + 1));
+});
+
 test('a quiet logger still shows its lines: the pending block is written on the timer', async (t) => {
   const output = new RecordedOutput();
   const lines = new BatchedLines(output, 4096, 20);

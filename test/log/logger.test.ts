@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import pino from 'pino';
 import { Pool } from 'undici';
-import { createLogger, prettyLines, type RequestLine, RequestLog, redactUrl } from '../../src/log/logger.js';
+import { createLogger, prettyLines, type RequestLine, RequestLog, redactUrl, SharedFields } from '../../src/log/logger.js';
 import { createAlphaVantageSimulator } from '../../src/sandbox/alpha-vantage/alpha-vantage-simulator.js';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index.js';
 import { testConfig } from '../helpers/config.js';
@@ -125,13 +125,51 @@ test('a key a caller sends in the query string is redacted from the logged URL, 
     redactUrl('/api/provider-a/query?apikey=ABC123&apiKey=DEF&api_key=G&token=T'),
     '/api/provider-a/query?apikey=[REDACTED]&apiKey=[REDACTED]&api_key=[REDACTED]&token=[REDACTED]',
   );
-  assert.equal(redactUrl('/api/provider-a/query?APIKEY=abc#frag'), '/api/provider-a/query?APIKEY=[REDACTED]#frag');
+  // The parser reads a value up to the next `&`: `#frag` is part of it, and redacted with it.
+  assert.equal(redactUrl('/api/provider-a/query?APIKEY=abc#frag&x=1'), '/api/provider-a/query?APIKEY=[REDACTED]&x=1');
   // Repeated calls give the same answer (no regex state carried between lines).
   for (let i = 0; i < 3; i += 1) assert.equal(redactUrl('/q?apikey=x'), '/q?apikey=[REDACTED]');
 });
 
+test('the query is read as the parser reads it: every spelling of apikey the service would take for one is redacted', () => {
+  const KEY = 'CALLERKEY';
+  for (const name of [
+    'api%6Bey',
+    'APIKEY',
+    'apiKey',
+    '%61pikey',
+    '%41%50%49%4B%45%59',
+    'api+key',
+    'api%20key',
+    '+apikey',
+    'API-Key',
+    'api_key',
+    'tok%65n',
+    'Ticket',
+  ]) {
+    const url = `/api/provider-a/query?function=GLOBAL_QUOTE&${name}=${KEY}&symbol=IBM`;
+    assert.equal(redactUrl(url), `/api/provider-a/query?function=GLOBAL_QUOTE&${name}=[REDACTED]&symbol=IBM`, name);
+  }
+  // Repeated, first, and with + and escapes in the value: each value whole, up to the next &.
+  assert.equal(redactUrl(`/q?api%6Bey=${KEY}&apikey=${KEY}+2%26&APIKEY=a=b`), '/q?api%6Bey=[REDACTED]&apikey=[REDACTED]&APIKEY=[REDACTED]');
+  // Fastify's router starts the query at `#` too; a key hidden in another parameter's value is caught all the same.
+  assert.equal(redactUrl(`/q#apikey=${KEY}`), '/q#apikey=[REDACTED]');
+  assert.equal(redactUrl(`/q?symbol=IBM?apikey=${KEY}`), '/q?symbol=IBM?apikey=[REDACTED]');
+  // Everything else stays as it was sent, escapes included.
+  assert.equal(redactUrl(`/q?symbol=%49BM&x=a+b&%61pikey=${KEY}&y=%zz`), '/q?symbol=%49BM&x=a+b&%61pikey=[REDACTED]&y=%zz');
+  // A name whose escapes do not decode is not apikey to the parser either.
+  assert.equal(redactUrl('/q?api%6Bey%zz=1'), '/q?api%6Bey%zz=1');
+});
+
 test('URLs without a caller key are returned as they are', () => {
-  for (const url of ['/api/provider-a/quote?symbol=IBM', '/api/x?notapikey=1', '/api/x?myapikey=1', undefined])
+  for (const url of [
+    '/api/provider-a/quote?symbol=IBM',
+    '/api/x?notapikey=1',
+    '/api/x?myapikey=1',
+    '/api&apikey=1',
+    '/q?keywords=key%20lime',
+    undefined,
+  ])
     assert.equal(redactUrl(url), url);
 });
 
@@ -139,7 +177,7 @@ test('URLs without a caller key are returned as they are', () => {
 const latin1 = fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((code) => String.fromCharCode(code)), maxLength: 160 });
 const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
 
-test('a request line is, byte for byte, the line pino writes for the same fields (secret scrub included)', (t) => {
+test('a request line is, byte for byte, the line pino writes for the same fields (secret scrub included), its shared fields encoded apart (writeShared) or not', (t) => {
   const config = testConfig(t, { ALPHA_VANTAGE_API_KEY: KEY, LOG_LEVEL: 'info' });
   const written: string[] = [];
   const logger = createLogger(config, { write: (line: string) => written.push(line) });
@@ -160,14 +198,19 @@ test('a request line is, byte for byte, the line pino writes for the same fields
     ms: fc.oneof(fc.integer({ min: 0, max: 120_000 }), fc.double()),
     cache: maybe(fc.oneof(fc.constantFrom('HIT', 'MISS', 'STALE'), latin1, fc.integer(), fc.array(latin1, { maxLength: 3 }))),
     ip: maybe(latin1),
+    tool: maybe(fc.oneof(fc.constantFrom('get_quotes', 'get_quotes,get_indicator'), latin1)),
   }) as fc.Arbitrary<RequestLine>;
   fc.assert(
     fc.property(requestLine, (line) => {
       written.length = 0;
       requestLog.write(line);
       generic.info(line, 'request');
-      assert.equal(written.length, 2);
+      // A shared line is a hot answer's: it carries no tool.
+      requestLog.writeShared(line.reqId, new SharedFields(line), line.ip);
+      generic.info({ ...line, tool: undefined }, 'request');
+      assert.equal(written.length, 4);
       assert.equal(sameTime(written[0] ?? ''), sameTime(written[1] ?? ''));
+      assert.equal(sameTime(written[2] ?? ''), sameTime(written[3] ?? ''), 'writeShared');
       assert.ok(!(written[0] ?? '').includes(KEY));
       JSON.parse(written[0] ?? '');
     }),
@@ -193,18 +236,27 @@ test("request lines reach pino's instrumentation points: its tracing channel, a 
   const channel = tracingChannel('pino_asJson');
   channel.subscribe(subscriber);
   try {
-    new RequestLog(createLogger(config, sink)).write(line);
+    const log = new RequestLog(createLogger(config, sink));
+    log.write(line);
+    log.writeShared(line.reqId, new SharedFields(line), line.ip);
   } finally {
     channel.unsubscribe(subscriber);
   }
-  assert.equal(seen.length, 1);
+  assert.equal(seen.length, 2, 'write and writeShared');
   assert.equal(JSON.parse(written[0] ?? '').reqId, 'r1');
+  assert.equal(JSON.parse(written[1] ?? '').url, '/api/x');
 
   // A logger created with a mixin (what OpenTelemetry's pino instrumentation adds) or a log formatter.
   written.length = 0;
-  new RequestLog(pino({ mixin: () => ({ trace_id: 'abc' }) }, sink)).write(line);
-  new RequestLog(pino({ formatters: { log: (o) => ({ ...o, formatted: true }) } }, sink)).write(line);
+  const mixed = new RequestLog(pino({ mixin: () => ({ trace_id: 'abc' }) }, sink));
+  const formatted = new RequestLog(pino({ formatters: { log: (o) => ({ ...o, formatted: true }) } }, sink));
+  for (const log of [mixed, formatted]) {
+    log.write(line);
+    log.writeShared(line.reqId, new SharedFields(line), line.ip);
+  }
   assert.equal(JSON.parse(written[0] ?? '').trace_id, 'abc');
-  assert.equal(JSON.parse(written[1] ?? '').formatted, true);
-  assert.equal(JSON.parse(written[1] ?? '').msg, 'request');
+  assert.equal(JSON.parse(written[1] ?? '').trace_id, 'abc');
+  assert.equal(JSON.parse(written[2] ?? '').formatted, true);
+  assert.equal(JSON.parse(written[3] ?? '').formatted, true);
+  assert.equal(JSON.parse(written[3] ?? '').msg, 'request');
 });

@@ -183,8 +183,11 @@ test('security is declared: an optional client key on market data, none on the s
     assert.deepEqual(securityOf(path), [{}, { brokerToken: [] }], `${path}: an optional bearer token`);
   assert.deepEqual(securityOf('/api/stream'), [{}, { clientKey: [] }, { brokerToken: [] }], '/api/stream: either, optionally');
   assert.deepEqual(securityOf('/metrics'), [{ metricsToken: [] }]);
+  assert.deepEqual((doc.paths['/mcp'] as Record<string, Operation>).post?.security, [{}, { mcpToken: [] }], '/mcp: MCP_TOKEN, when set');
   // Every operation says: a route added without a rule would be flagged by the linters too.
-  for (const [path, item] of Object.entries(doc.paths)) assert.ok(Array.isArray(item.get?.security), `${path}: security declared`);
+  for (const [path, item] of Object.entries(doc.paths))
+    for (const [method, op] of Object.entries(item as Record<string, Operation>))
+      assert.ok(Array.isArray(op.security), `${method.toUpperCase()} ${path}: security declared`);
   assert.ok(doc.info.license?.name && (doc.info.license.identifier || doc.info.license.url), 'info.license, with an identifier');
 });
 

@@ -41,6 +41,7 @@ export async function callEveryOperation(baseUrl: string): Promise<Record<string
     getSystemLive: client.GET('/api/system/live'),
     getSystemReady: client.GET('/api/system/ready'),
     getMetrics: client.GET('/metrics', { headers: { authorization: 'Bearer METRICS_TOKEN' }, parseAs: 'text' }),
+    mcp: client.POST('/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'ping' }, headers: { accept: 'application/json, text/event-stream' } }),
     stream: client.GET('/api/stream', { params: { query: { status: true } }, parseAs: 'stream' }).then(async (r) => {
       await r.response.body?.cancel();
       return r;

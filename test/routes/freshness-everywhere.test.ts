@@ -68,6 +68,8 @@ const UNPRICED: Record<string, string> = {
   '/api/system/live': 'liveness',
   '/api/system/ready': 'readiness',
   '/metrics': 'Prometheus counters and histograms of the service',
+  '/mcp':
+    "JSON-RPC for AI agents: its tools read the routes above, their prices with those routes' freshness (test/routes/mcp/tools.test.ts)",
 };
 
 /** Stream topics that carry prices, and where each event's freshness is; `status` carries none. */
@@ -92,9 +94,7 @@ const UNPRICED_TOPICS: Record<string, string> = { status: 'the /api/system/statu
 
 async function documentedRoutes(running: RunningApp): Promise<string[]> {
   const document = (await running.get('/api/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
-  return Object.entries(document.paths)
-    .filter(([, operations]) => 'get' in operations)
-    .map(([path]) => path);
+  return Object.keys(document.paths);
 }
 
 test('every documented route either carries prices and says how fresh each is, or carries none, for a reason', async (t) => {

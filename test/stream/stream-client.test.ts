@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { type TestContext, test } from 'node:test';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Frame, StreamClient } from '../../src/stream/stream-client.js';
@@ -36,6 +36,29 @@ async function server(t: TestContext, other?: (res: ServerResponse) => void) {
     client: () => new Promise<StreamClient>((resolve) => (clients.length > 0 ? resolve(clients.shift()!) : waiting.push(resolve))),
   };
 }
+
+test("a stream's socket drops the server's idle timeout, which its heartbeat and the slow-client rule make redundant and each write refreshed", async (t) => {
+  const http = createServer((_req, res) =>
+    new StreamClient(res, { caller: addressCaller('127.0.0.1'), slowClientMs: 60_000, retryMs: 3_000 }).open({}),
+  );
+  http.setTimeout(30_000);
+  http.listen(0, '127.0.0.1');
+  await once(http, 'listening');
+  t.after(() => {
+    http.closeAllConnections();
+    http.close();
+  });
+  const [socket] = await Promise.all([
+    once(http, 'connection').then(([s]) => s as Socket),
+    (async () => {
+      const req = request({ port: (http.address() as { port: number }).port, host: '127.0.0.1', path: '/stream' });
+      req.end();
+      const [res] = (await once(req, 'response')) as [IncomingMessage];
+      t.after(() => res.destroy());
+    })(),
+  ]);
+  assert.equal(socket.timeout, 0);
+});
 
 const frame = (id: string, data: string) => new Frame(`id: ${id}\nevent: status\ndata: ${data}\n\n`);
 

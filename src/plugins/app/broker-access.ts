@@ -22,7 +22,8 @@ declare module 'fastify' {
 /** What a broker answer depends on besides its URL: shared caches must not hand it to another caller. */
 const BROKER_VARY = 'Origin, Authorization';
 
-function callerFacts(request: FastifyRequest): CallerFacts {
+/** What the access rules judge a request by (the /mcp rule too, mcp-access.ts). */
+export function callerFacts(request: FastifyRequest): CallerFacts {
   return {
     ip: request.ip,
     peer: request.raw.socket.remoteAddress,

@@ -4,6 +4,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errorBody } from '../../core/errors.js';
+import { echoed } from '../../core/parameter-text.js';
 import { isLocalCaller } from './broker-access.js';
 
 interface AjvError {
@@ -13,13 +14,15 @@ interface AjvError {
   message?: string;
 }
 
-function validationToApiError(errors: AjvError[]): ApiError {
+/** The first Ajv error as the message a caller can act on (the REST routes' and the MCP tools' arguments alike). */
+export function validationToApiError(errors: AjvError[]): ApiError {
   const first = errors[0];
   if (first === undefined) return new ApiError('INVALID_PARAMETER', 'invalid request');
-  const field = first.instancePath.replace(/^\//, '').split('/')[0] || String(first.params.missingProperty ?? 'parameter');
+  // A parameter's name may be the caller's own (an unknown one): echoed, like every value.
+  const field = echoed(first.instancePath.replace(/^\//, '').split('/')[0] || String(first.params.missingProperty ?? 'parameter'));
   switch (first.keyword) {
     case 'required':
-      return new ApiError('MISSING_PARAMETER', `${String(first.params.missingProperty)} is required`);
+      return new ApiError('MISSING_PARAMETER', `${echoed(String(first.params.missingProperty))} is required`);
     case 'minLength':
       return new ApiError('MISSING_PARAMETER', `${field} is required and must not be empty`);
     case 'enum':
@@ -38,7 +41,7 @@ function validationToApiError(errors: AjvError[]): ApiError {
         `${field} must be ${first.keyword === 'minimum' ? 'at least' : 'at most'} ${String(first.params.limit)}`,
       );
     case 'additionalProperties':
-      return new ApiError('INVALID_PARAMETER', `unknown parameter: ${String(first.params.additionalProperty)}`);
+      return new ApiError('INVALID_PARAMETER', `unknown parameter: ${echoed(String(first.params.additionalProperty))}`);
     default:
       return new ApiError('INVALID_PARAMETER', `${field} is invalid`);
   }
@@ -114,7 +117,7 @@ export const errorHandling = fp(
           }),
         );
       }
-      return sendError(request, reply, new ApiError('NOT_FOUND', `no route for ${request.method} ${path.slice(0, 200)}`));
+      return sendError(request, reply, new ApiError('NOT_FOUND', `no route for ${request.method} ${echoed(path)}`));
     });
   },
   { name: 'mdp-error-handling', fastify: '5.x' },

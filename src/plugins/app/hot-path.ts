@@ -16,8 +16,10 @@ import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from '../../cache/cache-store.js';
 import { addressCaller, type Caller } from '../../core/caller.js';
 import { callerAddress } from '../../core/networks.js';
-import { type RequestLog, redactUrl } from '../../log/logger.js';
+import { type RequestLog, redactUrl, SharedFields } from '../../log/logger.js';
+import { limitedRoute } from '../external/rate-limit.js';
 import { type LimitValues, ReplayedHead } from './replayed-head.js';
+import { lacksHost } from './request-hygiene.js';
 import { matchesEtag } from './send-cached.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -45,6 +47,15 @@ interface HotEntry {
   /** The body's length in bytes: its Content-Length, and its weight in the LRU. */
   bytes: number;
   etag: string;
+  /** Whether the route counts in the per-caller limit: judged on the route the pipeline matched, as @fastify/rate-limit judges it. */
+  limited: boolean;
+  /** The URL as the request line logs it (redacted once, as the pipeline redacts it per request: redactUrl). */
+  loggedUrl: string | undefined;
+  /** The request line's fields from method to cache of a hit answered within the millisecond: GET 200, GET 304, HEAD 200, HEAD 304. */
+  lines: (SharedFields | undefined)[];
+  /** `Age` as sent at `ageSeconds`: the same text for every hit within that second. */
+  ageSeconds: number;
+  age: string;
   /** The heads without Access-Control-Allow-Origin: every request's under CORS_ORIGINS=* (its `*` replayed), else those whose Origin is not allowed. */
   plain: Heads;
   /** Under a CORS_ORIGINS list, the heads for an allowed Origin, with its slot. */
@@ -70,11 +81,14 @@ export const HOOKS_ACCOUNTED_FOR: Readonly<Record<string, Readonly<Record<string
     preflightCheck: 'OPTIONS never reaches the hot path',
     brokerAccess:
       'acts only on routes that declare broker data, whose answers are private and carry Vary: the hot path replays public answers only, so the pipeline judges every broker caller',
+    mcpAccess:
+      'acts only on the /mcp routes (config.mcp), which send nothing through sendCached: the hot path never holds one of their answers',
     handleCors:
       'its headers are replayed; under a CORS_ORIGINS list, Access-Control-Allow-Origin is computed per request as @fastify/cors computes it (cors.ts marketAllowOrigin); a route with its own CORS rule is never remembered',
     requestHygiene: 'a request with a body falls through to the pipeline; a remembered URL passed the length check',
     anonymous:
-      "@fastify/rate-limit's: the hot path counts the caller in the limiter's own store, same windows, keyed by request.ip's address under TRUST_PROXY (networks.ts callerAddress), and falls through when over",
+      "@fastify/rate-limit's: the hot path counts the caller in the limiter's own store, same windows, keyed by request.ip's address under TRUST_PROXY (networks.ts callerAddress), on the routes the limit covers (judged on the route the pipeline matched, rate-limit.ts limitedRoute), and falls through when over",
+    hostRequired: 'a request without the Host header HTTP/1.1 requires falls through to the pipeline (lookup), which refuses it',
   },
   preValidation: {
     preValidation: "/query's function name, read as Alpha Vantage reads it: only an exact URL the pipeline already answered is replayed",
@@ -167,10 +181,10 @@ export class HotPath {
     const contentType = reply.getHeader('content-type');
     const bytes = Buffer.byteLength(body);
     const ok = [...(contentType === undefined ? [] : ['content-type', String(contentType)]), 'content-length', String(bytes)];
-    const withLimit = this.limiter !== undefined;
+    const limited = this.limiter !== undefined && limitedRoute(request.routeOptions.url);
     const heads = (origin?: number): Heads => ({
-      ok: new ReplayedHead(replayed, withLimit, ok, origin),
-      notModified: new ReplayedHead(replayed, withLimit, [], origin),
+      ok: new ReplayedHead(replayed, limited, ok, origin),
+      notModified: new ReplayedHead(replayed, limited, [], origin),
     });
     this.entries.set(request.url, {
       entry,
@@ -178,6 +192,11 @@ export class HotPath {
       body,
       bytes,
       etag,
+      limited,
+      loggedUrl: redactUrl(request.url),
+      lines: [],
+      ageSeconds: -1,
+      age: '',
       plain: heads(),
       allowed: originAt === undefined ? undefined : heads(originAt),
       onAnswer,
@@ -197,7 +216,7 @@ export class HotPath {
       const hot = this.enabled && !(this.keyed && req.headers.authorization !== undefined) ? this.lookup(req, now) : undefined;
       if (hot === undefined) return fastify(req, res);
       const started = performance.now();
-      const limiter = this.limiter;
+      const limiter = hot.limited ? this.limiter : undefined;
       // The caller's address keys the limit and the log line; with neither, proxy-addr's walk is skipped.
       const address = limiter !== undefined || this.log.enabled ? this.callerAddress(req) : undefined;
       if (limiter === undefined) return this.answer(req, res, hot, now, started, address, undefined);
@@ -216,6 +235,7 @@ export class HotPath {
   private lookup(req: IncomingMessage, now: number): HotEntry | undefined {
     if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
     if (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0') return undefined;
+    if (lacksHost(req)) return undefined;
     const hot = this.entries.get(req.url ?? '');
     if (hot === undefined) return undefined;
     if (now >= hot.entry.freshUntil) {
@@ -237,26 +257,29 @@ export class HotPath {
     this.served += 1;
     this.cacheCounters.hit += 1;
     const id = requestId(req.headers['x-request-id']);
-    const age = String(Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000)));
+    const ageSeconds = Math.max(0, Math.floor((now - hot.entry.storedAt) / 1000));
+    if (ageSeconds !== hot.ageSeconds) {
+      hot.ageSeconds = ageSeconds;
+      hot.age = String(ageSeconds);
+    }
     const notModified = matchesEtag(req.headers['if-none-match'], hot.etag);
     const status = notModified ? 304 : 200;
     const origin = this.allowOrigin?.(req.headers.origin);
     const heads = origin === undefined ? hot.plain : (hot.allowed ?? hot.plain);
-    res.writeHead(status, (notModified ? heads.notModified : heads.ok).fill(id, age, limit, origin));
+    res.writeHead(status, (notModified ? heads.notModified : heads.ok).fill(id, hot.age, limit, origin));
     res.end(notModified || req.method === 'HEAD' ? undefined : hot.body);
     hot.onAnswer?.(hot.entry, () => addressCaller(address ?? this.callerAddress(req)));
     const seconds = (performance.now() - started) / 1000;
     this.record(req.method ?? 'GET', hot.route, status, seconds, 'HIT');
     if (this.log.enabled) {
-      this.log.write({
-        reqId: id,
-        method: req.method,
-        url: redactUrl(req.url),
-        status,
-        ms: Math.round(seconds * 1000),
-        cache: 'HIT',
-        ip: address,
-      });
+      const ms = Math.round(seconds * 1000);
+      if (ms !== 0) this.log.write({ reqId: id, method: req.method, url: hot.loggedUrl, status, ms, cache: 'HIT', ip: address });
+      else {
+        // A hit takes microseconds: its line is one of four per URL (GET or HEAD, 200 or 304) but for id and ip.
+        const at = (req.method === 'HEAD' ? 2 : 0) + (notModified ? 1 : 0);
+        hot.lines[at] ??= new SharedFields({ method: req.method, url: hot.loggedUrl, status, ms, cache: 'HIT' });
+        this.log.writeShared(id, hot.lines[at], address);
+      }
     }
   }
 }

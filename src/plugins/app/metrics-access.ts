@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { bearerToken, sameSecret } from '../../core/bearer.js';
 import type { Config } from '../../core/config.js';
 import { ApiError, errorBody } from '../../core/errors.js';
+import { echoed } from '../../core/parameter-text.js';
 
 export type MetricsText = () => Promise<{ text: string; contentType: string }>;
 
@@ -19,7 +20,7 @@ export function authorised(token: string | undefined, header: string | undefined
 }
 
 export function notFound(path: string): ApiError {
-  return new ApiError('NOT_FOUND', `no route for GET ${path.slice(0, 200)}`);
+  return new ApiError('NOT_FOUND', `no route for GET ${echoed(path)}`);
 }
 
 /** The separate metrics listener: GET or HEAD /metrics, nothing else. */

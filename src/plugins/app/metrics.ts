@@ -11,6 +11,7 @@ import type { OutcomeCounts } from '../../services/system-status.js';
 import { areaOfRoute } from '../../core/upstream-ids.js';
 import { FastHistogram, type HistogramSeries } from './fast-histogram.js';
 import { MetricsListener } from './metrics-access.js';
+import { McpMetrics } from './mcp-metrics.js';
 import { registerOperationsMetrics } from './operations-metrics.js';
 import { registerStateMetrics } from './state-metrics.js';
 
@@ -28,6 +29,8 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   /** Cache outcomes of API responses (X-Cache), per catalogue upstream; read by /api/system/status. */
   readonly outcomesByUpstream = new Map<string, OutcomeCounts>();
+  /** MCP tool calls by tool and outcome, and their durations; recorded by the /mcp route. */
+  readonly mcp: McpMetrics;
   /**
    * By route, then method, then status. Nested rather than one `${method} ${status} ${route}` key: route
    * and method are the same string objects on every request, so each lookup reuses their cached hash,
@@ -75,6 +78,7 @@ export class ServiceMetrics {
     this.registry.registerMetric(deps.upstreamCalls.histogram);
     registerStateMetrics(this.registry, deps);
     registerOperationsMetrics(this.registry, deps);
+    this.mcp = new McpMetrics(this.registry);
   }
 
   /** The Prometheus text of every metric, and its content type. */

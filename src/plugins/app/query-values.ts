@@ -8,7 +8,7 @@
 //   it: a parameter the function asked for does not take is ignored, as Alpha Vantage ignores it;
 // - an enum marked x-case-insensitive is put in its listed spelling (`interval=Daily` is `daily`).
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler, RouteOptions } from 'fastify';
+import type { FastifyInstance, preValidationAsyncHookHandler, RouteOptions } from 'fastify';
 import { parameterText, trimSpaces } from '../../core/parameter-text.js';
 
 /**
@@ -41,15 +41,20 @@ function read(name: string, value: unknown, { constrained, spellings }: Reading)
   return spellings?.get(text.toLowerCase()) ?? text;
 }
 
-/** The query as the caller sent it, each declared parameter read in place (a repeated one value by value). */
-function readQuery(request: FastifyRequest, declared: ReadonlyMap<string, Reading>): void {
-  const query = request.query as Record<string, unknown>;
-  for (const name of Object.keys(query)) {
-    const reading = declared.get(name);
-    if (reading === undefined) continue;
-    const value = query[name];
-    query[name] = Array.isArray(value) ? value.map((each) => read(name, each, reading)) : read(name, value, reading);
-  }
+/**
+ * A reader of the values `properties` declares: each read in place (a repeated or listed one value by value).
+ * A route's query is read so; so are an MCP tool's arguments (routes/mcp/arguments.ts), by the same rule.
+ */
+export function declaredValues(properties: Record<string, Record<string, unknown>>): (values: Record<string, unknown>) => void {
+  const declared = new Map(Object.entries(properties).map(([name, schema]) => [name, readingOf(schema)]));
+  return (values) => {
+    for (const name of Object.keys(values)) {
+      const reading = declared.get(name);
+      if (reading === undefined) continue;
+      const value = values[name];
+      values[name] = Array.isArray(value) ? value.map((each) => read(name, each, reading)) : read(name, value, reading);
+    }
+  };
 }
 
 /**
@@ -61,9 +66,9 @@ export const queryValues = fp(
     app.addHook('onRoute', (route: RouteOptions) => {
       const properties = (route.schema?.querystring as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties;
       if (properties === undefined) return;
-      const declared = new Map(Object.entries(properties).map(([name, schema]) => [name, readingOf(schema)]));
+      const readQuery = declaredValues(properties);
       const step: preValidationAsyncHookHandler = async function queryValues(request) {
-        readQuery(request, declared);
+        readQuery(request.query as Record<string, unknown>);
       };
       route.preValidation = [step, ...(route.preValidation === undefined ? [] : [route.preValidation].flat())];
     });

@@ -1,11 +1,12 @@
 // The HTTP server's own limits: bounded URL and header sizes, timeouts that cut off slow clients
 // (slowloris), and connection-level rejections (before a request exists, or a path Fastify cannot decode)
-// answered in the same error shape as everything else.
+// answered in the same error shape as everything else, as are the requests Node would answer itself
+// (a missing Host: request-hygiene.ts; an unknown expectation, CONNECT: `hardenServer`).
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../core/config.js';
 import { ApiError, errorBody } from '../../core/errors.js';
 import { sendError } from './error-handler.js';
@@ -31,8 +32,12 @@ export function timeoutOptions(config: Config): { requestTimeout: number; keepAl
  * Node checks header and request deadlines on a timer (30 s by default), so a dribbling client could
  * hold a socket that long past its deadline: check at least every second, and more often for short
  * deadlines. Set before listen, when the timer starts.
+ *
+ * Two requests Node answers by itself, outside the error shape, are taken from it: an `Expect` other than
+ * `100-continue` (a bare 417) is answered like any request, as RFC 9110 §10.1.1 lets a server do; CONNECT
+ * (the socket closed without a word) is a 405, since this service is no forward proxy.
  */
-export function hardenServer(server: Server, config: Config): void {
+export function hardenServer(server: Server, config: Config, log: FastifyBaseLogger): void {
   const { headersTimeoutMs, requestTimeoutMs } = config.server;
   server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = requestTimeoutMs;
@@ -40,6 +45,13 @@ export function hardenServer(server: Server, config: Config): void {
   const tunable = server as Server & { maxHeaderSize: number; connectionsCheckingInterval: number };
   tunable.maxHeaderSize = MAX_HEADER_BYTES;
   tunable.connectionsCheckingInterval = Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4)));
+  server.on('checkExpectation', (req, res) => server.emit('request', req, res));
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    const refusal = new ApiError('METHOD_NOT_ALLOWED', 'CONNECT is not allowed: this service is not a proxy; use GET', {
+      headers: { allow: 'GET, HEAD, OPTIONS' },
+    });
+    answerOnSocket(socket, refusal, log, req.method);
+  });
 }
 
 /** Fastify's `frameworkErrors`: a path it cannot decode never reaches the hooks, so it gets the edge headers here. */
@@ -64,21 +76,27 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new ApiError('REQUEST_TIMEOUT', 'the request was not received in time')
         : new ApiError('INVALID_PARAMETER', 'malformed HTTP request');
+  answerOnSocket(socket, apiError, this.log, error.code);
+}
+
+/** The one error body written straight to a socket that has no Fastify request, then the socket closed. */
+function answerOnSocket(socket: Socket, apiError: ApiError, log: FastifyBaseLogger, code: string | undefined): void {
   const { status } = apiError;
   // There is no request to take an id from: a fresh one still ties the answer to this log line.
   const id = randomUUID();
-  this.log.debug({ reqId: id, code: error.code, status }, 'client error');
+  log.debug({ reqId: id, code, status }, 'client error');
   if (!socket.writable || socket.bytesWritten > 0) {
     socket.destroy();
     return;
   }
   const text = JSON.stringify(errorBody(apiError, id));
+  const headers = Object.entries(apiError.headers).map(([name, value]) => `${name}: ${value}\r\n`);
   // As Node itself does: a small write goes out at once, then the socket is gone whatever the client does.
   socket.write(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(text)}\r\n` +
-      `X-Request-Id: ${id}\r\n` +
+      `X-Request-Id: ${id}\r\n${headers.join('')}` +
       'Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n' +
       text,
   );

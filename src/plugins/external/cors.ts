@@ -28,14 +28,38 @@ const EXPOSED_HEADERS = [
 
 type OriginCallback = (error: Error | null, allow: boolean) => void;
 
-/** A route's own CORS origin rule, merged by @fastify/cors over the market policy. */
+/** A route's own CORS rule (its origins, and its methods and headers where they differ), merged by @fastify/cors over the market policy. */
 export interface RouteCors {
   origin: (origin: string | undefined, callback: OriginCallback) => void;
+  methods?: string[];
+  allowedHeaders?: string[];
+  exposedHeaders?: string[];
 }
 
 /** Broker routes: the listed pages only (the broker access hook has already refused every other origin). */
 export function brokerCors(access: BrokerAccess): RouteCors {
   return { origin: (origin, callback) => callback(null, origin !== undefined && access.allowsOrigin(origin)) };
+}
+
+/**
+ * /mcp: loopback pages and MCP_ORIGINS only (the access hook has refused every other origin), never CORS_ORIGINS;
+ * a JSON-RPC POST with the headers the MCP transport sends.
+ */
+export function mcpCors(allowsOrigin: (origin: string) => boolean): RouteCors {
+  return {
+    origin: (origin, callback) => callback(null, origin !== undefined && allowsOrigin(origin)),
+    methods: ['POST'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'],
+    exposedHeaders: [
+      'Mcp-Session-Id',
+      'WWW-Authenticate',
+      'Retry-After',
+      'X-Request-Id',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+    ],
+  };
 }
 
 /**
@@ -78,5 +102,5 @@ export const corsPlugin = fp(
       maxAge: 600,
     });
   },
-  { name: 'mdp-cors', fastify: '5.x', dependencies: ['mdp-broker-access'], decorators: { fastify: ['deps'] } },
+  { name: 'mdp-cors', fastify: '5.x', dependencies: ['mdp-mcp-access'], decorators: { fastify: ['deps'] } },
 );

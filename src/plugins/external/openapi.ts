@@ -32,6 +32,7 @@ const TAGS = [
   { name: 'broker', description: 'Brokerage connection (local proxy).' },
   { name: 'stream', description: 'Live push (Server-Sent Events): one connection for every topic a page shows.' },
   { name: 'system', description: 'Status, liveness and readiness. Never rate limited; never calls an upstream.' },
+  { name: 'mcp', description: 'The Model Context Protocol for AI agents: the same data, cache and budgets as tools.' },
 ];
 
 /** package.json's `UNLICENSED`: the project grants no licence (yet), which the document says plainly. */
@@ -49,6 +50,12 @@ const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description:
       'A client key (CLIENT_KEYS): the caller is then that client, with its own share of the provider budgets and its own rate limit. Optional: without one the caller is known by its address. A wrong key is 401 INVALID_CLIENT_KEY, a key used beyond its scopes 403 CLIENT_KEY_FORBIDDEN.',
+  },
+  mcpToken: {
+    type: 'http' as const,
+    scheme: 'bearer',
+    description:
+      'MCP_TOKEN (16+ characters): when set, /mcp answers only the bearer of it (or of BROKER_TOKEN); a missing or wrong one is 401. Unset: none needed.',
   },
   metricsToken: {
     type: 'http' as const,
@@ -227,7 +234,7 @@ type Responses = Record<string, { headers?: Record<string, unknown> }>;
 function documentHeaders(document: Record<string, unknown>): Record<string, unknown> {
   const paths = (document.paths ?? {}) as Record<string, Record<string, { responses?: Responses }>>;
   for (const [path, operations] of Object.entries(paths)) {
-    const limited = path.startsWith('/api/') && !path.startsWith('/api/system/');
+    const limited = (path.startsWith('/api/') && !path.startsWith('/api/system/')) || path === '/mcp';
     for (const { responses = {} } of Object.values(operations)) {
       const cached = '304' in responses;
       for (const [status, response] of Object.entries(responses)) {

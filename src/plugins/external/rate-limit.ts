@@ -3,7 +3,9 @@
 // proxies TRUST_PROXY names; an IPv6 address by its /64), with a key's own rate where it has one. Counters are
 // shared by all replicas through Redis (one atomic script per request, one key: any Cluster slot) and fall
 // back to an in-process window while Redis is away (the degraded-mode policy, src/store/degraded-mode.ts).
-// Preflights, /api/system/* and everything outside /api are not limited.
+// Preflights, /api/system/* and everything outside /api and /mcp are not limited. What is limited is judged on
+// the route the request matched, never on its request line: `GET http://x/api/…` (absolute-form, RFC 9112
+// §3.2.2) or `/%61pi/…` reach the same route as `/api/…`, and once went unlimited.
 //
 // Not @fastify/rate-limit's own Redis store: on a Redis error it either lets every request through
 // (`skipOnError`) or fails the request, where this one keeps limiting each caller in process; and the
@@ -87,10 +89,17 @@ function callerLimitStore(shared: SharedStore | undefined) {
   };
 }
 
+/**
+ * Whether requests a route answers count in the per-caller limit: its path as declared, not as a caller spelt it.
+ * The API routes and /mcp (an agent's calls spend the same quota a page's do).
+ */
+export function limitedRoute(route: string | undefined): boolean {
+  if (route === '/mcp') return true;
+  return route?.startsWith('/api/') === true && !route.startsWith('/api/system/');
+}
+
 function isLimited(request: FastifyRequest): boolean {
-  if (request.method === 'OPTIONS') return false;
-  const url = request.url;
-  return url.startsWith('/api/') && !url.startsWith('/api/system/') && url !== '/api/system';
+  return request.method !== 'OPTIONS' && limitedRoute(request.routeOptions.url);
 }
 
 /**

@@ -75,7 +75,8 @@ function forwardedParameter(name: string, functions: readonly string[]): TSchema
   return text(description, maxLength);
 }
 
-const Querystring = Type.Object({
+/** Every parameter of every function; the MCP tool alpha_vantage validates its arguments against it too. */
+export const Querystring = Type.Object({
   function: StringEnum(FUNCTION_NAMES, {
     description: `Alpha Vantage function: every one its documentation lists (${FUNCTIONS_SOURCE.page}, read ${FUNCTIONS_SOURCE.read}; ${REFERENCE} gives each with its parameters, plan and how this service answers it). ${ANY_CASE} Any other name is Alpha Vantage's own "Invalid API call" answer.`,
     examples: ['GLOBAL_QUOTE'],

@@ -4,11 +4,11 @@
 // (services/technical-service.ts).
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { readIndicatorOptions } from '../../wire/alpha-vantage/indicator-options.js';
 import { INDICATOR_PARAM_NAMES, INDICATORS, INTERVALS, sectionKey, SERIES_TYPES } from '../../wire/alpha-vantage/indicators.js';
 import { ANY_CASE, CASE_INSENSITIVE, errorResponses, NOT_MODIFIED, StringEnum, SymbolParam, type TypeBoxTypeProvider } from '../schemas.js';
 import { sendSourced } from '../../plugins/app/send-cached.js';
 import type { AppDeps } from '../../deps.js';
+import { technicalQuery } from '../../services/technical-service.js';
 
 const optional = (description: string) => Type.Optional(Type.String({ maxLength: 32, description }));
 
@@ -64,11 +64,6 @@ export function technicalRoute(app: FastifyInstance, deps: Pick<AppDeps, 'techni
         response: { 200: TechnicalResponse, ...NOT_MODIFIED, ...errorResponses(400, 401, 403, 404, 429, 502, 503, 504) },
       },
     },
-    async (request, reply) => {
-      const { query } = request;
-      const { indicator, interval } = query;
-      const options = readIndicatorOptions(indicator, interval, query);
-      return sendSourced(request, reply, await deps.technical.get({ symbol: query.symbol.toUpperCase(), indicator, interval, ...options }));
-    },
+    async (request, reply) => sendSourced(request, reply, await deps.technical.get(technicalQuery(request.query))),
   );
 }

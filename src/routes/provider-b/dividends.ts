@@ -20,7 +20,8 @@ const Querystring = Type.Object({
 
 const DateString = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
 
-const DividendRecord = Type.Object(
+/** One dividend as Massive gives it; the MCP tool get_dividends sends the same records. */
+export const DividendRecord = Type.Object(
   {
     id: Type.Optional(Type.String()),
     ticker: Type.String(),
@@ -46,8 +47,10 @@ const DividendsResponse = Type.Object(
   },
   { additionalProperties: false, $id: 'DividendsResponse' },
 );
+/** Where the route is (app.ts registers provider B at /api/provider-b): the pages' `next` links, whoever read them first, point here. */
+export const DIVIDENDS_PATH = '/api/provider-b/dividends';
+
 export function dividendsRoute(app: FastifyInstance, { dividends }: Pick<AppDeps, 'dividends'>): void {
-  const path = `${app.prefix}/dividends`;
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/dividends',
     {
@@ -63,6 +66,6 @@ export function dividendsRoute(app: FastifyInstance, { dividends }: Pick<AppDeps
         response: { 200: DividendsResponse, ...NOT_MODIFIED, ...errorResponses(400, 401, 403, 429, 502, 503, 504) },
       },
     },
-    async (request, reply) => sendCached(request, reply, await dividends.page(request.query, path)),
+    async (request, reply) => sendCached(request, reply, await dividends.page(request.query, DIVIDENDS_PATH)),
   );
 }

@@ -11,6 +11,7 @@ import { LiveResponse, ReadyResponse, SystemStatus } from '../../services/system
 import { buildSystemStatus, readReadiness, STATUS_WINDOW, type StatusView, statusFingerprint } from '../../services/system-status.js';
 import { isLocalCaller } from '../../plugins/app/broker-access.js';
 import { LOCAL_STATUS } from '../../stream/stream-topics.js';
+import { statusSources } from './status-sources.js';
 
 const NO_RATE_LIMIT = { rateLimit: false } as const;
 /** They take no parameters; what a caller can still get wrong is the request itself (a body on GET, an over-long URL). */
@@ -18,11 +19,7 @@ const BAD_REQUEST = errorResponses(400);
 
 const systemRoutes: FastifyPluginAsync = async (app) => {
   const startedAt = new Date();
-  const status = (view: StatusView) =>
-    buildSystemStatus(
-      { deps: app.deps, startedAt, outcomes: app.hasDecorator('metrics') ? app.metrics.outcomesByUpstream : undefined },
-      view,
-    );
+  const status = (view: StatusView) => buildSystemStatus(statusSources(app, startedAt), view);
   // The stream route gives a local viewer the topic of the local view, a topic of its own (stream-topics.ts).
   app.liveTopics.provide(
     'status',

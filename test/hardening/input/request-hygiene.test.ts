@@ -2,57 +2,11 @@
 // send the request at all: URL and header limits, slow clients cut off, no bodies on GET/HEAD, and the
 // security headers of a JSON API.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../../src/core/config.js';
 import { MAX_URL_LENGTH } from '../../../src/plugins/app/server-limits.js';
-import { type RunningApp, startApp } from '../../helpers/app.js';
-
-interface RawAnswer {
-  status: number;
-  headers: string;
-  body: any;
-}
-
-function parseRaw(text: string): RawAnswer {
-  const [head = '', ...rest] = text.split('\r\n\r\n');
-  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
-  let body: unknown;
-  try {
-    body = JSON.parse(rest.join('\r\n\r\n'));
-  } catch {
-    body = undefined;
-  }
-  return { status, headers: head.toLowerCase(), body };
-}
-
-async function open(running: RunningApp): Promise<Socket> {
-  const socket = connect(Number(new URL(running.url).port), '127.0.0.1');
-  await once(socket, 'connect');
-  return socket;
-}
-
-/**
- * Resolves when the socket is closed, reset or not. (`once(socket, 'close')` rejects on the 'error' a reset
- * emits first: a server that closes on a client still writing resets the connection.)
- */
-function closed(socket: Socket): Promise<void> {
-  return new Promise((resolve) => socket.once('close', () => resolve()));
-}
-
-/** Sends `data`, then reads until the server closes the connection. */
-async function exchangeUntilClose(running: RunningApp, data: string): Promise<RawAnswer> {
-  const socket = await open(running);
-  const chunks: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  socket.on('error', () => {});
-  socket.write(data);
-  await closed(socket);
-  const answer = parseRaw(Buffer.concat(chunks).toString('utf8'));
-  running.scan.responses.push(Buffer.concat(chunks).toString('utf8'));
-  return answer;
-}
+import { startApp } from '../../helpers/app.js';
+import { closed, exchangeUntilClose, open, parseRaw, type RawAnswer } from '../../helpers/raw-http.js';
 
 function assertOneShape(answer: RawAnswer, status: number, code = 'INVALID_PARAMETER'): void {
   assert.equal(answer.status, status, answer.headers);
@@ -163,6 +117,40 @@ test('bytes that are not HTTP get a 400 in the one shape', async (t) => {
   ]) {
     assertOneShape(await exchangeUntilClose(running, request), 400);
   }
+});
+
+test("an HTTP/1.1 request without Host is a 400 in the one shape with a request id, not Node's bare 400, on every route", async (t) => {
+  const running = await startApp(t, { transport: 'socket' });
+  // A URL the hot path holds, answered before Fastify, is refused all the same.
+  for (let i = 0; i < 2; i += 1) assert.equal((await running.get('/api/provider-a/quote?symbol=IBM')).status, 200);
+  const served = running.app.hotPath.served;
+  for (const path of ['/api/provider-a/quote?symbol=IBM', '/api/broker/accounts', '/api/nope', '/api/system/status']) {
+    const answer = await exchangeUntilClose(running, `GET ${path} HTTP/1.1\r\nX-Request-Id: no-host-1\r\n\r\n`);
+    assertOneShape(answer, 400);
+    assert.match(answer.body.error.message, /must carry a Host header/, path);
+    assert.equal(answer.body.error.requestId, 'no-host-1', path);
+    assert.match(answer.headers, /\r\nx-request-id: no-host-1\r\n/, path);
+    assert.match(answer.headers, /\r\nconnection: close\r\n/, path);
+  }
+  assert.equal(running.app.hotPath.served, served, 'the hot path answered none of them');
+  // HTTP/1.0 has no Host to require; an empty Host is a Host (RFC 9112 §3.2), and the broker's own Host rule judges it.
+  assert.equal((await exchangeUntilClose(running, 'GET /api/provider-a/quote?symbol=IBM HTTP/1.0\r\n\r\n')).status, 200);
+  const emptyHost = await exchangeUntilClose(running, 'GET /api/broker/accounts HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n');
+  assertOneShape(emptyHost, 403, 'BROKER_FORBIDDEN');
+  assert.match(emptyHost.body.error.message, /Host header/);
+});
+
+test('what Node would answer by itself is answered in the one shape: an unknown expectation is ignored, CONNECT is 405', async (t) => {
+  const running = await startApp(t);
+  const expecting = await exchangeUntilClose(
+    running,
+    'GET /api/provider-a/quote?symbol=IBM HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n',
+  );
+  assert.equal(expecting.status, 200, 'not a bare 417: RFC 9110 §10.1.1 lets a server ignore an expectation it does not know');
+  assert.ok(expecting.body['Global Quote']);
+  const connect = await exchangeUntilClose(running, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+  assertOneShape(connect, 405, 'METHOD_NOT_ALLOWED');
+  assert.match(connect.headers, /\r\nallow: get, head, options\r\n/);
 });
 
 test("a path that is not valid percent-encoding is a 400 in the one shape, not Fastify's own body", async (t) => {

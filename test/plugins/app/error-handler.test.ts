@@ -70,3 +70,15 @@ test('an upstream failure through an unreachable proxy: an outsider hears the up
     );
   }
 });
+
+test("a caller's value in a validation or not-found message is cut to 100 characters: an unknown parameter, an unmatched path", async (t) => {
+  const { get } = await startApp(t);
+  const long = 'x'.repeat(5_000);
+  const unknown = await get(`/api/stream?${long}=1`);
+  assert.equal(unknown.status, 400);
+  assert.equal(unknown.body.error.message, `unknown parameter: ${'x'.repeat(99)}…`);
+  const unmatched = await get(`/api/${long}`);
+  assert.equal(unmatched.status, 404);
+  assert.equal(unmatched.body.error.message, `no route for GET ${`/api/${long}`.slice(0, 99)}…`);
+  for (const answer of [unknown, unmatched]) assert.ok(answer.text.length < 500, `${answer.text.length} bytes`);
+});

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import { startApp, type TestResponse } from '../../helpers/app.js';
 import { NO_FALLBACK, UNCAPPED } from '../../helpers/config.js';
 
@@ -120,6 +120,33 @@ for (const [trustProxy, forwardedApart] of [
     }
   });
 }
+
+test("a hot answer's Age and request line are the pipeline's: Age counted per second from the entry's storage, a caller's key redacted from the logged URL", async (t) => {
+  const running = await startApp(t, { transport: 'socket', env: { ...ANSWERS_ENV, CACHE_QUOTE_FRESH_SECONDS: '600' } });
+  const query = '/api/provider-a/query?function=GLOBAL_QUOTE&symbol=IBM&apikey=a-caller-key';
+  assert.equal((await running.get(query)).status, 200);
+  await running.get(query);
+  // Date alone is mocked, from now: the entry's storedAt and the clock stay on one time line.
+  const start = Date.now();
+  mock.timers.enable({ apis: ['Date'], now: start });
+  t.after(() => mock.timers.reset());
+  const lineOf = (id: string) => JSON.parse(running.scan.lines.find((l) => l.includes(`"reqId":"${id}"`)) ?? '{}') as { url?: string };
+  // Each step asks the hot path, then the pipeline (a spelling of its own each time), at the same instant.
+  for (const [step, later] of [0, 400, 700, 1_000, 2_900].entries()) {
+    mock.timers.setTime(start + later);
+    const served = running.app.hotPath.served;
+    const hot = await running.get(query, { 'x-request-id': `hot-${step}` });
+    assert.equal(running.app.hotPath.served, served + 1, `step ${step}: answered by the hot path`);
+    const pipeline = await running.get(`${query.replace('GLOBAL_QUOTE', 'global_quote')}&step=${step}`, {
+      'x-request-id': `pipeline-${step}`,
+    });
+    assert.equal(running.app.hotPath.served, served + 1, `step ${step}: answered by the pipeline`);
+    assert.equal(hot.headers.age, pipeline.headers.age, `step ${step} (+${later} ms): Age`);
+  }
+  await running.get('/api/system/live');
+  assert.equal(lineOf('hot-0').url, '/api/provider-a/query?function=GLOBAL_QUOTE&symbol=IBM&apikey=[REDACTED]');
+  assert.equal(lineOf('hot-0').url, lineOf('pipeline-0').url?.replace('global_quote', 'GLOBAL_QUOTE').replace('&step=0', ''));
+});
 
 test('stale entries and bodies on GET always go through the pipeline', async (t) => {
   const stale = await startApp(t, { transport: 'socket', env: { ...ANSWERS_ENV, CACHE_QUOTE_FRESH_SECONDS: '0' } });

@@ -161,7 +161,8 @@ test('metric names: the service own carry the mdp_ prefix and their unit; only s
     if (type === 'counter') assert.match(name, /_total$/, name);
     if (type === 'histogram') assert.match(name, /_(seconds|bytes)$/, name);
     // A gauge ends in its unit or what it counts; a state set (one series per value) or a flag is 0 or 1.
-    if (type === 'gauge' && !STATE.test(name)) assert.match(name, /_(seconds|bytes|calls|entries|viewers|replicas|symbols)$/, name);
+    if (type === 'gauge' && !STATE.test(name))
+      assert.match(name, /_(seconds|bytes|calls|entries|viewers|replicas|symbols|sessions)$/, name);
     if (type === 'gauge' && STATE.test(name)) {
       for (const [series, value] of values) if (series.split('{')[0] === name) assert.ok(value === 0 || value === 1, `${series} ${value}`);
     }

@@ -6,6 +6,7 @@ import { createLogger } from '../../../src/log/logger.js';
 import { SANDBOX_CREDENTIALS, sandboxConfig } from '../../../src/sandbox/index.js';
 import { httpGet, startSandboxOnly } from '../../helpers/app.js';
 import { testConfig } from '../../helpers/config.js';
+import { duplicateKeys } from '../../helpers/log-lines.js';
 
 interface LogLine {
   level: number;
@@ -34,6 +35,7 @@ async function startLogged(t: TestContext, level = 'info') {
   const { port } = app.server.address() as { port: number };
   const base = `http://127.0.0.1:${port}`;
   return {
+    app,
     raw,
     lines: () => raw.map((l) => JSON.parse(l) as LogLine),
     get: (path: string, headers: Record<string, string> = {}) => httpGet(base + path, headers),
@@ -73,4 +75,25 @@ test('upstream calls are logged with duration and outcome, and never with the ke
   assert.ok(upstream.length >= 1, 'an upstream call line');
   assert.ok(upstream.every((l) => typeof l.status === 'number' || typeof l.failure === 'string'));
   for (const line of service.raw) assert.ok(!line.includes(SANDBOX_CREDENTIALS.alphaVantageKey), `key in log: ${line}`);
+});
+
+test("every spelling of apikey the query parser reads is redacted from the request log line, the pipeline's and the hot path's", async (t) => {
+  const service = await startLogged(t);
+  const KEY = 'CALLERKEY7f3a9';
+  const spellings = ['api%6Bey', '%61pikey', 'APIKEY', 'apiKey', 'api+key', 'apikey=x&apikey'];
+  for (const name of spellings) {
+    const path = `/api/provider-a/query?function=GLOBAL_QUOTE&symbol=IBM&${name}=${KEY}&datatype=json`;
+    // Twice: a repeat the pipeline answered with 200 is the hot path's, which writes its own line.
+    for (let i = 0; i < 2; i += 1) await service.get(path);
+    const lines = service.raw.filter((line) => line.includes('GLOBAL_QUOTE'));
+    for (const line of lines) {
+      assert.ok(!line.includes(KEY), `the caller's key is logged: ${line}`);
+      assert.deepEqual(duplicateKeys(line), []);
+    }
+  }
+  assert.ok(service.app.hotPath.served >= 2, `the hot path wrote some of the lines (${service.app.hotPath.served})`);
+  const logged = service.lines().filter((l) => l.msg === 'request' && l.url?.includes('GLOBAL_QUOTE'));
+  assert.equal(logged.length, spellings.length * 2);
+  // The rest of the URL is logged as it was sent.
+  assert.equal(logged[0]?.url, '/api/provider-a/query?function=GLOBAL_QUOTE&symbol=IBM&api%6Bey=[REDACTED]&datatype=json');
 });

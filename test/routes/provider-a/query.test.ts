@@ -59,6 +59,20 @@ test('a function Alpha Vantage does not document is its own invalid-call answer,
   assert.equal(sandbox.alphaVantage.count(), 0);
 });
 
+test('an invalid function of 8,000 characters is echoed cut to 100 characters, in a body under 1 KB', async (t) => {
+  const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
+  const res = await get(`${QUERY}?function=${'F'.repeat(8_000)}&symbol=IBM`);
+  assert.equal(res.status, 400);
+  assert.equal(res.body.error.code, 'INVALID_PARAMETER');
+  assert.ok(Buffer.byteLength(res.text) < 1_024, `${Buffer.byteLength(res.text)} bytes`);
+  assert.equal(
+    res.body.error.message,
+    `Invalid API call. Please retry or visit the documentation (https://www.alphavantage.co/documentation/) for ${'F'.repeat(99)}….`,
+  );
+  assert.equal(res.body['Error Message'], res.body.error.message);
+  assert.equal(sandbox.alphaVantage.count(), 0);
+});
+
 test('bad input is a 400 with "Error Message"; an unknown symbol a 404 with it', async (t) => {
   const { get, sandbox } = await startApp(t, { env: ANSWERS_ENV });
   const cases: Array<[string, string, RegExp]> = [
