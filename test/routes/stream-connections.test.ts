@@ -27,7 +27,8 @@ test('limits: per caller (an address here) and per server, 429 before the stream
   first.close();
   await eventually(() => app.streamHub.stats().connections === 1, 'the closed stream to be gone');
   const line = scan.lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'stream closed');
-  assert.deepEqual(line?.topics, ['status'], 'a closed stream leaves a log line with its topics');
+  // A caller on this machine is local: its status topic is the local view's.
+  assert.deepEqual(line?.topics, ['status:local'], 'a closed stream leaves a log line with its topics');
   assert.equal(typeof line?.reqId, 'string');
   assert.equal((await SseClient.open(t, path)).status, 200);
 });
@@ -113,7 +114,8 @@ test('a client that never reads holds only the latest value per topic and is dis
   let peak = 0;
   for (let n = 0; n < events; n += 1) {
     const data = JSON.stringify({ n, pad: 'x'.repeat(frameBytes) });
-    app.streamHub.deliver({ topic: 'status', id: String(Date.now() + n), event: 'status', data, fingerprint: `injected-${n}` });
+    // Both streams are local callers': their status topic is the local view's.
+    app.streamHub.deliver({ topic: 'status:local', id: String(Date.now() + n), event: 'status', data, fingerprint: `injected-${n}` });
     peak = Math.max(peak, app.streamHub.stats().bufferedBytes);
     await new Promise((resolve) => setImmediate(resolve));
   }
