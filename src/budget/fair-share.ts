@@ -25,7 +25,7 @@ export type Hold = 'budget' | 'minute' | 'day';
 
 export type SlotDecision = { ok: true; at: number; claimant: number } | { ok: false; retryAt: number; hold: Hold };
 
-/** The calls of a window of `limit` kept back for callers below their share. */
+/** The calls of a window of `limit` kept back for callers below their share. @internal */
 export function reservedCalls(limit: number, reserve: number): number {
   // The epsilon keeps 0.25 × 4 at 1 whatever the floating point makes of it.
   return limit > 0 && reserve > 0 ? Math.floor(limit * reserve + 1e-9) : 0;
@@ -90,7 +90,7 @@ interface Share {
   calls: number[];
 }
 
-/** `claimant`'s spend and share of the `open` calls of the window of `windowMs` ending now. */
+/** `claimant`'s spend and share of the `open` calls of the window of `windowMs` ending now. @internal */
 export function shareIn(calls: readonly LedgerCall[], claimant: Claimant, open: number, windowMs: number, now: number): Share {
   const from = now - windowMs;
   const own: number[] = [];

@@ -36,7 +36,7 @@ export interface Caller {
   readonly key: ClientKey | undefined;
 }
 
-/** Work nobody asked for. */
+/** Work nobody asked for. @internal */
 export const SERVICE: Caller = { account: 'service', weight: 1, label: 'service', key: undefined };
 
 const byAddress = new Map<string, Caller>();
@@ -56,7 +56,7 @@ export function keyCaller(key: ClientKey): Caller {
   return { account: `key:${key.name}`, weight: key.share, label: key.name, key };
 }
 
-/** An address's account: IPv4 as it is, an IPv4-mapped IPv6 address as its IPv4, other IPv6 as its /64. */
+/** An address's account: IPv4 as it is, an IPv4-mapped IPv6 address as its IPv4, other IPv6 as its /64. @internal */
 export function accountOf(address: string | undefined): string {
   if (address === undefined || address === '') return 'unknown';
   if (!address.includes(':')) return address;

@@ -13,15 +13,13 @@ declare module 'fastify' {
   }
 }
 
-export type Identified = Caller | ApiError;
-
-/** The request's caller, or the 401/403 its key earns; shared by the pipeline's hook and the hot path. */
-export function identify(
+/** The request's caller, or the 401/403 its key earns. */
+function identify(
   keys: ClientKeys,
   authorization: string | undefined,
   address: () => string | undefined,
   route: string | undefined,
-): Identified {
+): Caller | ApiError {
   const verdict = keys.verdict(authorization);
   const scopes = scopesFor(route);
   // Where a key means nothing (status, docs, metrics) a wrong one is ignored; the broker routes judge their own tokens.
