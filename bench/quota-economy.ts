@@ -23,9 +23,9 @@
 //
 // Runnable alone: `npx tsx bench/quota-economy.ts` (BENCH_SIM_SECONDS changes the simulated length;
 // BENCH_REDIS=cluster runs the service on one Redis node and on a Cluster, bench/redis-stores.ts;
-// BENCH_WORKLOAD=quotes or drop-in runs one workload alone; BENCH_PROXY=1 adds the service with every upstream
-// call through a forward proxy, the npm `proxy` package in this process: HTTP_PROXY, with PROXY_ALSO_FOR=127.0.0.1
-// since the simulators listen on loopback).
+// BENCH_WORKLOAD=quotes or drop-in runs one workload alone; BUDGET_RESERVE sets the fair shares' reserve, 0 for
+// none; BENCH_PROXY=1 adds the service with every upstream call through a forward proxy, the npm `proxy` package in
+// this process: HTTP_PROXY, with PROXY_ALSO_FOR=127.0.0.1 since the simulators listen on loopback).
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -181,6 +181,8 @@ async function runService(fallback: 'yahoo' | 'none', durationMs: number, store:
     CACHE_AV_FUNDAMENTALS_SECONDS: String(86_400 / SCALE),
     CACHE_AV_FX_SECONDS: String(60 / SCALE),
     CACHE_AV_NEWS_SECONDS: String(900 / SCALE),
+    // BUDGET_RESERVE=0 runs the lone caller without fair shares (it is the only caller here).
+    ...(process.env.BUDGET_RESERVE === undefined ? {} : { BUDGET_RESERVE: process.env.BUDGET_RESERVE }),
     ...store.env,
   });
   const logger = pino({ level: 'silent' });

@@ -9,6 +9,7 @@ await cacheHitBench();
 // Each of the others exports its run as its default.
 for (const file of [
   'quota-economy.ts',
+  'attack.ts',
   'dashboard.ts',
   'overview.ts',
   'nginx-cache.ts',

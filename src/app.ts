@@ -9,6 +9,7 @@ import { proxyTrust } from './core/networks.js';
 import { type AppDeps, createDeps } from './deps.js';
 import { createLogger, RequestLog, RequestLogController } from './log/logger.js';
 import { brokerAccess } from './plugins/app/broker-access.js';
+import { callerIdentity } from './plugins/app/caller-identity.js';
 import { mcpAccess } from './plugins/app/mcp-access.js';
 import { closingAnswer } from './plugins/app/closing-answer.js';
 import { errorHandling } from './plugins/app/error-handler.js';
@@ -56,6 +57,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     limiter,
     record: metrics.record,
     cacheCounters: deps.cache.counters,
+    keyed: deps.clientKeys.configured,
   });
   const timeouts = timeoutOptions(config);
   // Fastify's own logger type: the instance is then the plain FastifyInstance the plugins and routes take.
@@ -113,6 +115,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   await app.register(closingAnswer);
   await app.register(hostRequired);
   await app.register(preflightCheck);
+  await app.register(callerIdentity, { keys: deps.clientKeys });
   await app.register(brokerAccess, { access: deps.brokerAccess, tickets: deps.streamTickets });
   await app.register(mcpAccess);
   await app.register(corsPlugin);

@@ -10,6 +10,7 @@ import { StreamTickets } from './broker/stream-tickets.js';
 import type { BudgetLimits } from './budget/budget-guard.js';
 import { BudgetRegistry } from './budget/budget-registry.js';
 import type { UpstreamCache } from './cache/upstream-cache.js';
+import { ClientKeys } from './core/client-keys.js';
 import type { Config } from './core/config.js';
 import type { Configured } from './core/configured.js';
 import { gatewayHosts, OutboundRoutes } from './core/outbound-routes.js';
@@ -49,6 +50,8 @@ export interface AppDeps extends MarketServices {
   broker: Configured<Broker>;
   /** The broker's health, accounts, positions and quotes. */
   brokerData: BrokerService;
+  /** Callers with keys of their own (CLIENT_KEYS): their own share, rate limit and scopes. */
+  clientKeys: ClientKeys;
   /** Who may read broker data (BROKER_ALLOW_FROM, BROKER_TOKEN, BROKER_CORS_ORIGINS). */
   brokerAccess: BrokerAccess;
   /** One-time tickets that admit a browser's EventSource to broker stream topics. */
@@ -136,6 +139,8 @@ export async function createDeps(config: Config, logger: Logger, options: Create
       feed: streams.brokerQuotes,
       health,
     }),
+    // The other bearer tokens open their own routes: sent there, they are not a wrong client key.
+    clientKeys: new ClientKeys(config.clientKeys, [config.broker.access.token, config.metrics.token, config.mcp.token]),
     brokerAccess: new BrokerAccess(config.broker.access, config.trustProxy),
     streamTickets: new StreamTickets(store.shared),
     liveTopics: streams.liveTopics,

@@ -8,6 +8,7 @@
 // Pure over the request's facts, so each refusal path is tested without a socket.
 import type { IncomingHttpHeaders } from 'node:http';
 import { bearerToken, sameSecret } from '../core/bearer.js';
+import type { ClientKey } from '../core/caller.js';
 import type { Config } from '../core/config.js';
 import { ApiError } from '../core/errors.js';
 import { type AddressMatcher, isLoopbackHost, namesProxies, networkMatcher, proxyTrust } from '../core/networks.js';
@@ -22,6 +23,8 @@ export interface CallerFacts {
   headers: IncomingHttpHeaders;
   /** How the service was reached (`http` or `https`), for its own origin. */
   scheme: string;
+  /** The client key the request was sent with (CLIENT_KEYS), if any: its bearer token was that key. */
+  key?: ClientKey | undefined;
 }
 
 export type Admission = 'network' | 'token' | 'ticket';
@@ -83,6 +86,8 @@ export class BrokerAccess {
    * sent (or none is configured: the network decides).
    */
   tokenAdmission(facts: CallerFacts): Admission | ApiError | undefined {
+    // A client key with the broker scope admits as BROKER_TOKEN does; one without it is no wrong BROKER_TOKEN.
+    if (facts.key !== undefined) return facts.key.scopes.has('broker') ? 'token' : undefined;
     const wanted = this.access.token;
     const authorization = header(facts.headers, 'authorization');
     if (wanted === undefined || authorization === undefined) return undefined;

@@ -1,5 +1,6 @@
 // A budget guard decides whether one more upstream call may be sent now. A call that would break the
 // budget is never sent: the guard throws BudgetExhaustedError with the moment the budget returns.
+import type { ShareTally } from './share-tally.js';
 
 export interface BudgetLimits {
   /** 0 means no cap. */
@@ -8,9 +9,22 @@ export interface BudgetLimits {
   perDay: number;
   /** Minimum spacing between two calls; a caller waits for its slot rather than being refused. */
   minIntervalMs: number;
+  /**
+   * The part of each window (minute, day) kept for callers below their fair share (BUDGET_RESERVE, fair-share.ts);
+   * 0 or absent: whoever asks first may spend the whole window.
+   */
+  reserve?: number;
   /** Length of the "minute" and "day" windows; only tests and benchmarks that scale time change them. */
   minuteMs?: number;
   dayMs?: number;
+}
+
+/** One window's fair share: its limit, the calls kept back, how many callers spent in it and how many were held to their share. */
+export interface ShareWindow {
+  limit: number;
+  reserved: number;
+  callers: number;
+  held: number;
 }
 
 export interface BudgetSnapshot {
@@ -26,12 +40,21 @@ export interface BudgetSnapshot {
   store: string;
   /** How the guard decides right now: "shared" (Redis), "local" (memory or embedded) or "local-fallback". */
   mode?: 'shared' | 'local' | 'local-fallback';
+  /** Fair shares in force (BUDGET_RESERVE), per window that keeps calls back. */
+  share?: { reserve: number; minute?: ShareWindow; day?: ShareWindow };
 }
 
 export interface BudgetGuard {
   readonly name: string;
   readonly limits: BudgetLimits;
-  /** Reserves one call; resolves when it may be sent, after waiting at most `maxWaitMs` for pacing. */
+  /** Calls sent and refusals for a spent share, by caller label, for metrics. */
+  readonly tally: ShareTally;
+  /**
+   * Reserves one call for the callers the work runs for (src/core/caller.ts `currentCallers`), put to the account
+   * of the first that may have it; resolves when it may be sent, after waiting at most `maxWaitMs` for pacing.
+   * Throws BudgetExhaustedError when the budget is spent, CallerShareSpentError when only calls kept for callers
+   * below their share are left.
+   */
   acquire(): Promise<void>;
   /** The upstream refused for its own limits: send nothing until `retryAfterMs` has passed. */
   backOff(retryAfterMs: number): Promise<void>;

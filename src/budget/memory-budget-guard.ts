@@ -1,12 +1,15 @@
 // A single-process budget guard. Persistence (embedded store) and sharing (Redis) wrap the same ledger.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BudgetExhaustedError } from '../core/errors.js';
-import { publicName } from '../core/upstream-ids.js';
-import { type BudgetGuard, type BudgetLimits, type BudgetSnapshot, MAX_PACING_WAIT_MS } from './budget-guard.js';
-import { countSince, dayOf, decide, type LedgerState, minuteOf, nextSlot, prune } from './budget-ledger.js';
+import { currentCallers } from '../core/caller.js';
+import { type BudgetGuard, type BudgetLimits, type BudgetSnapshot, MAX_PACING_WAIT_MS, type ShareWindow } from './budget-guard.js';
+import { countSince, dayOf, type LedgerState, minuteOf, nextSlot, prune } from './budget-ledger.js';
+import { refusalOf } from './budget-refusal.js';
+import { callersIn, decide, fairWindows } from './fair-share.js';
+import { ShareTally } from './share-tally.js';
 
 export class MemoryBudgetGuard implements BudgetGuard {
   protected state: LedgerState = { calls: [], backedOffUntil: 0 };
+  readonly tally = new ShareTally();
 
   constructor(
     readonly name: string,
@@ -16,44 +19,54 @@ export class MemoryBudgetGuard implements BudgetGuard {
 
   async acquire(): Promise<void> {
     const now = Date.now();
+    const claimants = currentCallers();
     this.state.calls = prune(this.state.calls, now, dayOf(this.limits));
-    const decision = decide(this.state, this.limits, now, this.maxWaitMs);
+    const decision = decide(this.state, this.limits, now, this.maxWaitMs, claimants);
     if (!decision.ok) {
-      throw new BudgetExhaustedError(
-        `${publicName(this.name)} call budget is spent; it returns in ${Math.ceil((decision.retryAt - now) / 1000)} s`,
-        (decision.retryAt - now) / 1000,
-      );
+      if (decision.hold !== 'budget') this.tally.refused(claimants, now);
+      throw refusalOf(this.name, this.limits, decision.hold, decision.retryAt - now, claimants);
     }
     // Reserve the slot before waiting, so concurrent callers queue behind it.
-    this.state.calls.push(decision.at);
-    this.onReserve(decision.at);
+    const charged = claimants[decision.claimant] ?? (claimants[0] as (typeof claimants)[number]);
+    this.state.calls.push({ at: decision.at, account: charged.account, weight: charged.weight });
+    this.tally.sent(charged);
     if (decision.at > now) await sleep(decision.at - now);
   }
 
   async backOff(retryAfterMs: number): Promise<void> {
     this.state.backedOffUntil = Math.max(this.state.backedOffUntil, Date.now() + retryAfterMs);
-    this.onReserve(undefined);
   }
 
   async snapshot(): Promise<BudgetSnapshot> {
-    return snapshotOf(this.state, this.limits, Date.now(), 'memory', 'local');
+    const now = Date.now();
+    return snapshotOf(this.state, this.limits, now, 'memory', 'local', (ms) => this.tally.heldSince(now - ms));
   }
-
-  /** Hook for persistent subclasses. */
-  protected onReserve(_at: number | undefined): void {}
 }
 
+/** `held`: how many accounts were held to their share in the window of that length ending now (the tally, or the shared record). */
 export function snapshotOf(
   state: LedgerState,
   limits: BudgetLimits,
   now: number,
   store: string,
-  mode?: BudgetSnapshot['mode'],
+  mode: BudgetSnapshot['mode'] | undefined,
+  held: (windowMs: number) => number,
 ): BudgetSnapshot {
   const calls = prune(state.calls, now, dayOf(limits));
   const usedMinute = countSince(calls, now - minuteOf(limits));
   const usedDay = calls.length;
   const next = nextSlot({ calls, backedOffUntil: state.backedOffUntil }, limits, now);
+  const windows = fairWindows(limits);
+  const share: NonNullable<BudgetSnapshot['share']> = { reserve: limits.reserve ?? 0 };
+  for (const window of windows) {
+    const figures: ShareWindow = {
+      limit: window.limit,
+      reserved: window.reserved,
+      callers: callersIn(calls, window.ms, now),
+      held: held(window.ms),
+    };
+    share[window.name] = figures;
+  }
   return {
     limits,
     usedMinute,
@@ -64,5 +77,6 @@ export function snapshotOf(
     backedOffUntil: state.backedOffUntil > now ? new Date(state.backedOffUntil).toISOString() : null,
     store,
     ...(mode === undefined ? {} : { mode }),
+    ...(windows.length === 0 ? {} : { share }),
   };
 }

@@ -18,7 +18,8 @@
 // would have been sent. Limit answers, failures and budget refusals are other errors, never remembered.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { ApiError, NotFoundAnswerError, type RememberedNotFound } from '../core/errors.js';
+import { currentCallers } from '../core/caller.js';
+import { ApiError, CallerShareSpentError, NotFoundAnswerError, type RememberedNotFound } from '../core/errors.js';
 import type { UpstreamHealth } from '../health/upstream-health.js';
 import {
   type CacheEntry,
@@ -161,7 +162,7 @@ export class UpstreamCache {
     const pending = this.misses.get(key);
     if (pending !== undefined) {
       this.counters.singleFlightWaits += 1;
-      return pending as Promise<CacheResult<T>>;
+      return joined(pending as Promise<CacheResult<T>>, () => this.fetchMiss(key, window, load, options));
     }
     const promise = (async (): Promise<CacheResult<T>> => {
       const found = await this.tiers.getL2<T>(key);
@@ -211,9 +212,15 @@ export class UpstreamCache {
     } catch (error) {
       this.counters.refreshFailures += 1;
       // A dead upstream is not hammered by every request that sees the stale value; a "not found" is not
-      // asked again while it is remembered.
+      // asked again while it is remembered. A caller's spent share sent nothing and says nothing of the upstream:
+      // the next caller may refresh at once.
       const remembered = error instanceof NotFoundAnswerError ? error.remembered : undefined;
-      const pause = remembered === undefined ? Math.min(this.refreshBackoffMs, window.freshMs) : remembered.until - Date.now();
+      const pause =
+        error instanceof CallerShareSpentError
+          ? 0
+          : remembered === undefined
+            ? Math.min(this.refreshBackoffMs, window.freshMs)
+            : remembered.until - Date.now();
       if (pause > 0) {
         if (this.refreshBlocked.size >= MAX_BLOCKED_KEYS) this.refreshBlocked.clear();
         this.refreshBlocked.set(key, Date.now() + pause);
@@ -231,7 +238,7 @@ export class UpstreamCache {
     const pending = this.inFlight.get(key);
     if (pending !== undefined) {
       this.counters.singleFlightWaits += 1;
-      return pending as Promise<CacheEntry<T>>;
+      return joined(pending as Promise<CacheEntry<T>>, () => this.load(key, window, load, options));
     }
     const promise = this.loadUnlessNotFound(key, window, load, options).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, promise as Promise<CacheEntry>);
@@ -329,12 +336,25 @@ export class UpstreamCache {
       value = await this.health.track(options.upstream, load, { breaker: options.breaker });
     } catch (error) {
       const failure = error instanceof NotFoundAnswerError ? await this.remember(key, error) : error;
-      // Replicas waiting on this flight fail with its outcome rather than each retry the upstream.
-      if (failure instanceof ApiError) await this.lock?.recordFailure(key, failure);
+      // Replicas waiting on this flight fail with its outcome rather than each retry the upstream; a caller's
+      // spent share is its own, so they try on their own account instead.
+      if (failure instanceof ApiError && !(failure instanceof CallerShareSpentError)) await this.lock?.recordFailure(key, failure);
       throw failure;
     }
     const entry = makeEntry(value, window);
     await this.tiers.set(key, entry);
     return entry;
   }
+}
+
+/**
+ * A single flight another caller started: its outcome, unless it was refused for that caller's spent share,
+ * which is not this caller's to share (fair-share.ts): this caller then tries on its own account.
+ */
+function joined<R>(pending: Promise<R>, retry: () => Promise<R>): Promise<R> {
+  const mine = currentCallers();
+  return pending.catch((error: unknown) => {
+    if (error instanceof CallerShareSpentError && !mine.some((caller) => error.accounts.includes(caller.account))) return retry();
+    throw error;
+  });
 }

@@ -149,6 +149,21 @@ export const EnvSchema = Type.Object({
     600,
     'Requests per client address per minute (`0` = off), shared by the replicas through Redis; beyond it `429 RATE_LIMITED` with `Retry-After`.',
   ),
+  BUDGET_RESERVE: Type.Number({
+    default: 0.25,
+    minimum: 0,
+    maximum: 0.5,
+    description:
+      'The part of every provider budget window (minute, day) kept for callers that have spent less than their fair share of it: one caller alone may use the rest (at least three quarters by default), so a newcomer still gets fresh data while another floods. A caller over its share gets cached and stale answers, and `429 CALLER_SHARE_SPENT` where only a new call would do. Rounded down per window (a quarter of 5 a minute keeps 1). `0` turns fair shares off.',
+  }),
+  CLIENT_KEYS: Type.Optional(
+    Type.String({
+      description:
+        "Callers with a key of their own, sent as `Authorization: Bearer <key>`: one per line (or separated by `;`), `name sha256=<the key's SHA-256 in hex> [share=<weight, default 1>] [scopes=market,broker,mcp (default market)] [rate=<requests a minute, default RATE_LIMIT_PER_MINUTE>]`. A keyed caller has its own share of every provider budget and its own rate limit, and is named in logs and metrics; `broker` reads broker data from any network. A wrong key is `401`; no key is the anonymous caller of its address. Only hashes are configured (`npm run client-key -- <name>` makes a key and its line).",
+      [SECRET]: true,
+    }),
+  ),
+  CLIENT_KEYS_FILE: optional('Instead of CLIENT_KEYS: a file holding its entries, one a line (`#` starts a comment), read at start.'),
   UPSTREAM_TIMEOUT_MS: int(8_000, 100, 120_000, 'Deadline of one upstream call; past it, a stale value or `504 UPSTREAM_TIMEOUT`.'),
   HEADERS_TIMEOUT_MS: int(
     10_000,

@@ -1,7 +1,7 @@
 // Reads and validates the environment once, against the schema of every variable (config-schema.ts):
 // types, ranges, enums and defaults there; URLs, lists and rules that tie variables together here. An
 // invalid start names every problem, one line each, and never echoes a secret.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { envSchema } from 'env-schema';
 import type { Static } from '@sinclair/typebox';
 import {
@@ -15,6 +15,8 @@ import {
   type TECHNICAL_SOURCES,
   VARIABLES,
 } from './config-schema.js';
+import type { ClientKey } from './caller.js';
+import { parseClientKeys } from './client-keys.js';
 import { isLoopbackHost, networkMatcher, proxyTrust, trustProxyRisk } from './networks.js';
 import { type ProxySettings, proxySettings } from './proxy-settings.js';
 import { gatewayHosts, OutboundRoutes } from './outbound-routes.js';
@@ -48,6 +50,10 @@ export interface Config {
   /** Fastify's `trustProxy`: false, true, a hop count, or a comma list of addresses/CIDRs. */
   trustProxy: boolean | number | string;
   rateLimitPerMinute: number;
+  /** Callers with keys of their own (CLIENT_KEYS or CLIENT_KEYS_FILE); empty: every caller is known by its address. */
+  clientKeys: ClientKey[];
+  /** The part of each budget window kept for callers below their fair share (BUDGET_RESERVE; 0: no fair shares). */
+  budgetReserve: number;
   upstreamTimeoutMs: number;
   /** Limits on slow clients: headers must arrive within headersTimeoutMs, the whole request within requestTimeoutMs. */
   server: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
@@ -191,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('BROKER_CORS_ORIGINS cannot be *: list the origins of the dashboards that may read broker data');
   else checked(problems, 'BROKER_CORS_ORIGINS', () => parseOrigins(brokerOrigins));
   checked(problems, 'TRUST_PROXY', () => proxyTrust(trustProxy(v.TRUST_PROXY)));
+  const clientKeys = clientKeysOf(v, problems);
   const trustRisk = trustProxyRisk(trustProxy(v.TRUST_PROXY), v.HOST);
   if (trustRisk !== undefined && !isLoopbackHost(v.HOST) && !TRUTHY.has(v.TRUST_PROXY_ANY))
     problems.push(`${trustRisk}, or TRUST_PROXY_ANY=yes if only that proxy can reach HOST=${v.HOST}`);
@@ -229,6 +236,8 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat: v.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     trustProxy: trustProxy(v.TRUST_PROXY),
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
+    clientKeys,
+    budgetReserve: v.BUDGET_RESERVE,
     upstreamTimeoutMs: v.UPSTREAM_TIMEOUT_MS,
     server: { headersTimeoutMs: v.HEADERS_TIMEOUT_MS, requestTimeoutMs: v.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS },
     alphaVantage: {
@@ -354,6 +363,7 @@ function expected(schema: Record<string, unknown>): string {
   if (Array.isArray(schema.anyOf)) return schema.anyOf.map((s) => expected(s as Record<string, unknown>)).join(', or ');
   if (schema.const !== undefined) return String(schema.const);
   if (typeof schema.minLength === 'number') return `at least ${schema.minLength} characters`;
+  if (schema.type === 'number') return `a number from ${String(schema.minimum)} to ${String(schema.maximum)}`;
   if (schema.type === 'integer') {
     const { minimum, maximum } = schema as { minimum: number; maximum: number };
     return maximum >= Number.MAX_SAFE_INTEGER ? `a whole number of at least ${minimum}` : `a whole number from ${minimum} to ${maximum}`;
@@ -381,6 +391,30 @@ function redisTargetOf(v: Vars, problems: string[], list: (value: string) => str
     return { kind: 'redis-sentinel', sentinels, name: v.REDIS_SENTINEL_NAME ?? '', sentinelPassword: v.REDIS_SENTINEL_PASSWORD, ...auth };
   }
   return undefined;
+}
+
+/** CLIENT_KEYS, or the file CLIENT_KEYS_FILE names; a wrong entry is named by position and name, never its hash. */
+function clientKeysOf(v: Vars, problems: string[]): ClientKey[] {
+  if (v.CLIENT_KEYS !== undefined && v.CLIENT_KEYS_FILE !== undefined) {
+    problems.push('set only one of CLIENT_KEYS and CLIENT_KEYS_FILE');
+    return [];
+  }
+  let text = v.CLIENT_KEYS;
+  const file = v.CLIENT_KEYS_FILE;
+  if (file !== undefined) {
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      problems.push(`CLIENT_KEYS_FILE cannot be read (${file}): ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+      return [];
+    }
+  }
+  try {
+    return text === undefined ? [] : parseClientKeys(text);
+  } catch (error) {
+    problems.push(`${file === undefined ? 'CLIENT_KEYS' : 'CLIENT_KEYS_FILE'}: ${(error as Error).message}`);
+    return [];
+  }
 }
 
 /** `host:port` or `[v6]:port`. */

@@ -3,7 +3,9 @@
 const ERROR_STATUS = {
   MISSING_PARAMETER: 400,
   INVALID_PARAMETER: 400,
+  INVALID_CLIENT_KEY: 401,
   BROKER_FORBIDDEN: 403,
+  CLIENT_KEY_FORBIDDEN: 403,
   MCP_FORBIDDEN: 403,
   NOT_FOUND: 404,
   SYMBOL_NOT_FOUND: 404,
@@ -11,6 +13,7 @@ const ERROR_STATUS = {
   REQUEST_TIMEOUT: 408,
   RATE_LIMITED: 429,
   QUOTA_EXHAUSTED: 429,
+  CALLER_SHARE_SPENT: 429,
   HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,
@@ -124,6 +127,23 @@ export class BudgetExhaustedError extends ApiError {
   constructor(message: string, retryAfterSeconds: number) {
     super('QUOTA_EXHAUSTED', message, { retryAfterSeconds });
     this.name = 'BudgetExhaustedError';
+  }
+}
+
+/**
+ * Our budget guard declined to send the call for this caller: the budget is not spent, but what is left of
+ * it is kept for callers that have spent less than their fair share (BUDGET_RESERVE). `accounts`: whose
+ * share it was (a stream topic's poll asks for every caller holding the topic), so that a caller sharing a
+ * single-flight call with them can try on its own account.
+ */
+export class CallerShareSpentError extends ApiError {
+  constructor(
+    message: string,
+    retryAfterSeconds: number,
+    readonly accounts: readonly string[],
+  ) {
+    super('CALLER_SHARE_SPENT', message, { retryAfterSeconds });
+    this.name = 'CallerShareSpentError';
   }
 }
 

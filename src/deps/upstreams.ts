@@ -35,7 +35,9 @@ export interface UpstreamsContext {
 }
 
 export function createUpstreams({ config, logger, budgets, budgetOverrides, outbound, onClose }: UpstreamsContext): Upstreams {
-  const limits = (id: UpstreamId, configured: BudgetLimits) => budgets.get(id, budgetOverrides?.[id] ?? configured);
+  // Every budget keeps BUDGET_RESERVE of each window for callers below their fair share (a benchmark's scaled limits too).
+  const limits = (id: UpstreamId, configured: BudgetLimits) =>
+    budgets.get(id, { reserve: config.budgetReserve, ...(budgetOverrides?.[id] ?? configured) });
   const http = (id: UpstreamId, connections?: number) => {
     const client = new HttpClient({ name: UPSTREAMS[id].label, timeoutMs: config.upstreamTimeoutMs, logger, connections, outbound });
     onClose(() => client.close());

@@ -1,10 +1,10 @@
 // What each upstream last did, for /api/system/status, and the circuit breaker in front of each one.
 // Reads state; never calls an upstream by itself.
-import { ApiError, BudgetExhaustedError, driftOf, type ErrorCode, PlanRefusalError } from '../core/errors.js';
+import { ApiError, BudgetExhaustedError, CallerShareSpentError, driftOf, type ErrorCode, PlanRefusalError } from '../core/errors.js';
 import { CircuitBreaker, type CircuitBreakerOptions, CircuitOpenError, type CircuitSnapshot } from './circuit-breaker.js';
 
 /** Limits (429) say something about the upstream; every other 4xx is about what the caller asked for. */
-const NOT_THE_CALLERS: ReadonlySet<ErrorCode> = new Set(['QUOTA_EXHAUSTED', 'RATE_LIMITED']);
+const NOT_THE_CALLERS: ReadonlySet<ErrorCode> = new Set(['QUOTA_EXHAUSTED', 'CALLER_SHARE_SPENT', 'RATE_LIMITED']);
 
 /** The caller's own mistake (an unknown symbol, an invalid cursor): never held against an upstream. */
 function isCallerError(error: unknown): boolean {
@@ -116,7 +116,7 @@ export class UpstreamHealth {
         // The upstream answered as it should ("no such symbol") or nothing was sent: not its failure.
         this.state(upstream).calls += 1;
         this.observer?.(upstream, performance.now() - started, error);
-      } else if (!(error instanceof BudgetExhaustedError) && !(error instanceof CircuitOpenError) && !(error instanceof PlanRefusalError)) {
+      } else if (!notSent(error)) {
         this.recordError(upstream, error);
         this.observer?.(upstream, performance.now() - started, error);
       }
@@ -132,4 +132,14 @@ export class UpstreamHealth {
   circuits(): Record<string, CircuitSnapshot> {
     return Object.fromEntries([...this.breakers].map(([name, breaker]) => [name, breaker.snapshot()]));
   }
+}
+
+/** Refused before it was sent: by our own budget, a caller's spent share, the key's plan or the open circuit. */
+function notSent(error: unknown): boolean {
+  return (
+    error instanceof BudgetExhaustedError ||
+    error instanceof CallerShareSpentError ||
+    error instanceof CircuitOpenError ||
+    error instanceof PlanRefusalError
+  );
 }

@@ -139,6 +139,8 @@ export interface RequestLine {
   ms: number;
   cache: unknown;
   ip: string | undefined;
+  /** The client key's name (CLIENT_KEYS), for a keyed caller. */
+  client?: string | undefined;
   /** The MCP tools a POST /mcp called (comma-separated), absent on every other request. */
   tool?: string;
 }
@@ -199,7 +201,7 @@ export class RequestLog {
       this.logger.info(line, 'request');
       return;
     }
-    this.emit(line.reqId, sharedJson(line), line.ip, field(',"tool":', line.tool));
+    this.emit(line.reqId, sharedJson(line), line.ip, field(',"client":', line.client) + field(',"tool":', line.tool));
   }
 
   /**
@@ -216,7 +218,7 @@ export class RequestLog {
     this.emit(reqId, shared.json, ip, '');
   }
 
-  /** `after`: the fields a line carries after `ip` (the MCP tool's name), encoded. */
+  /** `after`: the fields a line carries after `ip` (a keyed caller's client name, the MCP tool's), encoded. */
   private emit(reqId: string, shared: string, ip: string | undefined, after: string): void {
     const json = this.prefix() + field(',"reqId":', reqId) + shared + field(',"ip":', ip) + after + this.tail;
     this.output.write(this.hook === undefined ? json : this.hook(json));
@@ -303,6 +305,7 @@ export class RequestLogController extends LogController {
       ms: Math.round(reply.elapsedTime),
       cache: reply.getHeader('x-cache'),
       ip: request.ip,
+      client: request.caller?.key?.name,
       tool: request.mcpTool,
     };
     // Not reply.log: it carries reqId already, and a line must hold each key once.

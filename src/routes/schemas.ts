@@ -59,10 +59,10 @@ export const ErrorResponse = Type.Object(
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'MISSING_PARAMETER or INVALID_PARAMETER',
-  401: 'BROKER_FORBIDDEN: the bearer token sent is not BROKER_TOKEN',
-  403: 'BROKER_FORBIDDEN: broker data is not for this caller (its network, proxy or web origin); the message says what to configure',
+  401: 'INVALID_CLIENT_KEY: the bearer token sent is no client key (CLIENT_KEYS); on broker routes BROKER_FORBIDDEN: it is not BROKER_TOKEN',
+  403: 'CLIENT_KEY_FORBIDDEN: the client key may not be used here (its scopes); on broker data BROKER_FORBIDDEN: not for this caller (its network, proxy or web origin); the message says what to configure',
   404: 'SYMBOL_NOT_FOUND',
-  429: 'RATE_LIMITED (this caller) or QUOTA_EXHAUSTED (upstream budget); see Retry-After',
+  429: 'RATE_LIMITED (this caller), CALLER_SHARE_SPENT (this caller has spent its fair share of the upstream budget; cached answers are still served) or QUOTA_EXHAUSTED (upstream budget); see Retry-After',
   502: 'UPSTREAM_ERROR',
   503: 'PROVIDER_NOT_CONFIGURED, BROKER_UNAVAILABLE, or SHUTTING_DOWN (this instance is draining; retry); see Retry-After',
   504: 'UPSTREAM_TIMEOUT',

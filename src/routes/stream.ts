@@ -59,12 +59,13 @@ const DESCRIPTION = [
   "One upstream poll per topic serves every viewer (across replicas with Redis), at the cadence of the route's cache window;",
   "`brokerQuotes` instead pushes each change of the broker's real-time feed as it arrives (BROKER_STREAMING=auto), with snapshots while the feed cannot answer.",
   'A client that does not read gets only the latest value per topic and is disconnected after two heartbeat periods.',
-  'Limits: `STREAM_MAX_CONNECTIONS` per server and `STREAM_MAX_PER_CLIENT` per address answer 429 `RATE_LIMITED`.',
+  'Limits: `STREAM_MAX_CONNECTIONS` per server and `STREAM_MAX_PER_CLIENT` per caller (client key or address) answer 429 `RATE_LIMITED`.',
+  "A topic's upstream calls are put to the accounts of the callers holding it (fair shares, `BUDGET_RESERVE`): a topic whose holders have all spent their share keeps its last value and is read again when a share returns, or, with nothing to show, sends an `error` event `CALLER_SHARE_SPENT`.",
 ].join(' ');
 
 function localFeeds(app: FastifyInstance): FeedFactory {
-  return (topic, deliver) => {
-    const poller = new TopicPoller(topic, app.liveTopics, deliver, app.deps.logger);
+  return (topic, deliver, holders) => {
+    const poller = new TopicPoller(topic, app.liveTopics, deliver, app.deps.logger, holders);
     poller.start();
     return poller;
   };
@@ -118,11 +119,11 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
     async (request, reply) => {
       const topics = parseTopics(request.query, () => isLocalCaller(request));
       if (request.method === 'HEAD') return reply.header('cache-control', 'no-store').type('text/event-stream; charset=utf-8').send('');
-      hub.admit(request.ip);
+      hub.admit(request.caller);
       reply.hijack();
       // Heartbeats keep the socket busy and blocked sockets are closed by the hub: no idle timeout.
       request.raw.socket.setTimeout(0);
-      const client = new StreamClient(reply.raw, { address: request.ip, slowClientMs: 2 * heartbeatMs, retryMs: RETRY_MS });
+      const client = new StreamClient(reply.raw, { caller: request.caller, slowClientMs: 2 * heartbeatMs, retryMs: RETRY_MS });
       client.open(reply.getHeaders() as Record<string, string | number | string[]>);
       const openedAt = Date.now();
       reply.raw.once('close', () => {

@@ -20,7 +20,7 @@ import type { DataSource } from './data-source.js';
 import { PRIMARY } from './data-source.js';
 import type { ForwardService } from './forward-service.js';
 import { readEnum, required, seriesQuery } from './query-params.js';
-import type { QuoteService } from './quote-service.js';
+import type { QuoteService, SourcedResult } from './quote-service.js';
 import type { SearchService } from './search-service.js';
 import type { SeriesService } from './series-service.js';
 import type { TechnicalService } from './technical-service.js';
@@ -30,7 +30,7 @@ export interface QueryAnswer {
   result: CacheResult<unknown> & { freshness?: Freshness };
   source: DataSource;
   /** The hot path's hook for a quote's demand (QuoteService). */
-  onHotAnswer?: (entry: CacheEntry) => void;
+  onHotAnswer?: SourcedResult<unknown>['onHotAnswer'];
   format: 'json' | 'csv';
 }
 

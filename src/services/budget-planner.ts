@@ -8,19 +8,32 @@
 //  - among keys with no value, a call goes to the one most asked for: a key is not loaded while a hotter
 //    one, refused within the last minute, still waits for its first value;
 //  - with a fallback source, a key with no fresh value goes to provider A only when it is among the
-//    hottest; the rest are answered by the fallback first.
+//    hottest; the rest are answered by the fallback first;
+//  - "hottest" is judged over every caller's demand, and also over each caller's own: one caller asking for
+//    many keys many times (a flood, a stream of symbols that do not exist) cannot push every other caller's
+//    keys out of the hot set, since each caller's own hottest keys stay hot for it (what each then spends is
+//    its fair share of the budget: fair-share.ts).
 // The budget guard still decides every single call (limits, spacing, replicas); this only chooses which
 // keys ask it.
 import type { BudgetLimits } from '../budget/budget-guard.js';
 import { dayOf, minuteOf } from '../budget/budget-ledger.js';
+import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from '../cache/cache-store.js';
+import { currentCallers } from '../core/caller.js';
 import { DemandTracker } from './demand-tracker.js';
 
 /** Demand halves over ten minutes (scaled with the budget's minute): a burst fades within the hour. */
 const HALF_LIFE_MINUTES = 10;
 /** A fresh value is refreshed early in the last tenth of its fresh window. */
 const EARLY_SHARE = 0.1;
-const MAX_WAITING = 10_000;
+/**
+ * Keys remembered as refused while they had no value. mayLoad asks whether any is hotter than the key asking, so
+ * each new key reads them all: bounded small, the most recent kept (a flood of new keys once made it 43 % of the CPU).
+ */
+const MAX_WAITING = 256;
+/** Callers whose own demand is tracked, and keys per caller (the hot set is a few keys; this is room enough). */
+const MAX_CALLERS = 1_024;
+const KEYS_PER_CALLER = 64;
 
 export class BudgetPlanner {
   readonly demand: DemandTracker;
@@ -30,6 +43,8 @@ export class BudgetPlanner {
   private refusedAt = Number.NEGATIVE_INFINITY;
   /** Keys refused while they had no value at all, and when. */
   private readonly waiting = new Map<string, number>();
+  /** Each caller's own demand, by account. */
+  private readonly byCaller = new LRUCache<string, DemandTracker>({ max: MAX_CALLERS });
 
   constructor(
     limits: BudgetLimits,
@@ -43,18 +58,30 @@ export class BudgetPlanner {
     this.hot = Math.max(1, Math.floor(Math.min(keepable(limits.perMinute, this.minuteMs), keepable(limits.perDay, dayOf(limits)))));
   }
 
+  /** A request for `key`: every caller's demand, and its callers' own (core/caller.ts). */
   note(key: string): void {
     this.demand.note(key);
+    for (const caller of currentCallers()) {
+      let own = this.byCaller.get(caller.account);
+      if (own === undefined) {
+        own = new DemandTracker(this.demand.halfLifeMs, this.now, KEYS_PER_CALLER);
+        this.byCaller.set(caller.account, own);
+      }
+      own.note(key);
+    }
   }
 
+  /** Among the keys the budget keeps fresh: the hottest of all callers', or of the asking callers' own. */
   isHot(key: string): boolean {
-    return this.demand.rank(key) < this.hot;
+    if (this.demand.rank(key) < this.hot) return true;
+    return currentCallers().some((caller) => (this.byCaller.get(caller.account)?.rank(key) ?? Number.POSITIVE_INFINITY) < this.hot);
   }
 
   /** A caller found no value for `key` and the budget refused to fetch one. */
   noteRefusal(key: string): void {
     this.refusedAt = this.now();
-    if (this.waiting.size >= MAX_WAITING) this.waiting.clear();
+    this.waiting.delete(key);
+    if (this.waiting.size >= MAX_WAITING) this.waiting.delete(this.waiting.keys().next().value as string);
     this.waiting.set(key, this.refusedAt);
   }
 

@@ -31,7 +31,7 @@ export class DemandTracker {
   private rankedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
-    private readonly halfLifeMs: number,
+    readonly halfLifeMs: number,
     private readonly now: () => number = Date.now,
     private readonly maxKeys = MAX_KEYS,
   ) {

@@ -108,7 +108,10 @@ function nothingToServe(errors: unknown[]): ApiError {
   const first = apiErrors[0];
   const retryAfters = apiErrors.map((e) => e.retryAfterSeconds).filter((s): s is number => s !== undefined);
   const said = (reason: string) => `no instrument of the market overview could be fetched (${reason})`;
-  return new ApiError('UPSTREAM_ERROR', said(first?.message ?? 'unexpected failure'), {
+  // Refused before any call for everyone's budget or this caller's share: the caller hears that (a 429), not a failure.
+  const refusal = apiErrors.length === errors.length && apiErrors.every((e) => e.code === first?.code) ? first?.code : undefined;
+  const code = refusal === 'QUOTA_EXHAUSTED' || refusal === 'CALLER_SHARE_SPENT' ? refusal : 'UPSTREAM_ERROR';
+  return new ApiError(code, said(first?.message ?? 'unexpected failure'), {
     retryAfterSeconds: retryAfters.length === apiErrors.length && retryAfters.length > 0 ? Math.min(...retryAfters) : undefined,
     publicMessage: said(first?.publicMessage ?? 'unexpected failure'),
   });

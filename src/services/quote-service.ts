@@ -15,6 +15,7 @@ import type { BudgetLimits } from '../budget/budget-guard.js';
 import { type CacheEntry, type CacheResult, type CacheStatus, type CacheWindow, isFresh, isServable } from '../cache/cache-store.js';
 import type { UpstreamCache } from '../cache/upstream-cache.js';
 import type { AlphaVantageEntitlement } from '../core/config.js';
+import { type Caller, runAs } from '../core/caller.js';
 import { ApiError, type ErrorCode } from '../core/errors.js';
 import { type Freshness, instant } from '../core/freshness.js';
 import type { AlphaVantageClient } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
@@ -31,8 +32,11 @@ export interface SourcedResult<T> {
   /** The cached answer, and how fresh its values are (the X-Data-Freshness header of an Alpha Vantage-shaped body). */
   result: CacheResult<T> & { freshness?: Freshness };
   source: DataSource;
-  /** Told each time the hot path answers this result by itself, in place of a call to the service. */
-  onHotAnswer?: (entry: CacheEntry) => void;
+  /**
+   * Told each time the hot path answers this result by itself, in place of a call to the service; `caller` is who
+   * asked, whose account an early refresh it starts is put to.
+   */
+  onHotAnswer?: (entry: CacheEntry, caller: () => Caller) => void;
 }
 
 export interface QuoteServiceOptions {
@@ -53,6 +57,7 @@ export interface QuoteServiceOptions {
 /** Provider A could not answer for a reason the fallback can cover (not the caller's or the symbol's fault). */
 const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set([
   'QUOTA_EXHAUSTED',
+  'CALLER_SHARE_SPENT',
   'UPSTREAM_ERROR',
   'UPSTREAM_TIMEOUT',
   'PROVIDER_NOT_CONFIGURED',
@@ -80,7 +85,7 @@ export class QuoteService {
 
   /** The quote for `symbol` (upper case), and where it came from; the hot path's answers count as demand for it. */
   async get(symbol: string, options: { revalidate?: boolean } = {}): Promise<SourcedResult<GlobalQuoteBody>> {
-    return { ...(await this.read(symbol, options)), onHotAnswer: (entry) => this.servedHot(symbol, entry) };
+    return { ...(await this.read(symbol, options)), onHotAnswer: (entry, caller) => this.servedHot(symbol, entry, caller) };
   }
 
   private async read(symbol: string, options: { revalidate?: boolean }): Promise<SourcedResult<GlobalQuoteBody>> {
@@ -119,9 +124,11 @@ export class QuoteService {
   }
 
   /** Called when the hot path answers a fresh provider-A value by itself: demand, and the early refresh. */
-  private servedHot(symbol: string, entry: CacheEntry): void {
+  private servedHot(symbol: string, entry: CacheEntry, caller: () => Caller): void {
     this.planner.note(symbol);
-    this.refreshed(symbol, entry as CacheEntry<GlobalQuoteBody>);
+    // The hot path answers outside any request's context: an early refresh it starts is the asking caller's.
+    if (this.due(symbol, entry as CacheEntry<GlobalQuoteBody>))
+      runAs([caller()], () => this.refreshed(symbol, entry as CacheEntry<GlobalQuoteBody>));
     this.options.tally.count('quote', PRIMARY);
   }
 
@@ -153,12 +160,17 @@ export class QuoteService {
 
   /** Starts a background provider-A refresh when the planner spends a call on this key now. */
   private refreshed<T extends CacheEntry<GlobalQuoteBody> | undefined>(symbol: string, cached: T): T {
-    const due = cached === undefined ? this.planner.isHot(symbol) : this.planner.mayRefresh(symbol, cached);
-    if (due && this.options.alphaVantage.configured) {
+    if (this.due(symbol, cached)) {
       const { cache, window, alphaVantage } = this.options;
       cache.refresh(this.primaryKey(symbol), window, () => use(alphaVantage).globalQuote(symbol), { upstream: ALPHA_VANTAGE });
     }
     return cached;
+  }
+
+  /** Whether the planner spends a provider-A call on refreshing this key now. */
+  private due(symbol: string, cached: CacheEntry<GlobalQuoteBody> | undefined): boolean {
+    const due = cached === undefined ? this.planner.isHot(symbol) : this.planner.mayRefresh(symbol, cached);
+    return due && this.options.alphaVantage.configured;
   }
 
   private answer(entry: CacheEntry<GlobalQuoteBody>, status: CacheStatus, source: DataSource): SourcedResult<GlobalQuoteBody> {

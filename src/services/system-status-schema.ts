@@ -62,6 +62,18 @@ const UnreadableAnswers = Type.Object(
   },
 );
 
+const ShareWindow = Type.Object(
+  {
+    limit: Type.Integer({ description: "The window's limit." }),
+    reserved: Type.Integer({ description: 'Calls of the window kept for callers below their share.' }),
+    callers: Type.Integer({ description: 'Callers (client keys or addresses) that spent in the window.' }),
+    held: Type.Integer({
+      description: 'Callers held to their share in the window: refused a new call (`CALLER_SHARE_SPENT`), served from the cache.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 const Budget = Type.Union(
   [
     Type.Object(
@@ -79,6 +91,23 @@ const Budget = Type.Union(
           Type.String({ format: 'date-time', description: 'The upstream refused for its own limits; nothing is sent before this time.' }),
         ),
         store: Type.String({ description: 'Where the ledger lives: memory, embedded, redis or local-fallback.' }),
+        share: Type.Union(
+          [
+            Type.Object(
+              {
+                reserve: Type.Number({ description: 'BUDGET_RESERVE: the part of each window kept for callers below their share.' }),
+                minute: Type.Optional(ShareWindow),
+                day: Type.Optional(ShareWindow),
+              },
+              { additionalProperties: false },
+            ),
+            Type.Null(),
+          ],
+          {
+            description:
+              'Fair shares in force, per window that keeps calls back: one caller may spend `limit - reserved` of a window; the last `reserved` go only to callers that have spent less than their share. null: no window keeps calls back (BUDGET_RESERVE is 0, or the limits are too small).',
+          },
+        ),
       },
       { additionalProperties: false },
     ),

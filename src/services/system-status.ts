@@ -217,6 +217,7 @@ function budgetOf(snapshot: BudgetSnapshot | undefined): UpstreamStatus['budget'
     nextAvailableAt: snapshot.nextAvailableAt,
     backedOffUntil: snapshot.backedOffUntil,
     store: snapshot.store,
+    share: snapshot.share ?? null,
   };
 }
 

@@ -20,7 +20,9 @@ CREATE TABLE IF NOT EXISTS cache_entries (
 CREATE INDEX IF NOT EXISTS cache_entries_stale_until ON cache_entries (stale_until);
 CREATE TABLE IF NOT EXISTS budget_calls (
   name TEXT NOT NULL,
-  at INTEGER NOT NULL
+  at INTEGER NOT NULL,
+  account TEXT NOT NULL DEFAULT '',
+  weight REAL NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS budget_calls_name_at ON budget_calls (name, at);
 CREATE TABLE IF NOT EXISTS budget_backoff (
@@ -40,10 +42,18 @@ export function openStateDatabase(stateDir: string): StateDatabase {
     // Several processes may share one STATE_DIR: wait for a writer rather than fail.
     db.exec('PRAGMA busy_timeout = 5000');
     db.exec(SCHEMA);
+    addColumns(db);
     return db;
   } catch (error) {
     throw new Error(`cannot open the embedded store at ${file} (set STATE_DIR to a writable directory): ${(error as Error).message}`);
   }
+}
+
+/** A state.db from before fair shares: its calls are put to no known account (''), weight 1. */
+function addColumns(db: StateDatabase): void {
+  const columns = new Set((db.prepare('PRAGMA table_info(budget_calls)').all() as { name: string }[]).map((c) => c.name));
+  if (!columns.has('account')) db.exec("ALTER TABLE budget_calls ADD COLUMN account TEXT NOT NULL DEFAULT ''");
+  if (!columns.has('weight')) db.exec('ALTER TABLE budget_calls ADD COLUMN weight REAL NOT NULL DEFAULT 1');
 }
 
 /**

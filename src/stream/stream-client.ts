@@ -9,6 +9,7 @@
 // written, and it writes nothing more until `end`, so the socket's order is the stream's.
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Caller } from '../core/caller.js';
 
 const CRLF = Buffer.from('\r\n');
 
@@ -29,7 +30,8 @@ export class Frame {
 const HEARTBEAT = new Frame(':\n\n');
 
 export interface StreamClientOptions {
-  address: string;
+  /** Who holds the stream: the per-caller cap counts it, and its topics' polls are put to its account. */
+  caller: Caller;
   /** How long a socket may stay blocked before it is closed. */
   slowClientMs: number;
   /** The `retry:` hint: how long a browser waits before reconnecting. */
@@ -37,7 +39,7 @@ export interface StreamClientOptions {
 }
 
 export class StreamClient {
-  readonly address: string;
+  readonly caller: Caller;
   /** Frames held back while the socket is blocked, latest per topic. */
   private readonly pending = new Map<string, Frame>();
   private blockedSince: number | undefined;
@@ -49,7 +51,7 @@ export class StreamClient {
     private readonly res: ServerResponse,
     private readonly options: StreamClientOptions,
   ) {
-    this.address = options.address;
+    this.caller = options.caller;
     res.on('drain', this.flush);
   }
 

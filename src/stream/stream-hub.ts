@@ -7,6 +7,7 @@
 // viewers per event-loop turn, and a newer frame supersedes the one being written: viewers not reached
 // yet get only the newest, those already given the older one get the newest after it (never an older
 // frame after a newer one).
+import type { Caller } from '../core/caller.js';
 import { ApiError } from '../core/errors.js';
 import { Frame, type StreamClient } from './stream-client.js';
 import type { Topic } from './stream-topics.js';
@@ -16,14 +17,17 @@ export interface TopicFeed {
   stop(): void;
 }
 
-/** Starts whatever produces a topic's events; `deliver` is called with each one. */
-export type FeedFactory = (topic: Topic, deliver: (event: TopicEvent) => void) => TopicFeed;
+/**
+ * Starts whatever produces a topic's events; `deliver` is called with each one. `holders`: the callers whose
+ * streams hold the topic now, to whose accounts its upstream calls are put.
+ */
+export type FeedFactory = (topic: Topic, deliver: (event: TopicEvent) => void, holders: () => readonly Caller[]) => TopicFeed;
 
 export interface StreamHubOptions {
   feeds: FeedFactory;
   heartbeatMs: number;
   maxConnections: number;
-  /** Per client address; 0 = no limit. */
+  /** Per caller (a client key, or an address: src/core/caller.ts); 0 = no limit. */
   maxPerClient: number;
   /** Viewers written per event-loop turn, all fan-outs and the heartbeat together. */
   chunk?: number;
@@ -50,6 +54,8 @@ interface Viewer {
 
 class TopicState implements Job {
   readonly viewers = new Map<StreamClient, Viewer>();
+  /** The callers holding this topic: their streams' callers, each once. */
+  readonly holders = (): readonly Caller[] => [...new Set([...this.viewers.keys()].map((client) => client.caller))];
   feed: TopicFeed = { stop: () => {} };
   last: { fingerprint: string; frame: Frame } | undefined;
   /** Counts frames: a viewer whose generation differs has not been given the latest. */
@@ -128,7 +134,7 @@ const SHUTDOWN_FRAME = 'retry: 250\nevent: shutdown\ndata: {"reconnect":true}\n\
 export class StreamHub {
   private readonly topics = new Map<string, TopicState>();
   private readonly clients = new Map<StreamClient, Topic[]>();
-  private readonly perAddress = new Map<string, number>();
+  private readonly perCaller = new Map<string, number>();
   private readonly heartbeat: NodeJS.Timeout;
   private readonly heartbeatPass = new HeartbeatPass();
   /** Fan-outs not finished in the turn they began in. */
@@ -156,32 +162,34 @@ export class StreamHub {
     return { connections: this.clients.size, topics: this.topics.size, blocked, dropped, bufferedBytes };
   }
 
-  /** Throws the 429 a new stream from `address` gets when a limit is reached. */
-  admit(address: string): void {
+  /** Throws the 429 a new stream of `caller` gets when a limit is reached. */
+  admit(caller: Caller): void {
     const { maxConnections, maxPerClient } = this.options;
     if (this.clients.size >= maxConnections) {
       throw new ApiError('RATE_LIMITED', `this server holds its maximum of ${maxConnections} streams; retry later or elsewhere`, {
         retryAfterSeconds: 5,
       });
     }
-    if (maxPerClient > 0 && (this.perAddress.get(address) ?? 0) >= maxPerClient) {
-      throw new ApiError('RATE_LIMITED', `at most ${maxPerClient} streams per client address; close one first`, { retryAfterSeconds: 5 });
+    if (maxPerClient > 0 && (this.perCaller.get(caller.account) ?? 0) >= maxPerClient) {
+      throw new ApiError('RATE_LIMITED', `at most ${maxPerClient} streams per caller; close one first`, { retryAfterSeconds: 5 });
     }
   }
 
   attach(client: StreamClient, topics: Topic[]): void {
     if (this.closing) return client.end(SHUTDOWN_FRAME);
     this.clients.set(client, topics);
-    this.perAddress.set(client.address, (this.perAddress.get(client.address) ?? 0) + 1);
+    this.perCaller.set(client.caller.account, (this.perCaller.get(client.caller.account) ?? 0) + 1);
     for (const topic of topics) {
       let state = this.topics.get(topic.id);
+      const started = state !== undefined;
       if (state === undefined) {
         state = new TopicState(topic.id);
         this.topics.set(topic.id, state);
-        state.feed = this.options.feeds(topic, (event) => this.deliver(event));
       }
       state.viewers.set(client, { client, generation: state.generation });
-      if (state.last !== undefined) client.send(topic.id, state.last.frame);
+      // A new topic's feed starts with its first viewer among its holders: its first read is put to that caller.
+      if (!started) state.feed = this.options.feeds(topic, (event) => this.deliver(event), state.holders);
+      else if (state.last !== undefined) client.send(topic.id, state.last.frame);
     }
   }
 
@@ -189,9 +197,10 @@ export class StreamHub {
     const topics = this.clients.get(client);
     if (topics === undefined) return;
     this.clients.delete(client);
-    const count = (this.perAddress.get(client.address) ?? 1) - 1;
-    if (count > 0) this.perAddress.set(client.address, count);
-    else this.perAddress.delete(client.address);
+    const account = client.caller.account;
+    const count = (this.perCaller.get(account) ?? 1) - 1;
+    if (count > 0) this.perCaller.set(account, count);
+    else this.perCaller.delete(account);
     for (const topic of topics) {
       const state = this.topics.get(topic.id);
       if (state === undefined) continue;

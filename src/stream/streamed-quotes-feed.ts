@@ -3,6 +3,7 @@
 // arrive in one event-loop turn make one event, and the hub gives a slow viewer only the newest. While the
 // stream cannot answer every symbol of the topic (before its first ticks, while it reconnects, during a
 // lost session), the topic's usual feed polls snapshots instead; it stops once the stream answers again.
+import type { Caller } from '../core/caller.js';
 import type { FeedFactory, TopicFeed } from './stream-hub.js';
 import type { SharedQuoteStream } from './shared-quote-stream.js';
 import type { Topic } from './stream-topics.js';
@@ -13,7 +14,8 @@ const CHECK_MS = 1_000;
 
 /** The hub's feed factory with brokerQuotes topics served from `shared` (other topics as `base` serves them). */
 export function withStreamedBrokerQuotes(shared: SharedQuoteStream, base: FeedFactory): FeedFactory {
-  return (topic, deliver) => (topic.kind === 'brokerQuotes' ? new StreamedQuotesFeed(topic, deliver, shared, base) : base(topic, deliver));
+  return (topic, deliver, holders) =>
+    topic.kind === 'brokerQuotes' ? new StreamedQuotesFeed(topic, deliver, holders, shared, base) : base(topic, deliver, holders);
 }
 
 class StreamedQuotesFeed implements TopicFeed {
@@ -27,6 +29,7 @@ class StreamedQuotesFeed implements TopicFeed {
   constructor(
     private readonly topic: Topic,
     private readonly deliver: (event: TopicEvent) => void,
+    private readonly holders: () => readonly Caller[],
     private readonly shared: SharedQuoteStream,
     private readonly base: FeedFactory,
   ) {
@@ -63,7 +66,7 @@ class StreamedQuotesFeed implements TopicFeed {
     if (this.stopped) return;
     const answer = this.shared.answer(this.symbols);
     if (answer === undefined) {
-      this.fallback ??= this.base(this.topic, this.deliver);
+      this.fallback ??= this.base(this.topic, this.deliver, this.holders);
       return;
     }
     this.fallback?.stop();

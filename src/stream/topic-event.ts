@@ -29,13 +29,18 @@ export function valueEvent(topic: Topic, data: string, fingerprint: string, stor
 }
 
 /**
- * The one error body, plus the topic it is about (`quote=IBM`), so a page knows which panel failed. In public
- * words for every viewer: one event serves every viewer of the topic on every replica, whoever they are (the
- * full words are in the log line and in status's local view).
+ * The one error body, plus the topic it is about (`quote=IBM`), so a page knows which panel failed, and, where the
+ * topic waits before it is read again (a spent budget or share, a provider's limit), `retryAfter`: the seconds a GET
+ * says in Retry-After. In public words for every viewer: one event serves every viewer of the topic on every
+ * replica, whoever they are (the full words are in the log line and in status's local view).
  */
 export function errorEvent(topic: Topic, error: ApiError): TopicEvent {
   const id = eventId(Date.now());
-  const body = { ...errorBody(error, id), topic: topic.arg === '' ? topic.kind : `${topic.kind}=${topic.arg}` };
+  const body = {
+    ...errorBody(error, id),
+    topic: topic.arg === '' ? topic.kind : `${topic.kind}=${topic.arg}`,
+    ...(error.retryAfterSeconds === undefined ? {} : { retryAfter: error.retryAfterSeconds }),
+  };
   return { topic: topic.id, id, event: 'error', data: JSON.stringify(body), fingerprint: `error:${error.code}:${error.publicMessage}` };
 }
 

@@ -8,10 +8,28 @@
 // said, before its result is fanned out: however long the fan-out takes, it never moves the next read.
 import type { Logger } from 'pino';
 import type { CacheResult } from '../cache/cache-store.js';
+import { type Caller, runWork, type Work } from '../core/caller.js';
 import { ApiError, NotFoundAnswerError } from '../core/errors.js';
 import type { LiveTopics } from './live-topics.js';
 import type { Topic } from './stream-topics.js';
 import { errorEvent, type TopicEvent, valueEvent } from './topic-event.js';
+
+/**
+ * A poll asks for at most this many of a topic's holders (a budget tries each until one may have the call): the
+ * most a popular topic's thousands of holders need, at a bounded cost per poll.
+ */
+const MAX_HOLDERS = 32;
+
+/** At most MAX_HOLDERS of `callers`, picked at random when there are more (so that no one is always left out). */
+export function sample(callers: readonly Caller[]): readonly Caller[] {
+  if (callers.length <= MAX_HOLDERS) return callers;
+  const picked = [...callers];
+  for (let i = 0; i < MAX_HOLDERS; i += 1) {
+    const j = i + Math.floor(Math.random() * (picked.length - i));
+    [picked[i], picked[j]] = [picked[j] as Caller, picked[i] as Caller];
+  }
+  return picked.slice(0, MAX_HOLDERS);
+}
 
 /** No topic is polled more often than this (broker quotes: their 1 s fresh window). @internal */
 export const MIN_POLL_MS = 1_000;
@@ -45,21 +63,27 @@ function retryAt(error: ApiError, startedAt: number, endedAt: number): number {
   return Math.max(startedAt + Math.max(MIN_POLL_MS, RETRY_MS), endedAt + (error.retryAfterSeconds ?? 0) * 1000);
 }
 
-/** Reads a topic once and turns the outcome into its event, with the time of the next read. */
+/**
+ * Reads a topic once, on behalf of the callers holding it (its upstream calls are put to their accounts), and
+ * turns the outcome into its event, with the time of the next read: not before their share returns, when a budget
+ * held them to it (the stale value stays meanwhile).
+ */
 export async function readTopic(
   topics: LiveTopics,
   topic: Topic,
   revalidate: boolean,
   logger: Logger,
+  holders: readonly Caller[],
 ): Promise<{ event: TopicEvent; nextAt: number }> {
   const startedAt = Date.now();
+  const work: Work = { callers: sample(holders) };
   try {
-    const result = await topics.load(topic, revalidate);
+    const result = await runWork(work, () => topics.load(topic, revalidate));
     const endedAt = Date.now();
     const data = JSON.stringify(result.entry.value);
     return {
       event: valueEvent(topic, data, topics.fingerprint(topic.kind, result.entry.value, data), result.entry.storedAt),
-      nextAt: nextPollAt(result, startedAt, endedAt),
+      nextAt: Math.max(nextPollAt(result, startedAt, endedAt), work.heldUntil ?? 0),
     };
   } catch (error) {
     const apiError = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'internal error');
@@ -77,6 +101,7 @@ export class TopicPoller {
     private readonly topics: LiveTopics,
     private readonly emit: (event: TopicEvent) => void,
     private readonly logger: Logger,
+    private readonly holders: () => readonly Caller[],
   ) {}
 
   start(): void {
@@ -90,7 +115,7 @@ export class TopicPoller {
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    const { event, nextAt } = await readTopic(this.topics, this.topic, true, this.logger);
+    const { event, nextAt } = await readTopic(this.topics, this.topic, true, this.logger, this.holders());
     if (this.stopped) return;
     this.emit(event);
     // A read that ran past its successor's time is followed at once; reads never overlap.

@@ -2,6 +2,9 @@
 // every second; the others take the lease over when it lapses (the holder died), within
 // LEASE_MS + RENEW_MS. The holder publishes every event on the topic's channel; every replica relays the
 // channel to its own viewers. Without Redis for the moment, a replica polls for its own viewers.
+//
+// A topic's calls are put to the accounts of the callers holding it on every replica (fair shares): each replica
+// names its own holders in the topic's shared set as it renews, and the polling replica reads them all there.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { RedisFlightLock } from '../cache/flight-lock.js';
@@ -10,12 +13,38 @@ import type { RedisConnection } from '../store/redis-connection.js';
 import { RedisScript } from '../store/redis-script.js';
 import type { RedisSubscriber } from '../store/redis-subscriber.js';
 import type { LiveTopics } from './live-topics.js';
+import type { Caller } from '../core/caller.js';
 import type { FeedFactory, TopicFeed } from './stream-hub.js';
 import type { Topic } from './stream-topics.js';
 import type { TopicEvent } from './topic-event.js';
-import { readTopic, TopicPoller } from './topic-poller.js';
+import { readTopic, sample, TopicPoller } from './topic-poller.js';
 
 /** KEYS: lease. ARGV: holder value, ms. -> 1 when this holder has (or now takes) the lease, else 0. */
+/**
+ * KEYS: the topic's holders (a sorted set: member `<weight>|<label>|<account>`, score its expiry). ARGV: ms a
+ * member lives, then this replica's holders. -> every replica's holders, expired ones dropped.
+ */
+const HOLDERS = new RedisScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], now + ttl, ARGV[i]) end
+redis.call('PEXPIRE', KEYS[1], ttl * 2)
+return redis.call('ZRANGE', KEYS[1], 0, -1)
+`);
+
+/** A holder in the shared set (caller.ts Caller, without the key: the budgets need the account, weight and label). */
+function memberOf(caller: Caller): string {
+  return `${caller.weight}|${caller.label}|${caller.account}`;
+}
+
+function holderOf(member: string): Caller | undefined {
+  const [weight, label, ...account] = member.split('|');
+  if (label === undefined || account.length === 0) return undefined;
+  return { weight: Number(weight) || 1, label, account: account.join('|'), key: undefined };
+}
+
 const HOLD = new RedisScript(`
 local holder = redis.call('GET', KEYS[1])
 if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2])) return 1 end
@@ -74,16 +103,16 @@ export class TopicRelay {
 
   /** The hub's feed factory: the status topic describes this replica, so it is always polled here. */
   feeds(local: FeedFactory): FeedFactory {
-    return (topic, deliver) => (topic.kind === 'status' ? local(topic, deliver) : this.feed(topic, deliver));
+    return (topic, deliver, holders) => (topic.kind === 'status' ? local(topic, deliver, holders) : this.feed(topic, deliver, holders));
   }
 
   leaseName(topic: Topic): string {
     return `stream:${this.options.scopeOf(topic)}:${topic.id}`;
   }
 
-  private feed(topic: Topic, deliver: (event: TopicEvent) => void): TopicFeed {
+  private feed(topic: Topic, deliver: (event: TopicEvent) => void, holders: () => readonly Caller[]): TopicFeed {
     const channel = this.channel(this.leaseName(topic), (payload) => deliver(payload as TopicEvent));
-    const lease = new TopicLease(this, topic, deliver, (event) => channel.publish(event));
+    const lease = new TopicLease(this, topic, deliver, (event) => channel.publish(event), holders);
     this.leases.add(lease);
     return {
       stop: () => {
@@ -115,6 +144,20 @@ export class TopicRelay {
       'stream-leases',
       async (client) => (await HOLD.run<number>(client, [lease], [this.holderId, this.options.leaseMs ?? 3_000])) === 1,
       () => undefined,
+    );
+  }
+
+  /** Names this replica's holders of the topic `name` and reads every replica's; this replica's alone when Redis cannot say. */
+  sharedHolders(name: string, local: readonly Caller[]): Promise<readonly Caller[]> {
+    const key = this.redis.key(`holders:${name}`);
+    const ttl = 3 * (this.options.renewMs ?? 1_000);
+    return this.degraded.attempt(
+      'stream-leases',
+      async (client) => {
+        const members = await HOLDERS.run<string[]>(client, [key], [ttl, ...local.map(memberOf)]);
+        return members.map(holderOf).filter((caller): caller is Caller => caller !== undefined);
+      },
+      () => local,
     );
   }
 
@@ -152,17 +195,20 @@ class TopicLease {
   private poller: TopicPoller | undefined;
   private holding = false;
   private stopped = false;
+  /** The topic's holders on every replica, as last read. */
+  private everyone: readonly Caller[] = [];
 
   constructor(
     private readonly relay: TopicRelay,
     private readonly topic: Topic,
     private readonly deliver: (event: TopicEvent) => void,
     private readonly publish: (event: TopicEvent) => void,
+    private readonly holders: () => readonly Caller[],
   ) {
     this.name = relay.leaseName(topic);
     const { topics, logger, renewMs } = relay.options;
     // New viewers get the value at once, through the shared cache, whoever polls.
-    void readTopic(topics, topic, false, logger).then(({ event }) => this.stopped || deliver(event));
+    void readTopic(topics, topic, false, logger, holders()).then(({ event }) => this.stopped || deliver(event));
     void this.renew();
     this.timer = setInterval(() => void this.renew(), renewMs ?? 1_000);
   }
@@ -178,7 +224,8 @@ class TopicLease {
   }
 
   private async renew(): Promise<void> {
-    const held = await this.relay.hold(this.name);
+    const [held, everyone] = await Promise.all([this.relay.hold(this.name), this.relay.sharedHolders(this.name, sample(this.holders()))]);
+    this.everyone = everyone;
     if (this.stopped) {
       if (held === true) await this.relay.release(this.name);
       return;
@@ -188,7 +235,9 @@ class TopicLease {
     const poll = held !== false;
     if (poll && this.poller === undefined) {
       const { topics, logger } = this.relay.options;
-      this.poller = new TopicPoller(this.topic, topics, (event) => this.emit(event), logger);
+      // Every replica's holders, as last read, with this replica's own as they are now.
+      const holders = () => [...new Set([...this.holders(), ...this.everyone])];
+      this.poller = new TopicPoller(this.topic, topics, (event) => this.emit(event), logger, holders);
       this.poller.start();
     } else if (!poll && this.poller !== undefined) {
       this.poller.stop();

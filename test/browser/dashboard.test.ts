@@ -89,10 +89,10 @@ const PANELS = ['#overview-panel', '#quote-panel', '#status-panel', '#dividends-
 test('the dashboard renders tiles, a quote, the price and RSI charts and the status panel with real values', { skip }, async (t) => {
   // Production budget per day and pacing for provider A (its simulator refuses more than one call per
   // second; 1200 ms is the default spacing, whose slack absorbs a loaded machine's send jitter). Per minute
-  // 6, not 5: a symbol costs three calls (quote, RSI, daily series), and the lookup below comes within the
-  // same minute as the page's own three.
+  // 8, not 5: a symbol costs three calls (quote, RSI, daily series), and the lookup below comes within the
+  // same minute as the page's own three: six, which a caller alone has of eight (two are kept for others).
   const running = await startApp(t, {
-    env: { ...ANSWERS_ENV, ALPHA_VANTAGE_CALLS_PER_MINUTE: '6', ALPHA_VANTAGE_CALLS_PER_DAY: '500', ALPHA_VANTAGE_MIN_INTERVAL_MS: '1200' },
+    env: { ...ANSWERS_ENV, ALPHA_VANTAGE_CALLS_PER_MINUTE: '8', ALPHA_VANTAGE_CALLS_PER_DAY: '500', ALPHA_VANTAGE_MIN_INTERVAL_MS: '1200' },
   });
   const { url } = running;
   // An agent asked something (a tool that calls no provider, so the budget below is the page's own).
@@ -167,7 +167,7 @@ test('the dashboard renders tiles, a quote, the price and RSI charts and the sta
   for (const id of ['provider-a', 'provider-b', 'overview', 'broker']) assert.ok(rows.includes(id), `status row ${id}`);
   // The status refreshes once the first data is in, so it shows what loading the page cost.
   await page.waitForSelector('.upstream[data-upstream="provider-a"][data-state="ok"]', { state: 'attached', timeout: 15_000 });
-  assert.match((await page.textContent('.upstream[data-upstream="provider-a"] [data-gauge="minute"] .num')) ?? '', /^[0-3] of 6 left$/);
+  assert.match((await page.textContent('.upstream[data-upstream="provider-a"] [data-gauge="minute"] .num')) ?? '', /^[2-5] of 8 left$/);
   assert.match((await page.textContent('.upstream[data-upstream="provider-a"] [data-gauge="day"] .num')) ?? '', /^49[0-7] of 500 left$/);
   assert.match((await page.textContent('.upstream[data-upstream="provider-a"] .upstream-meta')) ?? '', /last success \d+ s ago/);
   assert.match((await page.textContent('#overall-text')) ?? '', /^(ok|degraded) · v1\.0\.0$/);

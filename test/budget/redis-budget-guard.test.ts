@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { test, type TestContext } from 'node:test';
 import type { BudgetLimits } from '../../src/budget/budget-guard.js';
 import { RedisBudgetGuard } from '../../src/budget/redis-budget-guard.js';
-import { BudgetExhaustedError } from '../../src/core/errors.js';
+import { addressCaller, runAs } from '../../src/core/caller.js';
+import { BudgetExhaustedError, CallerShareSpentError } from '../../src/core/errors.js';
 import { redisPrefix, sharedStore } from '../store/redis-helper.js';
 import { startProxy } from '../store/tcp-proxy.js';
 
@@ -120,4 +121,34 @@ test('a replica that never reached Redis sends nothing until it can', async (t) 
   assert.ok(refusal.retryAfterSeconds! <= 60);
   assert.match(refusal.message, /shared store \(Redis\) is unreachable.*conservative/);
   assert.equal((await guard.snapshot()).store, 'local-fallback');
+});
+
+test('fair shares across replicas: a flooder on one replica is held to its share, a newcomer on another gets the kept call', async (t) => {
+  const prefix = redisPrefix(t);
+  const limits = { perMinute: 4, perDay: 500, minIntervalMs: 0, reserve: 0.25 };
+  const [a, b] = await Promise.all([replica(t, prefix, limits), replica(t, prefix, limits)]);
+  const flooder = addressCaller('203.0.113.9');
+  const newcomer = addressCaller('2001:db8:7:7::1');
+  const outcomes = await runAs([flooder], () =>
+    Promise.all(
+      Array.from({ length: 6 }, () =>
+        a!.guard.acquire().then(
+          () => 'sent',
+          (e: unknown) => e,
+        ),
+      ),
+    ),
+  );
+  assert.equal(outcomes.filter((o) => o === 'sent').length, 3, 'three of four: one is kept for callers below their share');
+  const refusal = outcomes.find((o) => o !== 'sent');
+  assert.ok(refusal instanceof CallerShareSpentError, String(refusal));
+  assert.deepEqual(refusal.accounts, ['203.0.113.9']);
+  assert.ok(refusal.retryAfterSeconds! >= 59);
+  await runAs([newcomer], () => b!.guard.acquire());
+  const after = await runAs([flooder], () => b!.guard.acquire().catch((e: unknown) => e));
+  assert.ok(after instanceof BudgetExhaustedError, 'the minute is spent for everyone now');
+  const snapshot = await b!.guard.snapshot();
+  assert.equal(snapshot.usedMinute, 4);
+  assert.deepEqual(snapshot.share?.minute, { limit: 4, reserved: 1, callers: 2, held: 1 });
+  assert.equal(snapshot.share?.day?.callers, 2);
 });

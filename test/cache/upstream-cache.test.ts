@@ -6,9 +6,12 @@ import { MemoryCacheStore } from '../../src/cache/memory-cache-store.js';
 import { RedisCacheStore } from '../../src/cache/redis-cache-store.js';
 import { SqliteCacheStore } from '../../src/cache/sqlite-cache-store.js';
 import { UpstreamCache } from '../../src/cache/upstream-cache.js';
+import { MemoryBudgetGuard } from '../../src/budget/memory-budget-guard.js';
+import { addressCaller, runAs } from '../../src/core/caller.js';
 import {
   ApiError,
   BudgetExhaustedError,
+  CallerShareSpentError,
   NotFoundAnswerError,
   PlanRefusalError,
   UpstreamRefusalError,
@@ -401,4 +404,29 @@ test('with Redis, the "not found" one replica was told answers the other, withou
   const later = await b!.fetch('nf', WINDOW, load, OPTS).catch((e: unknown) => e);
   assert.equal((later as NotFoundAnswerError).remembered?.cache, 'HIT');
   assert.equal(calls, 1);
+});
+
+test("a single flight refused for its starter's spent share is not another caller's answer: the joiner loads on its own account", async (t) => {
+  const { cache } = embeddedCache(t);
+  const guard = new MemoryBudgetGuard('alphaVantage', { perMinute: 4, perDay: 0, minIntervalMs: 0, reserve: 0.25 });
+  const flooder = addressCaller('203.0.113.9');
+  const dashboard = addressCaller('198.51.100.4');
+  // The flooder has spent all but the call kept for callers below their share.
+  await runAs([flooder], async () => {
+    for (let i = 0; i < 3; i += 1) await guard.acquire();
+  });
+  const loader = gatedLoader('IBM at 170');
+  const spending = async () => {
+    const value = await loader.load();
+    await guard.acquire();
+    return value;
+  };
+  const flooderAsks = runAs([flooder], () => cache.fetch('IBM', WINDOW, spending, OPTS));
+  const dashboardAsks = runAs([dashboard], () => cache.fetch('IBM', WINDOW, spending, OPTS));
+  loader.release();
+  const [refused, served] = await Promise.allSettled([flooderAsks, dashboardAsks]);
+  assert.ok(refused.status === 'rejected' && refused.reason instanceof CallerShareSpentError, String(refused));
+  assert.ok(served.status === 'fulfilled' && served.value.entry.value === 'IBM at 170', String(served));
+  assert.equal(loader.calls, 2, 'the dashboard loaded again, as itself');
+  assert.deepEqual([...guard.tally.calls], [['anonymous', 4]]);
 });

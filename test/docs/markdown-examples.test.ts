@@ -9,7 +9,7 @@ const fence = (lang: string, body: string) => `\`\`\`${lang}\n${body}\n\`\`\``;
 test('a curl block and the answer after it: json, http or Server-Sent Events', () => {
   const page = [
     '# A page',
-    '<!-- examples-env: BROKER=tastytrade BROKER_TOKEN=a=b -->',
+    '<!-- examples-env: BROKER=tastytrade BROKER_TOKEN=a=b CLIENT_KEYS="agents\n  sha256=00 share=2" -->',
     fence('sh', "curl 'http://127.0.0.1:3000/api/system/live'"),
     'Prose between is fine.',
     fence('json', '{ "status": "live" }'),
@@ -22,7 +22,7 @@ test('a curl block and the answer after it: json, http or Server-Sent Events', (
   ].join('\n\n');
   const { env, examples, problems } = pageExamples(page);
   assert.deepEqual(problems, []);
-  assert.deepEqual(env, { BROKER: 'tastytrade', BROKER_TOKEN: 'a=b' });
+  assert.deepEqual(env, { BROKER: 'tastytrade', BROKER_TOKEN: 'a=b', CLIENT_KEYS: 'agents sha256=00 share=2' });
   assert.equal(examples.length, 3);
   assert.deepEqual(examples[0]?.answer, { status: 200, headers: [], body: { status: 'live' } });
   assert.match(examples[1]?.command ?? '', /\\\n {2}-H 'X-Request-Id: abc'$/);

@@ -7,7 +7,7 @@
 //     means "varies": the header must be there, any value), then a blank line and the body, if any;
 //   - `text`: Server-Sent Events (`event:` and `data:` lines), for a stream that stays open.
 //   A body shows a shape: the answer must hold every key path it shows, with the same JSON types (values vary).
-// - `<!-- examples-env: NAME=value NAME=value -->` anywhere in a page: the settings the page's examples run
+// - `<!-- examples-env: NAME=value NAME="a value" -->` anywhere in a page: the settings the page's examples run
 //   under (a token the page sets, another broker). The reader sets them as the page says.
 // - `<!-- examples-run-by: test/….test.ts -->`: a page whose commands need more than the sandbox (a proxy in
 //   between) names the test that runs them as written; the generic runner leaves that page to it.
@@ -132,9 +132,9 @@ export function pageExamples(markdown: string): PageExamples {
     if (node.type === 'html') {
       runBy ??= RUN_BY_DIRECTIVE.exec(value.trim())?.[1];
       const directive = ENV_DIRECTIVE.exec(value.trim());
-      for (const pair of directive?.[1]?.split(/\s+/) ?? []) {
-        const [name = '', ...rest] = pair.split('=');
-        env[name] = rest.join('=');
+      // NAME=value pairs; a value with spaces in double quotes (its runs of white space, line breaks too, one space).
+      for (const [, name = '', quoted, plain] of (directive?.[1] ?? '').matchAll(/([A-Za-z0-9_]+)=(?:"([^"]*)"|(\S*))/g)) {
+        env[name] = quoted === undefined ? (plain ?? '') : quoted.replace(/\s+/g, ' ');
       }
       return;
     }

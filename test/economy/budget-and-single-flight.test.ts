@@ -40,7 +40,7 @@ test('1,000 concurrent requests for one cold symbol reach the upstream exactly o
   assert.equal(upstream.calls.length, 1);
 });
 
-test('a burst of distinct symbols: the upstream sees at most the minute budget; the rest are stale or 429 with Retry-After', async (t) => {
+test('a burst of distinct symbols from one caller: the upstream sees at most the minute budget less the calls kept for others; the rest are stale or 429 with Retry-After', async (t) => {
   const upstream = await startCountingUpstream(t);
   const service = await serviceOn(t, upstream, {
     ALPHA_VANTAGE_CALLS_PER_MINUTE: '4',
@@ -55,7 +55,8 @@ test('a burst of distinct symbols: the upstream sees at most the minute budget; 
   const burst = [...warm, ...SYMBOLS.slice(2, 32)];
   const answers = await Promise.all(burst.map((symbol) => ask(`${service.url}/api/provider-a/quote?symbol=${symbol}`)));
   const finishedAt = Date.now();
-  assert.ok(upstream.calls.length <= 4, `upstream saw ${upstream.calls.length} calls`);
+  // One caller alone: BUDGET_RESERVE (a quarter, rounded down: 1 of 4) is kept for callers below their share.
+  assert.ok(upstream.calls.length <= 3, `upstream saw ${upstream.calls.length} calls`);
   assert.equal(maxInWindow(upstream.calls, 60_000), upstream.calls.length);
   for (const [i, answer] of answers.entries()) {
     if (i < warm.length) {
@@ -65,8 +66,8 @@ test('a burst of distinct symbols: the upstream sees at most the minute budget; 
     }
     assert.ok(answer.status === 200 || answer.status === 429, `status ${answer.status}`);
     if (answer.status === 429) {
-      assert.equal(answer.code, 'QUOTA_EXHAUSTED');
-      // The minute budget returns one minute (counted with its 2 % margin) after the oldest call of the window.
+      assert.equal(answer.code, 'CALLER_SHARE_SPENT');
+      // This caller's share returns one minute (counted with its 2 % margin) after the oldest call of the window.
       const expected = Math.ceil(((upstream.calls[0] as number) + 61_200 - finishedAt) / 1000);
       assert.ok(
         answer.retryAfter !== undefined && Math.abs(answer.retryAfter - expected) <= 2,
@@ -74,12 +75,13 @@ test('a burst of distinct symbols: the upstream sees at most the minute budget; 
       );
     }
   }
-  assert.ok(answers.filter((a) => a.status === 429).length >= burst.length - 4 - warm.length);
+  assert.ok(answers.filter((a) => a.status === 429).length >= burst.length - 3 - warm.length);
   const status = (await service.get('/api/system/status')).body as {
-    upstreams: { id: string; budget: { usedMinute: number; leftMinute: number } | null }[];
+    upstreams: { id: string; budget: { usedMinute: number; leftMinute: number; share: { minute: unknown } } | null }[];
   };
   const providerA = status.upstreams.find((u) => u.budget !== null && u.budget.usedMinute > 0);
-  assert.equal(providerA?.budget?.leftMinute, 0);
+  assert.equal(providerA?.budget?.leftMinute, 1, 'the call kept for others is left');
+  assert.deepEqual(providerA?.budget?.share.minute, { limit: 4, reserved: 1, callers: 1, held: 1 });
 });
 
 test("a drop-in client's mix over one key (quotes, fundamentals, FX, news): one minute budget; every answer 200 or 429", async (t) => {
@@ -99,11 +101,12 @@ test("a drop-in client's mix over one key (quotes, fundamentals, FX, news): one 
   ]);
   // Each request twice, at once: the second of a pair shares the first's call (single flight).
   const answers = await Promise.all([...mix, ...mix].map((url) => ask(url)));
-  assert.ok(upstream.calls.length <= 4, `upstream saw ${upstream.calls.length} calls`);
+  // One caller: 3 of the 4, the last kept for callers below their share.
+  assert.ok(upstream.calls.length <= 3, `upstream saw ${upstream.calls.length} calls`);
   assert.equal(maxInWindow(upstream.calls, 60_000), upstream.calls.length);
   for (const answer of answers) {
     assert.ok(answer.status === 200 || answer.status === 429, `status ${answer.status} ${answer.message}`);
-    if (answer.status === 429) assert.equal(answer.code, 'QUOTA_EXHAUSTED');
+    if (answer.status === 429) assert.equal(answer.code, 'CALLER_SHARE_SPENT');
   }
   assert.equal(answers.filter((a) => a.status === 200).length, 2 * upstream.calls.length, 'each call answers both requests that share it');
 });

@@ -59,7 +59,8 @@ test('three replicas on one Redis: one cold key costs one call, and together the
   // say anything about the spacing that a wider or narrower number did not.
   for (const answer of answers) {
     assert.ok(answer.status === 200 || answer.status === 429, `status ${answer.status}`);
-    if (answer.status === 429) assert.ok(answer.code === 'QUOTA_EXHAUSTED' && answer.retryAfter! >= 1);
+    // One caller (this process): its share is all but the call kept for others.
+    if (answer.status === 429) assert.ok(answer.code === 'CALLER_SHARE_SPENT' && answer.retryAfter! >= 1, JSON.stringify(answer));
   }
   const served = answers.filter((a) => a.status === 200).length;
   assert.ok(served >= upstream.calls.length - 1, 'every paid call is served (to both replicas asking for it)');
@@ -71,7 +72,8 @@ test('kill -9 and restart on the embedded store: the day count and the last good
     ...upstreamEnv(upstream),
     STATE_DIR: tempDir(t),
     ALPHA_VANTAGE_CALLS_PER_MINUTE: '0',
-    ALPHA_VANTAGE_CALLS_PER_DAY: '4',
+    // Five a day: one caller alone has four (one is kept for others).
+    ALPHA_VANTAGE_CALLS_PER_DAY: '5',
     ALPHA_VANTAGE_MIN_INTERVAL_MS: '0',
     CACHE_QUOTE_FRESH_SECONDS: '1',
   };
@@ -85,11 +87,11 @@ test('kill -9 and restart on the embedded store: the day count and the last good
   const second = await startReplica(t, env);
   const status = await ask(`${second.url}/api/system/status`);
   assert.equal(status.status, 200);
-  // The day count survived: one call is left of four.
+  // The day count survived, and who spent it: one call is left of this caller's four.
   assert.equal((await ask(`${second.url}/api/provider-a/quote?symbol=AMZN`)).status, 200);
   const refused = await ask(`${second.url}/api/provider-a/quote?symbol=TSLA`);
   assert.equal(refused.status, 429);
-  assert.equal(refused.code, 'QUOTA_EXHAUSTED');
+  assert.equal(refused.code, 'CALLER_SHARE_SPENT');
   assert.ok(refused.retryAfter! > 86_000, `Retry-After ${refused.retryAfter}`);
   // The last good value is served from the store (stale by now: 1 s fresh window), budget or not.
   await new Promise((resolve) => setTimeout(resolve, 1_100));

@@ -165,7 +165,7 @@ test('real responses from every documented GET path validate against the documen
   assert.ok(exercised >= SPEC_PATHS.length, `exercised ${exercised} paths`);
 });
 
-test('security is declared: none on market data and the system routes, an optional bearer on broker data, a bearer on /metrics', async (t) => {
+test('security is declared: an optional client key on market data, none on the system routes, an optional bearer on broker data, a bearer on /metrics', async (t) => {
   const { get } = await startApp(t);
   const doc = (await get('/api/openapi.json')).body as Document;
   assert.deepEqual(doc.components.securitySchemes?.brokerToken, {
@@ -174,17 +174,14 @@ test('security is declared: none on market data and the system routes, an option
     description: (doc.components.securitySchemes?.brokerToken as { description?: string } | undefined)?.description,
   });
   assert.equal(doc.components.securitySchemes?.metricsToken?.scheme, 'bearer');
+  assert.equal(doc.components.securitySchemes?.clientKey?.scheme, 'bearer');
   const securityOf = (path: string) => doc.paths[path]?.get?.security;
-  for (const path of [
-    '/api/provider-a/quote',
-    '/api/market/overview',
-    '/api/provider-b/dividends',
-    '/api/broker/health',
-    '/api/system/status',
-  ])
-    assert.deepEqual(securityOf(path), [], `${path}: no credential`);
-  for (const path of ['/api/broker/accounts', '/api/broker/positions', '/api/broker/quotes', '/api/broker/stream-ticket', '/api/stream'])
+  for (const path of ['/api/provider-a/quote', '/api/market/overview', '/api/provider-b/dividends'])
+    assert.deepEqual(securityOf(path), [{}, { clientKey: [] }], `${path}: an optional client key`);
+  for (const path of ['/api/broker/health', '/api/system/status']) assert.deepEqual(securityOf(path), [], `${path}: no credential`);
+  for (const path of ['/api/broker/accounts', '/api/broker/positions', '/api/broker/quotes', '/api/broker/stream-ticket'])
     assert.deepEqual(securityOf(path), [{}, { brokerToken: [] }], `${path}: an optional bearer token`);
+  assert.deepEqual(securityOf('/api/stream'), [{}, { clientKey: [] }, { brokerToken: [] }], '/api/stream: either, optionally');
   assert.deepEqual(securityOf('/metrics'), [{ metricsToken: [] }]);
   assert.deepEqual((doc.paths['/mcp'] as Record<string, Operation>).post?.security, [{}, { mcpToken: [] }], '/mcp: MCP_TOKEN, when set');
   // Every operation says: a route added without a rule would be flagged by the linters too.

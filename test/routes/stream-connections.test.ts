@@ -13,7 +13,7 @@ import { NO_FALLBACK, UNCAPPED } from '../helpers/config.js';
 /** These tests are about the answers, not what they cost: provider A alone (no fallback), with no budget, pacing or caller limit. */
 const ANSWERS_ENV = { ...UNCAPPED, ...NO_FALLBACK };
 
-test('limits: per client address and per server, 429 before the stream, room again once one closes', async (t) => {
+test('limits: per caller (an address here) and per server, 429 before the stream, room again once one closes', async (t) => {
   const { url, app, scan } = await startApp(t, { env: { ...ANSWERS_ENV, STREAM_MAX_PER_CLIENT: '2', STREAM_MAX_CONNECTIONS: '3' } });
   const path = `${url}/api/stream?status=true`;
   const first = await SseClient.open(t, path);
@@ -22,12 +22,13 @@ test('limits: per client address and per server, 429 before the stream, room aga
   const refused = await SseClient.open(t, path);
   assert.equal(refused.status, 429);
   assert.equal(JSON.parse(refused.body).error.code, 'RATE_LIMITED');
-  assert.match(JSON.parse(refused.body).error.message, /at most 2 streams per client address/);
+  assert.match(JSON.parse(refused.body).error.message, /at most 2 streams per caller/);
   assert.ok(Number(refused.headers['retry-after']) >= 1);
   first.close();
   await eventually(() => app.streamHub.stats().connections === 1, 'the closed stream to be gone');
   const line = scan.lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'stream closed');
-  assert.deepEqual(line?.topics, ['status'], 'a closed stream leaves a log line with its topics');
+  // A caller on this machine is local: its status topic is the local view's.
+  assert.deepEqual(line?.topics, ['status:local'], 'a closed stream leaves a log line with its topics');
   assert.equal(typeof line?.reqId, 'string');
   assert.equal((await SseClient.open(t, path)).status, 200);
 });
@@ -113,7 +114,8 @@ test('a client that never reads holds only the latest value per topic and is dis
   let peak = 0;
   for (let n = 0; n < events; n += 1) {
     const data = JSON.stringify({ n, pad: 'x'.repeat(frameBytes) });
-    app.streamHub.deliver({ topic: 'status', id: String(Date.now() + n), event: 'status', data, fingerprint: `injected-${n}` });
+    // Both streams are local callers': their status topic is the local view's.
+    app.streamHub.deliver({ topic: 'status:local', id: String(Date.now() + n), event: 'status', data, fingerprint: `injected-${n}` });
     peak = Math.max(peak, app.streamHub.stats().bufferedBytes);
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -9,6 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { type TestContext, test } from 'node:test';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Frame, StreamClient } from '../../src/stream/stream-client.js';
+import { addressCaller } from '../../src/core/caller.js';
 
 /** A server whose `/stream` responses become stream clients, handed to the test. */
 async function server(t: TestContext, other?: (res: ServerResponse) => void) {
@@ -16,7 +17,7 @@ async function server(t: TestContext, other?: (res: ServerResponse) => void) {
   const waiting: ((client: StreamClient) => void)[] = [];
   const http = createServer((req, res) => {
     if (req.url !== '/stream') return other?.(res);
-    const client = new StreamClient(res, { address: '127.0.0.1', slowClientMs: 60_000, retryMs: 3_000 });
+    const client = new StreamClient(res, { caller: addressCaller('127.0.0.1'), slowClientMs: 60_000, retryMs: 3_000 });
     client.open({});
     const next = waiting.shift();
     if (next === undefined) clients.push(client);
@@ -37,7 +38,9 @@ async function server(t: TestContext, other?: (res: ServerResponse) => void) {
 }
 
 test("a stream's socket drops the server's idle timeout, which its heartbeat and the slow-client rule make redundant and each write refreshed", async (t) => {
-  const http = createServer((_req, res) => new StreamClient(res, { address: '127.0.0.1', slowClientMs: 60_000, retryMs: 3_000 }).open({}));
+  const http = createServer((_req, res) =>
+    new StreamClient(res, { caller: addressCaller('127.0.0.1'), slowClientMs: 60_000, retryMs: 3_000 }).open({}),
+  );
   http.setTimeout(30_000);
   http.listen(0, '127.0.0.1');
   await once(http, 'listening');

@@ -14,6 +14,7 @@ import { type FeedFactory, StreamHub } from '../../src/stream/stream-hub.js';
 import { topic } from '../../src/stream/stream-topics.js';
 import type { TopicEvent } from '../../src/stream/topic-event.js';
 import { TopicPoller } from '../../src/stream/topic-poller.js';
+import { addressCaller } from '../../src/core/caller.js';
 
 const STATUS = topic('status');
 
@@ -51,7 +52,11 @@ class FakeResponse extends EventEmitter {
 
 function viewer(onWrite?: () => void): { client: StreamClient; res: FakeResponse } {
   const res = new FakeResponse(onWrite);
-  const client = new StreamClient(res as unknown as ServerResponse, { address: '127.0.0.1', slowClientMs: 2_000, retryMs: 3_000 });
+  const client = new StreamClient(res as unknown as ServerResponse, {
+    caller: addressCaller('127.0.0.1'),
+    slowClientMs: 2_000,
+    retryMs: 3_000,
+  });
   return { client, res };
 }
 
@@ -234,8 +239,8 @@ test('a fan-out longer than the poll interval: the poll keeps its time, and the 
   });
   const logger = pino({ level: 'silent' });
   const pollers: TopicPoller[] = [];
-  const feeds: FeedFactory = (feedTopic, deliver) => {
-    const poller = new TopicPoller(feedTopic, topics, deliver, logger);
+  const feeds: FeedFactory = (feedTopic, deliver, holders) => {
+    const poller = new TopicPoller(feedTopic, topics, deliver, logger, holders);
     pollers.push(poller);
     poller.start();
     return poller;

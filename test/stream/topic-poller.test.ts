@@ -54,6 +54,7 @@ function poller(t: TestContext, script: Read[], fanOutMs: number) {
       t.mock.timers.setTime(Date.now() + fanOutMs);
     },
     logger,
+    () => [],
   );
   t.after(() => subject.stop());
   subject.start();
@@ -165,7 +166,7 @@ test('after a failed refresh, the next read comes when the cache lets a refresh 
     events.push(event);
     t.mock.timers.setTime(Date.now() + 300);
   };
-  const subject = new TopicPoller(topic('brokerQuotes', 'AAPL'), topics, fanOut, logger);
+  const subject = new TopicPoller(topic('brokerQuotes', 'AAPL'), topics, fanOut, logger, () => []);
   t.after(() => subject.stop());
   subject.start();
   await runFor(t, 1_000);

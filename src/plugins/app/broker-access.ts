@@ -24,7 +24,13 @@ const BROKER_VARY = 'Origin, Authorization';
 
 /** What the access rules judge a request by (the /mcp rule too, mcp-access.ts). */
 export function callerFacts(request: FastifyRequest): CallerFacts {
-  return { ip: request.ip, peer: request.raw.socket.remoteAddress, headers: request.headers, scheme: request.protocol };
+  return {
+    ip: request.ip,
+    peer: request.raw.socket.remoteAddress,
+    headers: request.headers,
+    scheme: request.protocol,
+    key: request.caller?.key,
+  };
 }
 
 /**
@@ -80,5 +86,5 @@ export const brokerAccess = fp(
           );
     });
   },
-  { name: 'mdp-broker-access', fastify: '5.x', dependencies: ['mdp-preflight-check'] },
+  { name: 'mdp-broker-access', fastify: '5.x', dependencies: ['mdp-caller-identity'] },
 );

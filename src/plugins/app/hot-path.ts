@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from '../../cache/cache-store.js';
+import { addressCaller, type Caller } from '../../core/caller.js';
 import { callerAddress } from '../../core/networks.js';
 import { type RequestLog, redactUrl, SharedFields } from '../../log/logger.js';
 import { limitedRoute } from '../external/rate-limit.js';
@@ -59,8 +60,11 @@ interface HotEntry {
   plain: Heads;
   /** Under a CORS_ORIGINS list, the heads for an allowed Origin, with its slot. */
   allowed: Heads | undefined;
-  onAnswer: ((entry: CacheEntry) => void) | undefined;
+  onAnswer: HotAnswerHook | undefined;
 }
+
+/** Told of each hot answer (a quote's demand and early refresh); `caller` says whose account a refresh it starts is put to. */
+export type HotAnswerHook = (entry: CacheEntry, caller: () => Caller) => void;
 
 /**
  * Every hook a route the hot path answers runs, by kind and function name, with how a hot answer comes out
@@ -72,6 +76,8 @@ export const HOOKS_ACCOUNTED_FOR: Readonly<Record<string, Readonly<Record<string
   onRequest: {
     edgeHeaders: 'replayed from the pipeline answer; the request id is recomputed per request',
     closingAnswer: 'the hot path is disabled when the close begins, so the pipeline answers 503 SHUTTING_DOWN',
+    callerIdentity:
+      'an anonymous caller is its address, as the hot path reads it (accountOf for the limit, the caller of an early refresh); with CLIENT_KEYS set, a request with an Authorization header goes to the pipeline, and an answer to a keyed caller is never remembered (its rate-limit headers are its own)',
     preflightCheck: 'OPTIONS never reaches the hot path',
     brokerAccess:
       'acts only on routes that declare broker data, whose answers are private and carry Vary: the hot path replays public answers only, so the pipeline judges every broker caller',
@@ -117,6 +123,8 @@ export interface HotPathOptions {
   record: RequestRecorder;
   /** The cache's lookup counters: a hot answer is a cache hit and is counted as one. */
   cacheCounters: { hit: number };
+  /** CLIENT_KEYS is set: a request that may carry a key is the pipeline's to identify. */
+  keyed: boolean;
 }
 
 export class HotPath {
@@ -132,6 +140,7 @@ export class HotPath {
   private readonly limiter: CallerLimiter | undefined;
   private readonly record: RequestRecorder;
   private readonly cacheCounters: { hit: number };
+  private readonly keyed: boolean;
   /** Requests answered here rather than by Fastify. */
   served = 0;
 
@@ -143,18 +152,14 @@ export class HotPath {
     this.limiter = options.limiter;
     this.record = options.record;
     this.cacheCounters = options.cacheCounters;
+    this.keyed = options.keyed;
   }
 
   /** Called by sendCached once the pipeline has rendered a fresh 200 for this URL. */
-  remember(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    entry: CacheEntry,
-    body: string,
-    etag: string,
-    onAnswer?: (entry: CacheEntry) => void,
-  ): void {
+  remember(request: FastifyRequest, reply: FastifyReply, entry: CacheEntry, body: string, etag: string, onAnswer?: HotAnswerHook): void {
     if (!this.enabled || request.method !== 'GET' || reply.statusCode !== 200 || reply.hasHeader('x-partial')) return;
+    // A keyed caller's answer carries its own rate limit; the hot path answers anonymous callers only.
+    if (request.caller?.key !== undefined) return;
     // A shared cache never stores one caller's answer (RFC 9111 §3.5): broker data is answered by the pipeline, with its access rule, every time.
     if (!String(reply.getHeader('cache-control')).startsWith('public')) return;
     // Nor an answer that varies on more than the Origin it recomputes, or under a route's own CORS rule rather than the market policy.
@@ -208,7 +213,7 @@ export class HotPath {
   listener(fastify: Handler): Handler {
     return (req, res) => {
       const now = Date.now();
-      const hot = this.enabled ? this.lookup(req, now) : undefined;
+      const hot = this.enabled && !(this.keyed && req.headers.authorization !== undefined) ? this.lookup(req, now) : undefined;
       if (hot === undefined) return fastify(req, res);
       const started = performance.now();
       const limiter = hot.limited ? this.limiter : undefined;
@@ -216,7 +221,7 @@ export class HotPath {
       const address = limiter !== undefined || this.log.enabled ? this.callerAddress(req) : undefined;
       if (limiter === undefined) return this.answer(req, res, hot, now, started, address, undefined);
       limiter.incr(
-        address ?? '',
+        addressCaller(address).account,
         (error, count) => {
           // Over the limit, or the store failed: the pipeline renders the 429 (or its own fallback).
           if (error !== null || count === undefined || count.current > limiter.max) return fastify(req, res);
@@ -263,7 +268,7 @@ export class HotPath {
     const heads = origin === undefined ? hot.plain : (hot.allowed ?? hot.plain);
     res.writeHead(status, (notModified ? heads.notModified : heads.ok).fill(id, hot.age, limit, origin));
     res.end(notModified || req.method === 'HEAD' ? undefined : hot.body);
-    hot.onAnswer?.(hot.entry);
+    hot.onAnswer?.(hot.entry, () => addressCaller(address ?? this.callerAddress(req)));
     const seconds = (performance.now() - started) / 1000;
     this.record(req.method ?? 'GET', hot.route, status, seconds, 'HIT');
     if (this.log.enabled) {

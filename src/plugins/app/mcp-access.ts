@@ -2,12 +2,13 @@
 // rules the broker routes already have (src/broker/broker-access.ts, src/core/web-origins.ts).
 //  - An Origin, when one is sent, must be the service's own, a loopback page's, or one MCP_ORIGINS lists:
 //    CORS_ORIGINS, the market routes' list (`*` by default), never opens /mcp.
-//  - With MCP_TOKEN set, every request sends it (or BROKER_TOKEN, the stronger credential) as a bearer token.
+//  - With MCP_TOKEN set, every request sends it (or BROKER_TOKEN, the stronger credential, or a client key with the
+//    `mcp` scope: CLIENT_KEYS) as a bearer token.
 //  - A request no token admits must name the service in its Host (an address, a localhost name, a host of
 //    MCP_ORIGINS): a page whose own name was rebound to the service's address (DNS rebinding) sends its name,
 //    and is same-origin to itself, so no Origin check would see it.
 //  - The broker tools are for the callers the broker routes admit: BROKER_ALLOW_FROM's networks judged under
-//    TRUST_PROXY, BROKER_TOKEN, and the broker's own web origins and Host rule.
+//    TRUST_PROXY, BROKER_TOKEN or a client key with the `broker` scope, and the broker's own web origins and Host rule.
 // The hook runs before CORS and before the body is read: a refused page gets 403 and nothing else.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -79,8 +80,12 @@ export class McpAccess {
     return this.broker.browserRefusal(judged, token === 'token') ?? this.broker.networkRefusal(judged);
   }
 
-  /** true for MCP_TOKEN or BROKER_TOKEN; an error for a missing or wrong one when MCP_TOKEN is set (a preflight sends none). */
+  /**
+   * true for MCP_TOKEN, BROKER_TOKEN or a client key (the caller identity hook has refused one without the `mcp`
+   * scope); an error for a missing or wrong one when MCP_TOKEN is set (a preflight sends none).
+   */
   private tokenAdmission(facts: CallerFacts, preflight: boolean): boolean | ApiError {
+    if (facts.key !== undefined) return true;
     if (this.isMcpToken(facts) || this.broker.tokenAdmission(facts) === 'token') return true;
     if (this.mcp.token === undefined) return false;
     const sent = header(facts.headers, 'authorization') !== undefined;

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CacheEntry, CacheResult } from '../../cache/cache-store.js';
 import { FRESHNESS_HEADER, type Freshness, freshnessHeader } from '../../core/freshness.js';
 import { PRIMARY } from '../../services/data-source.js';
+import type { HotAnswerHook } from './hot-path.js';
 
 interface Rendered {
   body: string;
@@ -35,7 +36,7 @@ export interface SendOptions {
    */
   visibility?: 'public' | 'private';
   /** Told each time the hot path answers this entry by itself (it skips the route). */
-  onHotAnswer?: (entry: CacheEntry) => void;
+  onHotAnswer?: HotAnswerHook;
   /** `csv`: the entry holds CSV text, sent as text/csv (Alpha Vantage's datatype=csv). Default json. */
   format?: 'json' | 'csv';
 }
@@ -76,7 +77,7 @@ export function sendSourced(
     result,
     source,
     onHotAnswer,
-  }: { result: CacheResult<unknown> & { freshness?: Freshness }; source: string; onHotAnswer?: (entry: CacheEntry) => void },
+  }: { result: CacheResult<unknown> & { freshness?: Freshness }; source: string; onHotAnswer?: HotAnswerHook },
   options: SendOptions = {},
 ): FastifyReply {
   reply.header('x-data-source', source);

@@ -1,6 +1,7 @@
 // Prometheus metrics read off state that already lives in counters elsewhere (cache outcomes, upstream
 // calls and health, budgets, data sources), when Prometheus scrapes: the request path pays nothing for them.
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { ShareTally } from '../../budget/share-tally.js';
 import type { AppDeps } from '../../deps.js';
 import { areaOf } from '../../core/upstream-ids.js';
 import { within } from '../../core/within.js';
@@ -38,6 +39,30 @@ export function registerStateMetrics(registry: Registry, deps: AppDeps): void {
       }
     },
   });
+  // Fair shares: by caller label (a client key's name, `anonymous` or `service`), never by address.
+  const byCaller = (name: string, help: string, pick: (tally: ShareTally) => ReadonlyMap<string, number>) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ['upstream', 'caller'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [upstream, guard] of deps.budgets.all()) {
+          for (const [caller, count] of pick(guard.tally)) this.inc({ upstream: areaOf(upstream), caller }, count);
+        }
+      },
+    });
+  byCaller(
+    'mdp_upstream_caller_calls_total',
+    'Calls sent to each capped upstream, by the caller they were put to: a client key, anonymous callers (by address), or the service itself.',
+    (tally) => tally.calls,
+  );
+  byCaller(
+    'mdp_caller_share_refusals_total',
+    'Calls refused because the caller had spent its fair share of the upstream budget (429 CALLER_SHARE_SPENT, or a stale answer), by caller.',
+    (tally) => tally.refusals,
+  );
   const seenCache = new Map<string, number>();
   new Counter({
     name: 'mdp_cache_lookups_total',

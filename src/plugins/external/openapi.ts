@@ -6,6 +6,7 @@ import type {} from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { scopesFor } from '../../core/caller.js';
 
 const API_VERSION = '1.0.0';
 
@@ -44,6 +45,12 @@ const SECURITY_SCHEMES = {
     description:
       'BROKER_TOKEN (16+ characters), for broker data from outside the networks BROKER_ALLOW_FROM lists (loopback and private networks by default). Callers on those networks send none; a wrong token is 401.',
   },
+  clientKey: {
+    type: 'http' as const,
+    scheme: 'bearer',
+    description:
+      'A client key (CLIENT_KEYS): the caller is then that client, with its own share of the provider budgets and its own rate limit. Optional: without one the caller is known by its address. A wrong key is 401 INVALID_CLIENT_KEY, a key used beyond its scopes 403 CLIENT_KEY_FORBIDDEN.',
+  },
   mcpToken: {
     type: 'http' as const,
     scheme: 'bearer',
@@ -60,11 +67,14 @@ const SECURITY_SCHEMES = {
 /**
  * Who may call an operation, from what the access rule enforces rather than a copy of it: a route that
  * declares broker data (`config.brokerData`, judged by plugins/app/broker-access.ts) takes an optional bearer
- * token (`{}`: none needed on an allowed network); a route that states its own requirement keeps it; market
- * data and the system routes need nothing.
+ * token (`{}`: none needed on an allowed network); a route where a client key makes the caller that client
+ * (caller.ts `scopesFor`) takes one, optionally; a route that states its own requirement keeps it; the system routes
+ * need nothing.
  */
-function securityOf(config: { brokerData?: unknown } | undefined): Record<string, string[]>[] {
-  return config?.brokerData === undefined ? [] : [{}, { brokerToken: [] }];
+function securityOf(url: string, config: { brokerData?: unknown } | undefined): Record<string, string[]>[] {
+  const keyed = scopesFor(url) === undefined ? [] : [{ clientKey: [] }];
+  const broker = config?.brokerData === undefined ? [] : [{ brokerToken: [] }];
+  return keyed.length + broker.length === 0 ? [] : [{}, ...keyed, ...broker];
 }
 
 /** @fastify/swagger and its UI; registered before the routes (they declare it), so the document sees every one. */
@@ -80,7 +90,7 @@ async function registerOpenApi(app: FastifyInstance): Promise<void> {
       tags: TAGS,
       components: { securitySchemes: SECURITY_SCHEMES },
     },
-    transform: ({ schema, url, route }) => ({ schema: { ...schema, security: schema?.security ?? securityOf(route.config) }, url }),
+    transform: ({ schema, url, route }) => ({ schema: { ...schema, security: schema?.security ?? securityOf(url, route.config) }, url }),
     // Shared schemas keep their $id as their component name (ErrorResponse, not def-0).
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transformObject: (document) => {

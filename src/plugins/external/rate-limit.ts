@@ -1,5 +1,6 @@
-// Per-caller rate limiting so that one caller cannot spend everyone's upstream quota. Keyed by
-// `request.ip`, which honours X-Forwarded-For only behind the proxies TRUST_PROXY names. Counters are
+// Per-caller rate limiting so that one caller cannot spend everyone's upstream quota. Keyed by the caller's
+// account (src/core/caller.ts): a client key, or the address `request.ip` reads (X-Forwarded-For only behind the
+// proxies TRUST_PROXY names; an IPv6 address by its /64), with a key's own rate where it has one. Counters are
 // shared by all replicas through Redis (one atomic script per request, one key: any Cluster slot) and fall
 // back to an in-process window while Redis is away (the degraded-mode policy, src/store/degraded-mode.ts).
 // Preflights, /api/system/* and everything outside /api and /mcp are not limited. What is limited is judged on
@@ -117,21 +118,22 @@ export const rateLimiting = fp(
     if (limiter === undefined) return;
     await app.register(rateLimit, {
       global: true,
-      max: limiter.max,
       timeWindow: limiter.windowMs,
       hook: 'onRequest',
       // The plugin constructs its store; this constructor hands it the one instance the hot path also counts in.
       store: function SharedStore() {
         return limiter.store;
       } as never,
-      allowList: (request) => !isLimited(request),
+      allowList: (request) => !isLimited(request) || request.caller.key?.ratePerMinute === 0,
+      keyGenerator: (request) => request.caller.account,
+      max: (request) => request.caller.key?.ratePerMinute ?? limiter.max,
       // The Retry-After header is set by the error handler from the ApiError, like every other 429.
       addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': false },
       errorResponseBuilder: (_request, context) =>
-        new ApiError('RATE_LIMITED', `too many requests from this address: the limit is ${context.max} per minute`, {
+        new ApiError('RATE_LIMITED', `too many requests from this caller: the limit is ${context.max} per minute`, {
           retryAfterSeconds: Math.max(1, context.ttl / 1000),
         }),
     });
   },
-  { name: 'mdp-rate-limit', fastify: '5.x', dependencies: ['mdp-request-hygiene'] },
+  { name: 'mdp-rate-limit', fastify: '5.x', dependencies: ['mdp-request-hygiene', 'mdp-caller-identity'] },
 );

@@ -64,7 +64,7 @@ export function overviewRoute(app: FastifyInstance, overview: Configured<MarketO
           'One instrument failing never fails the overview: it is served stale if cached, else left out and named in the X-Partial header. ' +
           'Cached as a whole (fresh 60 s by default); see X-Cache and Age.',
         tags: ['market'],
-        response: { 200: OverviewResponse, ...NOT_MODIFIED, ...errorResponses(429, 502, 503, 504) },
+        response: { 200: OverviewResponse, ...NOT_MODIFIED, ...errorResponses(401, 403, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => {

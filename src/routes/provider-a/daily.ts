@@ -48,7 +48,7 @@ export function dailyRoute(app: FastifyInstance, { series }: Pick<AppDeps, 'seri
           'Alpha Vantage TIME_SERIES_DAILY in its own shape: open, high, low, close and volume per trading day, newest first. Cached (fresh 1 h by default); each miss spends one provider-A call.',
         tags: ['provider-a'],
         querystring: Querystring,
-        response: { 200: TimeSeriesResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },
+        response: { 200: TimeSeriesResponse, ...NOT_MODIFIED, ...errorResponses(400, 401, 403, 404, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => {

@@ -117,7 +117,7 @@ export function queryRoute(app: FastifyInstance, deps: Pick<AppDeps, 'query'>): 
             content: { 'application/json': { schema: QueryResponse }, 'text/csv': { schema: QueryCsv } },
           },
           ...NOT_MODIFIED,
-          ...errorResponses(400, 404, 429, 502, 503, 504),
+          ...errorResponses(400, 401, 403, 404, 429, 502, 503, 504),
         },
       },
       preValidation: async (request) => {

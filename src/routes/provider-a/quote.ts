@@ -53,7 +53,7 @@ export function quoteRoute(app: FastifyInstance, deps: Pick<AppDeps, 'quotes'>):
           'Alpha Vantage GLOBAL_QUOTE. All values are strings; prices and change have four decimals, change percent four decimals and a trailing %. How fresh the price is: X-Data-Freshness. Cached (fresh 60 s by default); see X-Cache and Age.',
         tags: ['provider-a'],
         querystring: Querystring,
-        response: { 200: QuoteResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },
+        response: { 200: QuoteResponse, ...NOT_MODIFIED, ...errorResponses(400, 401, 403, 404, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => sendSourced(request, reply, await deps.quotes.get(request.query.symbol.toUpperCase())),

@@ -30,7 +30,7 @@ export function searchRoute(app: FastifyInstance, { search }: Pick<AppDeps, 'sea
           'Alpha Vantage SYMBOL_SEARCH in its own shape: up to ten matches, each with nine string fields and a matchScore. Cached (fresh a day by default); each miss spends one provider-A call.',
         tags: ['provider-a'],
         querystring: Querystring,
-        response: { 200: SearchResponse, ...NOT_MODIFIED, ...errorResponses(400, 429, 502, 503, 504) },
+        response: { 200: SearchResponse, ...NOT_MODIFIED, ...errorResponses(400, 401, 403, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => sendCached(request, reply, await search.get(request.query.keywords)),

@@ -61,7 +61,7 @@ export function technicalRoute(app: FastifyInstance, deps: Pick<AppDeps, 'techni
           "Alpha Vantage technical indicators in the upstream shape: provider A's, validated, or computed from the stored Yahoo chart bars in the same shape (X-Data-Source: yahoo), as TECHNICAL_SOURCE says (default auto: computed where the bars give provider A's values, provider A for the rest; needs QUOTE_FALLBACK=yahoo).",
         tags: ['provider-a'],
         querystring: Querystring,
-        response: { 200: TechnicalResponse, ...NOT_MODIFIED, ...errorResponses(400, 404, 429, 502, 503, 504) },
+        response: { 200: TechnicalResponse, ...NOT_MODIFIED, ...errorResponses(400, 401, 403, 404, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => sendSourced(request, reply, await deps.technical.get(technicalQuery(request.query))),

@@ -63,7 +63,7 @@ export function dividendsRoute(app: FastifyInstance, { dividends }: Pick<AppDeps
           'Cached (fresh 12 h by default); see X-Cache and Age.',
         tags: ['provider-b'],
         querystring: Querystring,
-        response: { 200: DividendsResponse, ...NOT_MODIFIED, ...errorResponses(400, 429, 502, 503, 504) },
+        response: { 200: DividendsResponse, ...NOT_MODIFIED, ...errorResponses(400, 401, 403, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => sendCached(request, reply, await dividends.page(request.query, DIVIDENDS_PATH)),

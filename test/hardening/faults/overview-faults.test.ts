@@ -1,5 +1,6 @@
 // The market overview source (Yahoo chart) under every upstream fault: see fault-matrix.ts. The overview
-// aggregates instruments; when none can be served it answers one 502 whatever the instruments' causes.
+// aggregates instruments; when none can be served it answers one 502, or, when every instrument was refused for
+// limits, one 429 QUOTA_EXHAUSTED.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Family, type FaultName, runBreaker, runFault } from './fault-matrix.js';
@@ -28,9 +29,10 @@ const family: Family = {
     'HTML error page with status 200': { status: 502, code: 'UPSTREAM_ERROR' },
     'huge body (32 MiB)': { status: 502, code: 'UPSTREAM_ERROR' },
     '5xx burst': { status: 502, code: 'UPSTREAM_ERROR' },
-    // The instruments wait out the back-off Yahoo asked for (1 s) before trying again, within the pacing cap.
-    '429 with Retry-After': { status: 502, code: 'UPSTREAM_ERROR', retryAfter: true, maxMs: 4_000 },
-    '429 without Retry-After': { status: 502, code: 'UPSTREAM_ERROR', retryAfter: true, recovers: false },
+    // A refusal for limits is said as one (429), as the quote routes say it. The instruments wait out the back-off
+    // Yahoo asked for (1 s) before trying again, within the pacing cap.
+    '429 with Retry-After': { status: 429, code: 'QUOTA_EXHAUSTED', retryAfter: true, maxMs: 4_000 },
+    '429 without Retry-After': { status: 429, code: 'QUOTA_EXHAUSTED', retryAfter: true, recovers: false },
     'flapping (fail, recover, fail)': { status: 502, code: 'UPSTREAM_ERROR' },
   },
 };

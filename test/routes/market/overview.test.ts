@@ -123,11 +123,13 @@ describe('GET /api/market/overview', () => {
     const running = await startApp(t, { env: { ...ANSWERS_ENV, OVERVIEW_SYMBOLS: '^GSPC,GC=F' } });
     running.sandbox.yahoo.setFaults({ fault: 'http429', retryAfter: 30 });
     const res = await running.get('/api/market/overview');
-    assert.equal(res.status, 502);
+    // A refusal for limits, as the quote routes answer one: 429 with the code, not a failure.
+    assert.equal(res.status, 429);
+    assert.equal(res.body.error.code, 'QUOTA_EXHAUSTED');
     assert.equal(res.headers['retry-after'], '30');
     running.sandbox.yahoo.clearFaults();
     const during = await running.get('/api/market/overview');
-    assert.equal(during.status, 502, 'still backing off');
+    assert.equal(during.status, 429, 'still backing off');
     assert.equal(running.sandbox.yahoo.count(), 2, 'nothing sent while backing off');
   });
 });

@@ -3,6 +3,7 @@
 // cache, the per-caller limit and the budgets with every other caller; what an agent gets wrong, or a provider
 // refuses, comes back as a result it can act on.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { request } from 'undici';
 import type { SimRequestEvent } from '../../../src/sandbox/simulated-upstream.js';
@@ -269,4 +270,36 @@ test('MCP=off: no /mcp route, and the status says so', async (t) => {
   const running = await startApp(t, { env: { MCP: 'off' }, transport: 'socket' });
   assert.equal((await post(running, initialize())).status, 404);
   assert.equal((await running.get('/api/system/status')).body.mcp, null);
+});
+
+test("client keys: a key with the mcp scope is admitted where MCP_TOKEN is required, one without it is 403, and a broker key sees the broker tools; each agent's calls are its own client's", async (t) => {
+  const sha = (key: string) => createHash('sha256').update(key).digest('hex');
+  const agent = 'agent-key-0123456789abcdef';
+  const owner = 'owner-key-0123456789abcdef';
+  const pages = 'pages-key-0123456789abcdef';
+  const CLIENT_KEYS = [
+    `agent sha256=${sha(agent)} scopes=mcp`,
+    `owner sha256=${sha(owner)} scopes=mcp,broker`,
+    `pages sha256=${sha(pages)} scopes=market`,
+  ].join(';');
+  const running = await startApp(t, {
+    env: { CLIENT_KEYS, MCP_TOKEN: 'mcp-token-of-32-characters-xxxxx', BROKER: 'ibkr', BROKER_ALLOW_FROM: 'none', LOG_LEVEL: 'info' },
+    transport: 'socket',
+  });
+  assert.equal((await post(running, initialize(), { authorization: `Bearer ${agent}` })).status, 200);
+  const outOfScope = await post(running, initialize(), { authorization: `Bearer ${pages}` });
+  assert.equal(outOfScope.status, 403);
+  assert.equal(outOfScope.body.error.code, 'CLIENT_KEY_FORBIDDEN');
+  assert.equal((await post(running, initialize(), { authorization: 'Bearer no-such-key-0123456789' })).status, 401);
+  const isBroker = (name: string) => name.startsWith('get_broker_');
+  const plain = await mcpClient(t, running, { headers: { authorization: `Bearer ${agent}` } });
+  assert.deepEqual((await plain.listTools()).tools.map((tool) => tool.name).filter(isBroker), []);
+  const trusted = await mcpClient(t, running, { headers: { authorization: `Bearer ${owner}` } });
+  assert.equal((await trusted.listTools()).tools.filter((tool) => isBroker(tool.name)).length, 4);
+  assert.notEqual((await callTool(trusted, 'get_broker_accounts')).isError, true);
+  const lines = running.scan.lines.map((line) => JSON.parse(line)).filter((line) => line.msg === 'request' && line.url === '/mcp');
+  assert.ok(
+    lines.some((line) => line.client === 'owner') && lines.some((line) => line.client === 'agent'),
+    'the request line names the client',
+  );
 });
