@@ -36,7 +36,7 @@ export interface Caller {
   readonly key: ClientKey | undefined;
 }
 
-/** Work nobody asked for. @internal */
+/** Work nobody asked for. */
 export const SERVICE: Caller = { account: 'service', weight: 1, label: 'service', key: undefined };
 
 const byAddress = new Map<string, Caller>();

@@ -19,7 +19,7 @@ import type { BudgetLimits } from '../budget/budget-guard.js';
 import { dayOf, minuteOf } from '../budget/budget-ledger.js';
 import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from '../cache/cache-store.js';
-import { currentCallers } from '../core/caller.js';
+import { currentCallers, SERVICE } from '../core/caller.js';
 import { DemandTracker } from './demand-tracker.js';
 
 /** Demand halves over ten minutes (scaled with the budget's minute): a burst fades within the hour. */
@@ -58,10 +58,14 @@ export class BudgetPlanner {
     this.hot = Math.max(1, Math.floor(Math.min(keepable(limits.perMinute, this.minuteMs), keepable(limits.perDay, dayOf(limits)))));
   }
 
-  /** A request for `key`: every caller's demand, and its callers' own (core/caller.ts). */
+  /**
+   * A request for `key`: every caller's demand, and its callers' own (core/caller.ts). A hit the hot path answers
+   * runs outside any request's context (SERVICE): counted in everyone's demand only, for nothing more on a hit.
+   */
   note(key: string): void {
     this.demand.note(key);
     for (const caller of currentCallers()) {
+      if (caller === SERVICE) continue;
       let own = this.byCaller.get(caller.account);
       if (own === undefined) {
         own = new DemandTracker(this.demand.halfLifeMs, this.now, KEYS_PER_CALLER);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { makeEntry } from '../../src/cache/cache-store.js';
+import { addressCaller, runAs } from '../../src/core/caller.js';
 import { BudgetPlanner } from '../../src/services/budget-planner.js';
 import { DemandTracker } from '../../src/services/demand-tracker.js';
 
@@ -79,4 +80,35 @@ test('among keys with no value, the hottest one refused lately gets the next cal
   planner.noteRefusal('HOT');
   c.now += 1.1 * MINUTE;
   assert.equal(planner.mayLoad('TAIL'), true, 'a refusal a minute old no longer holds the budget');
+});
+
+test("one caller's many requests cannot push another caller's keys out of the hot set: each caller's hottest keys stay hot for it", () => {
+  const c = clock();
+  // A budget that keeps one key fresh.
+  const planner = new BudgetPlanner({ perMinute: 5, perDay: 500, minIntervalMs: 0 }, 60_000, c.fn);
+  assert.equal(planner.hot, 1);
+  const flooder = addressCaller('203.0.113.9');
+  const dashboard = addressCaller('198.51.100.4');
+  runAs([flooder], () => {
+    for (let i = 0; i < 100; i += 1) planner.note('JUNK1');
+    for (let i = 0; i < 50; i += 1) planner.note('JUNK2');
+  });
+  runAs([dashboard], () => planner.note('IBM'));
+  c.now += 1_000;
+  assert.equal(
+    runAs([dashboard], () => planner.isHot('IBM')),
+    true,
+    'the dashboard key is hot for the dashboard',
+  );
+  assert.equal(
+    runAs([addressCaller('192.0.2.1')], () => planner.isHot('IBM')),
+    false,
+    'not for another caller',
+  );
+  assert.equal(
+    runAs([flooder], () => planner.isHot('JUNK2')),
+    false,
+    "the flooder's second key is hot for no one",
+  );
+  assert.equal(planner.isHot('JUNK1'), true, 'the hottest of all is hot for everyone');
 });
