@@ -33,9 +33,9 @@ import { ALPHA_VANTAGE, YAHOO } from '../src/core/upstream-ids.js';
 import { createDeps } from '../src/deps.js';
 import { createAlphaVantageSimulator } from '../src/sandbox/alpha-vantage/alpha-vantage-simulator.js';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index.js';
-import type { SimRequestEvent, SimulatedUpstream } from '../src/sandbox/simulated-upstream.js';
 import { UNIVERSE } from '../src/sandbox/universe.js';
 import { createYahooSimulator } from '../src/sandbox/yahoo/yahoo-simulator.js';
+import { countingSimulator, type Limits, type Violations, violations } from './counted-calls.js';
 
 const ATTACK_MS = Number(process.env.BENCH_ATTACK_SECONDS ?? 120) * 1_000;
 const ATTACKER = '127.0.0.2';
@@ -65,7 +65,7 @@ interface Outcome {
   attacker: { requests: number; byStatus: Record<string, number>; streamEvents: Record<string, number> };
   /** Alpha Vantage calls per minute of the run, at arrival. */
   perMinute: number[];
-  violations: { minute: number; day: number; spacing: number };
+  violations: Violations;
 }
 
 export default async function attackBench(): Promise<void> {
@@ -81,8 +81,8 @@ export default async function attackBench(): Promise<void> {
 }
 
 async function run(name: string, replicas: number, storeEnv: Record<string, string>): Promise<Outcome> {
-  const av = await counting(createAlphaVantageSimulator({ validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey] }), '/query');
-  const yahoo = await counting(createYahooSimulator(), undefined);
+  const av = await countingSimulator(createAlphaVantageSimulator({ validKeys: [SANDBOX_CREDENTIALS.alphaVantageKey] }), '/query');
+  const yahoo = await countingSimulator(createYahooSimulator(), undefined);
   const stateDir = mkdtempSync(join(tmpdir(), 'mdp-bench-attack-'));
   const config = loadConfig({
     LOG_LEVEL: 'silent',
@@ -123,7 +123,7 @@ async function run(name: string, replicas: number, storeEnv: Record<string, stri
       dashboard,
       attacker: { ...attacker, streamEvents: streams.events },
       perMinute: perMinute(av.calls, startedAt),
-      violations: violations(av.calls),
+      violations: violations(av.calls, FREE_PLAN, 5),
     };
   } finally {
     for (const { agent } of [...attackerPools, ...dashboardPools]) agent.destroy();
@@ -252,15 +252,6 @@ async function callsByAccount(app: FastifyInstance, upstream: string): Promise<R
   return byAccount;
 }
 
-async function counting(upstream: SimulatedUpstream, path: string | undefined) {
-  await upstream.listen();
-  const calls: number[] = [];
-  upstream.on('arrival', (event: SimRequestEvent) => {
-    if (path === undefined || event.path === path) calls.push(Date.now());
-  });
-  return { upstream, calls };
-}
-
 function perMinute(calls: number[], startedAt: number): number[] {
   const minutes: number[] = [];
   for (const at of calls) {
@@ -270,21 +261,8 @@ function perMinute(calls: number[], startedAt: number): number[] {
   return Array.from(minutes, (n) => n ?? 0);
 }
 
-/** Calls over the free plan's limits at arrival: more than 5 in any 60 s, 500 in any day, or closer than 1 s. */
-function violations(calls: number[]): { minute: number; day: number; spacing: number } {
-  const sorted = [...calls].sort((a, b) => a - b);
-  const over = (windowMs: number, limit: number) => {
-    let count = 0;
-    let start = 0;
-    for (let end = 0; end < sorted.length; end += 1) {
-      while ((sorted[end] as number) - (sorted[start] as number) >= windowMs) start += 1;
-      if (end - start + 1 > limit) count += 1;
-    }
-    return count;
-  };
-  const spacing = sorted.slice(1).filter((at, i) => at - (sorted[i] as number) < 1_000 - 5).length;
-  return { minute: over(60_000, 5), day: over(86_400_000, 500), spacing };
-}
+/** The free plan's limits, judged at arrival: 5 calls in any 60 s, 500 in any day, 1 s apart. */
+const FREE_PLAN: Limits = { minuteMs: 60_000, perMinute: 5, dayMs: 86_400_000, perDay: 500, spacingMs: 1_000 };
 
 function print(outcome: Outcome): void {
   const share = (provider: 'alphaVantage' | 'yahoo') => {

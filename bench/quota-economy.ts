@@ -41,10 +41,10 @@ import { loadConfig } from '../src/core/config.js';
 import { createDeps } from '../src/deps.js';
 import { createAlphaVantageSimulator } from '../src/sandbox/alpha-vantage/alpha-vantage-simulator.js';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index.js';
-import type { SimRequestEvent, SimulatedUpstream } from '../src/sandbox/simulated-upstream.js';
 import { UNIVERSE } from '../src/sandbox/universe.js';
 import { createYahooSimulator } from '../src/sandbox/yahoo/yahoo-simulator.js';
 import { QUOTE_FIELDS } from '../src/wire/alpha-vantage/bodies.js';
+import { countingSimulator, type Limits, type Violations, violations } from './counted-calls.js';
 import { onEachStore, type StoreVariant } from './redis-stores.js';
 
 const SCALE = 2;
@@ -56,6 +56,7 @@ const PER_MINUTE = 5;
 const PER_DAY = 500;
 /** The provider's rule (one call a second), which the judge applies at arrival. */
 const SPACING_MS = Math.round(1_000 / SCALE);
+const LIMITS: Limits = { minuteMs: MINUTE_MS, perMinute: PER_MINUTE, dayMs: DAY_MS, perDay: PER_DAY, spacingMs: SPACING_MS };
 const QUOTE_FRESH_SECONDS = 60 / SCALE;
 const SYMBOLS = UNIVERSE.filter((i) => i.kind === 'stock')
   .slice(0, 50)
@@ -76,12 +77,6 @@ interface Tally {
   ages: number[];
   /** Per Alpha Vantage function (the drop-in workload): requests and real answers. */
   byKind: Record<string, { requests: number; real: number; stale: number }>;
-}
-
-interface Violations {
-  minute: number;
-  day: number;
-  spacing: number;
 }
 
 interface Outcome {
@@ -208,8 +203,8 @@ async function runService(fallback: 'yahoo' | 'none', durationMs: number, store:
       primaryCalls: av.calls.length,
       primaryByFunction: av.byFunction,
       yahooCalls: yahoo.calls.length,
-      violations: violations(av.calls, 5),
-      ledger: ledger === undefined ? undefined : violations(ledger, 0),
+      violations: violations(av.calls, LIMITS, 5),
+      ledger: ledger === undefined ? undefined : violations(ledger, LIMITS, 0),
     };
   } finally {
     await app.close();
@@ -273,7 +268,7 @@ async function runNaive(durationMs: number): Promise<Outcome> {
       primaryCalls: av.calls.length,
       primaryByFunction: av.byFunction,
       yahooCalls: 0,
-      violations: violations(av.calls, 5),
+      violations: violations(av.calls, LIMITS, 5),
       ledger: undefined,
     };
   } finally {
@@ -282,24 +277,6 @@ async function runNaive(durationMs: number): Promise<Outcome> {
     await upstream.close();
     await av.upstream.close();
   }
-}
-
-/** A simulator (its own limits off: we judge the budget) recording when each call to `path` arrived. */
-async function countingSimulator(
-  upstream: SimulatedUpstream,
-  path: string | undefined,
-): Promise<{ upstream: SimulatedUpstream; calls: number[]; byFunction: Record<string, number> }> {
-  await upstream.listen();
-  const calls: number[] = [];
-  const byFunction: Record<string, number> = {};
-  // `arrival`: stamped as the request arrives, before the simulator works out its answer.
-  upstream.on('arrival', (event: SimRequestEvent) => {
-    if (path !== undefined && event.path !== path) return;
-    calls.push(Date.now());
-    const fn = event.query.get('function') ?? event.path;
-    byFunction[fn] = (byFunction[fn] ?? 0) + 1;
-  });
-  return { upstream, calls, byFunction };
 }
 
 /** One request of a workload: its path, the Alpha Vantage function it calls, and what makes its answer real. */
@@ -455,23 +432,6 @@ function percentile(values: number[], p: number): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
-}
-
-/** Calls over each limit: more than the budget in any window, or closer than the spacing less `toleranceMs`. */
-function violations(calls: number[], toleranceMs: number): Violations {
-  const sorted = [...calls].sort((a, b) => a - b);
-  const over = (windowMs: number, limit: number) => {
-    let count = 0;
-    let start = 0;
-    for (let end = 0; end < sorted.length; end += 1) {
-      while ((sorted[end] as number) - (sorted[start] as number) >= windowMs) start += 1;
-      if (end - start + 1 > limit) count += 1;
-    }
-    return count;
-  };
-  // Arrival adds a few ms of jitter to send times; 5 ms of tolerance keeps that from counting there.
-  const spacing = sorted.slice(1).filter((at, i) => at - (sorted[i] as number) < SPACING_MS - toleranceMs).length;
-  return { minute: over(MINUTE_MS, PER_MINUTE), day: over(DAY_MS, PER_DAY), spacing };
 }
 
 function zipf(n: number, s: number, random: () => number): () => number {
