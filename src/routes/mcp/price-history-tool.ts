@@ -15,6 +15,7 @@ import { CASE_INSENSITIVE, StringEnum, SymbolParam } from '../schemas.js';
 import { DateBound, Freshness, Limit, Num, Source } from './schemas.js';
 import { rowsOf, span } from './series-rows.js';
 import { answer, tool } from './tool.js';
+import { errorFields } from './tool-result.js';
 
 /** The price intervals, and the TIME_SERIES_* function that holds each. */
 const PRICE_INTERVALS = ['daily', 'weekly', 'monthly', ...SERIES_INTERVALS] as const;
@@ -61,7 +62,7 @@ export const getPriceHistory = tool({
     bars: Type.Array(Bar, { description: 'Newest first.' }),
     note: Type.Optional(Type.String({ description: 'Why fewer bars than asked for were read.' })),
   },
-  async run({ interval, limit, from, to, ...args }, { deps }) {
+  async run({ interval, limit, from, to, ...args }, { deps, local }) {
     const symbol = args.symbol.toUpperCase();
     const fn = FUNCTION_OF[interval] ?? 'TIME_SERIES_INTRADAY';
     const intraday = fn === 'TIME_SERIES_INTRADAY' ? (interval as (typeof SERIES_INTERVALS)[number]) : undefined;
@@ -87,7 +88,9 @@ export const getPriceHistory = tool({
         read1 = await read('full');
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        note = `Only the latest ${COMPACT_BARS} bars: the whole history could not be read (${error.code}: ${error.message}).`;
+        // In this caller's words, as an error result would be: an outsider hears no proxy's address.
+        const { code, message } = errorFields(error, local());
+        note = `Only the latest ${COMPACT_BARS} bars: the whole history could not be read (${code}: ${message}).`;
       }
     }
     const { result, bars } = read1;
