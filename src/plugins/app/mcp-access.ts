@@ -74,10 +74,9 @@ export class McpAccess {
   brokerRefusal(facts: CallerFacts): ApiError | undefined {
     // MCP_TOKEN admitted the request to /mcp: the broker judges it as a caller that sent no token.
     const judged = this.isMcpToken(facts) ? { ...facts, headers: { ...facts.headers, authorization: undefined } } : facts;
-    if (this.broker.isLocal(judged)) return undefined;
     const token = this.broker.tokenAdmission(judged);
     if (token instanceof ApiError) return token;
-    return this.broker.browserRefusal(judged, token === 'token') ?? this.broker.networkRefusal(judged);
+    return this.broker.browserRefusal(judged, token === 'token') ?? (token === 'token' ? undefined : this.broker.networkRefusal(judged));
   }
 
   /**
