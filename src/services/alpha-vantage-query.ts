@@ -12,7 +12,6 @@ import { SYMBOL_PATTERN } from '../core/symbol-list.js';
 import type { ForwardCall } from '../upstreams/alpha-vantage/alpha-vantage-client.js';
 import { csvOf } from '../wire/alpha-vantage/csv.js';
 import { type FunctionSpec, functionSpec, ownerOf } from '../wire/alpha-vantage/functions.js';
-import { readIndicatorOptions } from '../wire/alpha-vantage/indicator-options.js';
 import { INTERVALS } from '../wire/alpha-vantage/indicators.js';
 import { invalidApiCall } from '../wire/alpha-vantage/notices.js';
 import { given } from '../wire/alpha-vantage/parameter-values.js';
@@ -23,7 +22,7 @@ import { readEnum, required, seriesQuery } from './query-params.js';
 import type { QuoteService, SourcedResult } from './quote-service.js';
 import type { SearchService } from './search-service.js';
 import type { SeriesService } from './series-service.js';
-import type { TechnicalService } from './technical-service.js';
+import { type TechnicalService, technicalQuery } from './technical-service.js';
 
 export interface QueryAnswer {
   /** `freshness`: how fresh a quote's or a series' values are (X-Data-Freshness), its CSV rendering alike. */
@@ -81,7 +80,7 @@ export class AlphaVantageQuery {
       default: {
         const symbol = symbolOf(query, fn);
         const interval = readEnum(query.interval, 'interval', INTERVALS) ?? 'daily';
-        return technical.get({ symbol, indicator: fn, interval, ...readIndicatorOptions(fn, interval, query) });
+        return technical.get(technicalQuery({ ...query, symbol, indicator: fn, interval }));
       }
     }
   }
