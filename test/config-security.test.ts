@@ -46,3 +46,10 @@ test('TRUST_PROXY believing any peer is refused at start off loopback, in one li
   assert.equal(loadConfig({ HOST: '::', TRUST_PROXY: '0' }).trustProxy, 0, 'a hop count of 0 believes nobody');
   assert.match(problems({ TRUST_PROXY_ANY: 'maybe' }).join(), /TRUST_PROXY_ANY must be one of 1, true, yes, on, 0, false, no, off/);
 });
+
+test('MCP: on by default, read in the words every other switch takes (a `false` or `no` does not stop the start)', () => {
+  assert.equal(loadConfig({}).mcp.enabled, true);
+  for (const off of ['off', 'false', 'no', '0']) assert.equal(loadConfig({ MCP: off }).mcp.enabled, false, off);
+  for (const on of ['on', 'true', 'yes', '1']) assert.equal(loadConfig({ MCP: on }).mcp.enabled, true, on);
+  assert.match(problems({ MCP: 'maybe' }).join(), /MCP/);
+});

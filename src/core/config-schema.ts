@@ -292,8 +292,8 @@ export const EnvSchema = Type.Object({
   ),
   REDIS_KEY_PREFIX: text('mdp:', 'Prefix of every Redis key; no `{` or `}`, which would move keys out of their Cluster slot.'),
   MCP: oneOf(
-    ['on', 'off'] as const,
-    'The MCP server for AI agents at `/mcp` (Streamable HTTP, stateless): the same cache, budgets and broker rules as the REST routes. `off`: no `/mcp` route.',
+    BOOLEAN_WORDS,
+    'The MCP server for AI agents at `/mcp` (Streamable HTTP, stateless): the same cache, budgets and broker rules as the REST routes. `off` (or `false`, `no`, `0`): no `/mcp` route.',
     'on',
   ),
   MCP_ORIGINS: optional(

@@ -289,7 +289,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxConnections: v.STREAM_MAX_CONNECTIONS,
       maxPerClient: v.STREAM_MAX_PER_CLIENT,
     },
-    mcp: { enabled: v.MCP === 'on', origins: mcpOrigins, token: v.MCP_TOKEN, maxResultBytes: v.MCP_MAX_RESULT_BYTES },
+    mcp: { enabled: TRUTHY.has(v.MCP), origins: mcpOrigins, token: v.MCP_TOKEN, maxResultBytes: v.MCP_MAX_RESULT_BYTES },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
