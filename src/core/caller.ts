@@ -111,10 +111,13 @@ export function runWork<T>(work: Work, fn: () => T): T {
   return context.run(work, fn);
 }
 
+/** Work done for nobody: one list, since every cache hit asks (the hot path answers outside any request's context). */
+const NOBODY: readonly Caller[] = [SERVICE];
+
 /** Who the running work is done for; SERVICE when nobody is. */
 export function currentCallers(): readonly Caller[] {
   const callers = context.getStore()?.callers;
-  return callers === undefined || callers.length === 0 ? [SERVICE] : callers;
+  return callers === undefined || callers.length === 0 ? NOBODY : callers;
 }
 
 /** A budget held the running work's callers to their share until `until`. */
