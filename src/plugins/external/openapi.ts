@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { scopesFor } from '../../core/caller.js';
+import { limitedRoute } from './rate-limit.js';
 
 const API_VERSION = '1.0.0';
 
@@ -234,7 +235,7 @@ type Responses = Record<string, { headers?: Record<string, unknown> }>;
 function documentHeaders(document: Record<string, unknown>): Record<string, unknown> {
   const paths = (document.paths ?? {}) as Record<string, Record<string, { responses?: Responses }>>;
   for (const [path, operations] of Object.entries(paths)) {
-    const limited = (path.startsWith('/api/') && !path.startsWith('/api/system/')) || path === '/mcp';
+    const limited = limitedRoute(path);
     for (const { responses = {} } of Object.values(operations)) {
       const cached = '304' in responses;
       for (const [status, response] of Object.entries(responses)) {
