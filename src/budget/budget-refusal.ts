@@ -14,9 +14,9 @@ export function refusalOf(name: string, limits: BudgetLimits, hold: Hold, delayM
   if (window === undefined) return new BudgetExhaustedError(`${publicName(name)} call budget is spent; it returns in ${wait} s`, seconds);
   noteHeld(Date.now() + delayMs);
   return new CallerShareSpentError(
-    `this caller has spent its share of ${publicName(name)}'s ${window.limit} calls a ${window.name}: the last ${window.reserved} ` +
-      `are kept for callers that have spent less (BUDGET_RESERVE). Cached answers are still served; a new call for this caller ` +
-      `is possible in ${wait} s`,
+    `this caller has spent its fair share of ${publicName(name)}'s ${window.limit} calls a ${window.name}: the rest go to callers ` +
+      `that have spent less (${window.reserved} are always kept for them: BUDGET_RESERVE). Cached answers are still served; a new ` +
+      `call for this caller is possible in ${wait} s`,
     seconds,
     claimants.map((claimant) => claimant.account),
   );
