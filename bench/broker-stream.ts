@@ -245,7 +245,7 @@ async function latency(b: BenchBroker, market: { open: boolean }, stateDir: stri
       const ticksPerSecond = ((b.sim.stream.framesSent - framesBefore) / (Date.now() - started)) * 1000;
       results.push(figures);
       console.log(
-        `${String(level).padStart(8)} | ${String(figures.p50).padStart(4)} / ${String(figures.p99).padStart(4)} / ${String(figures.max).padStart(5)} ms | ${figures.eventsPerViewerPerSecond.toFixed(1).padStart(6)} | ${String(figures.skipped).padStart(7)} | ${ticksPerSecond.toFixed(1).padStart(7)} | ${figures.cpuPercent.toFixed(0).padStart(3)} % | ${(figures.rss / 1_048_576).toFixed(0).padStart(3)} MiB | ${String(figures.getP99).padStart(4)} ms | ${figures.clientElu.toFixed(2).padStart(10)} | ${figures.load.toFixed(2)} | ${String(figures.firstViewer).padStart(4)} / ${String(figures.lastViewer).padStart(4)} ms | ${gcMsPerSecond.toFixed(1).padStart(5)} ms/s | ${loopP99Ms.toFixed(0).padStart(4)} / ${loopMaxMs.toFixed(0).padStart(4)} ms`,
+        `${String(level).padStart(8)} | ${String(figures.p50).padStart(4)} / ${String(figures.p99).padStart(4)} / ${String(figures.max).padStart(5)} ms | ${figures.eventsPerViewerPerSecond.toFixed(1).padStart(6)} | ${String(figures.skipped).padStart(7)} | ${ticksPerSecond.toFixed(1).padStart(7)} | ${figures.cpuPercent.toFixed(0).padStart(3)} % | ${(figures.rss / 1_048_576).toFixed(0).padStart(3)} MiB | ${String(figures.getP99).padStart(4)} ms | ${figures.clientElu.toFixed(2).padStart(10)} | ${figures.load.toFixed(2)} | ${String(figures.firstViewer).padStart(4)} / ${String(figures.lastViewer).padStart(4)} ms | ${gcMsPerSecond.toFixed(1).padStart(5)} ms/s | ${loopP99Ms.toFixed(0).padStart(4)} / ${loopMaxMs.toFixed(0).padStart(4)} ms | ${level < 1000 ? '    —   ' : `${cpuPerWrite(figures).toFixed(1).padStart(5)} µs`}`,
       );
     }
     return results;
@@ -253,6 +253,11 @@ async function latency(b: BenchBroker, market: { open: boolean }, stateDir: stri
     await service.stop();
     unpin();
   }
+}
+
+/** The service's CPU time per event written to a viewer, in µs: what bench/fan-out-floor.ts's bare writes are read against. */
+function cpuPerWrite(figures: Figures): number {
+  return ((figures.cpuPercent / 100) * 1e6) / (figures.viewers * figures.eventsPerViewerPerSecond);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -565,7 +570,7 @@ async function benchBroker(b: BenchBroker, market: { open: boolean }, stateDir: 
   );
   if (PARTS.has('latency')) {
     console.log(
-      ' viewers | delay p50 / p99 / max | ev/s/v | skipped | ticks/s | CPU  |   RSS   | GET p99 | client ELU | load | first / last viewer | GC      | loop delay p99 / max',
+      ' viewers | delay p50 / p99 / max | ev/s/v | skipped | ticks/s | CPU  |   RSS   | GET p99 | client ELU | load | first / last viewer | GC      | loop delay p99 / max | CPU a write',
     );
     const results = await latency(b, market, stateDir);
     console.log(
@@ -578,7 +583,10 @@ async function benchBroker(b: BenchBroker, market: { open: boolean }, stateDir: 
       " first / last viewer: the median over the events of the delay at the first viewer an event reached and at the last (the spread is the fan-out's queue of writes);",
     );
     console.log(
-      " GC: the service's collection time per second of the window; loop delay: how late its event loop ran (prom-client's, 10 ms resolution))",
+      " GC: the service's collection time per second of the window; loop delay: how late its event loop ran (prom-client's, 10 ms resolution);",
+    );
+    console.log(
+      " CPU a write: the service's CPU over the events its viewers got, everything included; bench/fan-out-floor.ts gives a bare loop's on this machine; from 1,000 viewers, where the writes are most of it)",
     );
     for (const [level, target] of Object.entries(TARGETS)) {
       const f = results.find((r) => r.viewers === Number(level));

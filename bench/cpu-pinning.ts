@@ -19,6 +19,8 @@ export interface Pinning {
   onLoadCpu(command: string, args: readonly string[]): [string, string[]];
   /** Every thread of a running process of the load on CPU 0; the returned function gives back the CPUs it had. */
   pinToLoadCpu(pid: number): () => void;
+  /** The same, on the server's CPU 1 (a benchmark whose server is its own process). */
+  pinToServerCpu(pid: number): () => void;
 }
 
 /** `byDefault`: pin unless BENCH_PIN=off (else only with BENCH_PIN=on), where taskset and a second CPU exist. */
@@ -30,19 +32,24 @@ export function pinning(byDefault: boolean): Pinning {
       serverLaunch: {},
       onLoadCpu: (command, args) => [command, [...args]],
       pinToLoadCpu: () => () => {},
+      pinToServerCpu: () => () => {},
     };
   }
   return {
     description: 'each server on CPU 1, its load on CPU 0 (taskset)',
     serverLaunch: { prefix: [TASKSET, '-c', '1'] },
     onLoadCpu: (command, args) => [TASKSET, ['-c', '0', command, ...args]],
-    pinToLoadCpu: (pid) => {
-      const before = execFileSync(TASKSET, ['-p', '-c', String(pid)], { encoding: 'utf8' })
-        .split(':')
-        .at(-1)!
-        .trim();
-      execFileSync(TASKSET, ['-a', '-p', '-c', '0', String(pid)], { stdio: 'ignore' });
-      return () => execFileSync(TASKSET, ['-a', '-p', '-c', before, String(pid)], { stdio: 'ignore' });
-    },
+    pinToLoadCpu: (pid) => pinTo('0', pid),
+    pinToServerCpu: (pid) => pinTo('1', pid),
   };
+}
+
+/** Every thread of `pid` on `cpu`; the returned function gives back the CPUs it had. */
+function pinTo(cpu: string, pid: number): () => void {
+  const before = execFileSync(TASKSET, ['-p', '-c', String(pid)], { encoding: 'utf8' })
+    .split(':')
+    .at(-1)!
+    .trim();
+  execFileSync(TASKSET, ['-a', '-p', '-c', cpu, String(pid)], { stdio: 'ignore' });
+  return () => execFileSync(TASKSET, ['-a', '-p', '-c', before, String(pid)], { stdio: 'ignore' });
 }

@@ -16,6 +16,7 @@ for (const file of [
   'fast-path-floor.ts',
   'demand-flood.ts',
   'stream.ts',
+  'fan-out-floor.ts',
   'broker-stream.ts',
   'ibkr-pacing.ts',
   'redis-failover.ts',
