@@ -179,30 +179,62 @@ interface ServiceFigures {
   gcMsPerSecond: number;
   loopP99Ms: number;
   loopMaxMs: number;
+  /** Passes over the topic's viewers (mdp_stream_fan_out_seconds) in the window: the mean, and the bucket holding the 99th percentile. */
+  passMeanMs: number;
+  passP99UpToMs: number;
+}
+
+/** mdp_stream_fan_out_seconds as read: each bucket's cumulative count by its upper bound, the sum and the count. */
+interface Passes {
+  buckets: Map<number, number>;
+  sum: number;
+  count: number;
 }
 
 const METRICS_TOKEN = 'a-bench-metrics-token-of-32-chars';
 
 /** Reads prom-client's default metrics on the public /metrics (the event loop's delay is reset by each read). */
-async function scrape(service: Child): Promise<{ gcSeconds: number; loopP99: number; loopMax: number }> {
+async function scrape(service: Child): Promise<{ gcSeconds: number; loopP99: number; loopMax: number; passes: Passes }> {
   const res = await request(`${service.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
   const text = await res.body.text();
   const value = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((sum, m) => sum + Number(m[1]), 0);
+  const buckets = new Map(
+    [...text.matchAll(/^mdp_stream_fan_out_seconds_bucket\{le="([^"]+)"\} (\S+)$/gm)].map((m) => [Number(m[1]), Number(m[2])]),
+  );
   return {
     gcSeconds: value(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm),
     loopP99: value(/^nodejs_eventloop_lag_p99_seconds (\S+)$/gm),
     loopMax: value(/^nodejs_eventloop_lag_max_seconds (\S+)$/gm),
+    passes: {
+      buckets,
+      sum: value(/^mdp_stream_fan_out_seconds_sum (\S+)$/gm),
+      count: value(/^mdp_stream_fan_out_seconds_count (\S+)$/gm),
+    },
   };
+}
+
+/** The window's passes: their mean, and the upper bound of the bucket that holds the 99th percentile (ms). */
+function passFigures(from: Passes, to: Passes): { passMeanMs: number; passP99UpToMs: number } {
+  const count = to.count - from.count;
+  const bound = [...to.buckets].find(([le, n]) => n - (from.buckets.get(le) ?? 0) >= 0.99 * count)?.[0] ?? Number.NaN;
+  return { passMeanMs: ((to.sum - from.sum) / count) * 1000, passP99UpToMs: bound * 1000 };
 }
 
 /** A measurement window reading the service's figures at its start and its end. */
 function serviceWindow(service: Child): { window: { start(): Promise<void>; stop(): Promise<void> }; figures(): ServiceFigures } {
-  let from = { gcSeconds: 0, at: 0 };
-  let figures: ServiceFigures = { gcMsPerSecond: Number.NaN, loopP99Ms: Number.NaN, loopMaxMs: Number.NaN };
+  let from: { gcSeconds: number; passes: Passes; at: number } = { gcSeconds: 0, passes: { buckets: new Map(), sum: 0, count: 0 }, at: 0 };
+  let figures: ServiceFigures = {
+    gcMsPerSecond: Number.NaN,
+    loopP99Ms: Number.NaN,
+    loopMaxMs: Number.NaN,
+    passMeanMs: Number.NaN,
+    passP99UpToMs: Number.NaN,
+  };
   return {
     window: {
       start: async () => {
-        from = { gcSeconds: (await scrape(service)).gcSeconds, at: Date.now() };
+        const { gcSeconds, passes } = await scrape(service);
+        from = { gcSeconds, passes, at: Date.now() };
       },
       stop: async () => {
         const to = await scrape(service);
@@ -210,6 +242,7 @@ function serviceWindow(service: Child): { window: { start(): Promise<void>; stop
           gcMsPerSecond: ((to.gcSeconds - from.gcSeconds) * 1000 * 1000) / (Date.now() - from.at),
           loopP99Ms: to.loopP99 * 1000,
           loopMaxMs: to.loopMax * 1000,
+          ...passFigures(from.passes, to.passes),
         };
       },
     },
@@ -241,11 +274,11 @@ async function latency(b: BenchBroker, market: { open: boolean }, stateDir: stri
         },
         window: own.window,
       });
-      const { gcMsPerSecond, loopP99Ms, loopMaxMs } = own.figures();
+      const { gcMsPerSecond, loopP99Ms, loopMaxMs, passMeanMs, passP99UpToMs } = own.figures();
       const ticksPerSecond = ((b.sim.stream.framesSent - framesBefore) / (Date.now() - started)) * 1000;
       results.push(figures);
       console.log(
-        `${String(level).padStart(8)} | ${String(figures.p50).padStart(4)} / ${String(figures.p99).padStart(4)} / ${String(figures.max).padStart(5)} ms | ${figures.eventsPerViewerPerSecond.toFixed(1).padStart(6)} | ${String(figures.skipped).padStart(7)} | ${ticksPerSecond.toFixed(1).padStart(7)} | ${figures.cpuPercent.toFixed(0).padStart(3)} % | ${(figures.rss / 1_048_576).toFixed(0).padStart(3)} MiB | ${String(figures.getP99).padStart(4)} ms | ${figures.clientElu.toFixed(2).padStart(10)} | ${figures.load.toFixed(2)} | ${String(figures.firstViewer).padStart(4)} / ${String(figures.lastViewer).padStart(4)} ms | ${gcMsPerSecond.toFixed(1).padStart(5)} ms/s | ${loopP99Ms.toFixed(0).padStart(4)} / ${loopMaxMs.toFixed(0).padStart(4)} ms | ${level < 1000 ? '    —   ' : `${cpuPerWrite(figures).toFixed(1).padStart(5)} µs`}`,
+        `${String(level).padStart(8)} | ${String(figures.p50).padStart(4)} / ${String(figures.p99).padStart(4)} / ${String(figures.max).padStart(5)} ms | ${figures.eventsPerViewerPerSecond.toFixed(1).padStart(6)} | ${String(figures.skipped).padStart(7)} | ${ticksPerSecond.toFixed(1).padStart(7)} | ${figures.cpuPercent.toFixed(0).padStart(3)} % | ${(figures.rss / 1_048_576).toFixed(0).padStart(3)} MiB | ${String(figures.getP99).padStart(4)} ms | ${figures.clientElu.toFixed(2).padStart(10)} | ${figures.load.toFixed(2)} | ${String(figures.firstViewer).padStart(4)} / ${String(figures.lastViewer).padStart(4)} ms | ${gcMsPerSecond.toFixed(1).padStart(5)} ms/s | ${loopP99Ms.toFixed(0).padStart(4)} / ${loopMaxMs.toFixed(0).padStart(4)} ms | ${level < 1000 ? '    —   ' : `${cpuPerWrite(figures).toFixed(1).padStart(5)} µs`} | ${passMeanMs.toFixed(1).padStart(6)} / ≤ ${passP99UpToMs} ms`,
       );
     }
     return results;
@@ -570,7 +603,7 @@ async function benchBroker(b: BenchBroker, market: { open: boolean }, stateDir: 
   );
   if (PARTS.has('latency')) {
     console.log(
-      ' viewers | delay p50 / p99 / max | ev/s/v | skipped | ticks/s | CPU  |   RSS   | GET p99 | client ELU | load | first / last viewer | GC      | loop delay p99 / max | CPU a write',
+      ' viewers | delay p50 / p99 / max | ev/s/v | skipped | ticks/s | CPU  |   RSS   | GET p99 | client ELU | load | first / last viewer | GC      | loop delay p99 / max | CPU a write | pass mean / p99',
     );
     const results = await latency(b, market, stateDir);
     console.log(
@@ -586,7 +619,10 @@ async function benchBroker(b: BenchBroker, market: { open: boolean }, stateDir: 
       " GC: the service's collection time per second of the window; loop delay: how late its event loop ran (prom-client's, 10 ms resolution);",
     );
     console.log(
-      " CPU a write: the service's CPU over the events its viewers got, everything included; bench/fan-out-floor.ts gives a bare loop's on this machine; from 1,000 viewers, where the writes are most of it)",
+      " CPU a write: the service's CPU over the events its viewers got, everything included; bench/fan-out-floor.ts gives a bare loop's on this machine; from 1,000 viewers, where the writes are most of it;",
+    );
+    console.log(
+      " pass: the service's own timing of a pass over the viewers (mdp_stream_fan_out_seconds), its mean and the bucket holding its p99)",
     );
     for (const [level, target] of Object.entries(TARGETS)) {
       const f = results.find((r) => r.viewers === Number(level));

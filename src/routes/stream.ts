@@ -75,14 +75,15 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
   const { config, relay, brokerQuotes } = app.deps;
   const heartbeatMs = config.stream.heartbeatSeconds * 1000;
   const polled = relay === undefined ? localFeeds(app) : relay.feeds(localFeeds(app));
-  const hub = new StreamHub({
+  const onPass = registerStreamMetrics(app.metrics.registry, () => hub.stats().connections, config.stream.maxConnections);
+  const hub: StreamHub = new StreamHub({
     feeds: brokerQuotes === undefined ? polled : withStreamedBrokerQuotes(brokerQuotes, polled),
     heartbeatMs,
     maxConnections: config.stream.maxConnections,
     maxPerClient: config.stream.maxPerClient,
+    onPass,
   });
   app.decorate('streamHub', hub);
-  registerStreamMetrics(app.metrics.registry, () => hub.stats().connections, config.stream.maxConnections);
   // Before Fastify stops accepting: streams end with a last event, so browsers reconnect elsewhere (the
   // relay closes with the other shared services, deps.close).
   app.addHook('preClose', async () => {

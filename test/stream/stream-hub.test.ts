@@ -105,6 +105,51 @@ test('a fan-out writes a chunk of viewers per turn; a newer frame reaches those 
   assert.deepEqual(frames(), [['A', 'B'], ['A', 'B'], ['A', 'B'], ['A', 'B'], ['B'], ['B'], ['B'], ['B'], ['B'], ['B']]);
 });
 
+test('each pass over the viewers is timed from its first write to its last, a superseded one and the pass that follows it alike', async (t) => {
+  // The clock moves one millisecond a write: a pass's time is its writes.
+  let clock = 0;
+  const passes: [number, number][] = [];
+  const subject = new StreamHub({
+    feeds: () => ({ stop: () => {} }),
+    heartbeatMs: 60_000,
+    maxConnections: 100,
+    maxPerClient: 0,
+    chunk: 4,
+    now: () => clock,
+    onPass: (ms, viewers) => passes.push([ms, viewers]),
+  });
+  t.after(() => subject.close());
+  const viewers = Array.from({ length: 10 }, () => viewer(() => (clock += 1)));
+  for (const { client } of viewers) subject.attach(client, [STATUS]);
+  const frames = () => viewers.map(({ res }) => res.frames);
+
+  subject.deliver(event('A'));
+  assert.deepEqual(passes, [], 'a pass is reported once it ends');
+  await untilWritten(
+    viewers.map((v) => v.res),
+    () => frames().every((f) => f.length === 1),
+    'A at every viewer',
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(passes, [[10, 10]]);
+
+  // B comes after the first chunk: the pass goes on with B (6 writes), and a second gives the first 4 theirs.
+  subject.deliver(event('B'));
+  subject.deliver(event('C'));
+  await untilWritten(
+    viewers.map((v) => v.res),
+    () => frames().every((f) => f.at(-1) === 'C'),
+    'C at every viewer',
+  );
+  // The second pass still visits the viewers already given C (a chunk a turn) before it ends.
+  for (let turn = 0; passes.length < 3 && turn < 10; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(frames(), [...Array(4).fill(['A', 'B', 'C']), ...Array(6).fill(['A', 'C'])]);
+  assert.deepEqual(passes.slice(1), [
+    [10, 10],
+    [4, 10],
+  ]);
+});
+
 test('a viewer arriving during a fan-out gets the latest frame at once, and only once', async (t) => {
   const subject = hub(t, 4);
   const viewers = Array.from({ length: 10 }, () => viewer());

@@ -3,7 +3,7 @@
 // US market is open, and the streams held against their cap. Read when Prometheus scrapes, from state that
 // lives elsewhere; labels are bounded (an area, a state, a broker kind: never an address or a symbol). A state
 // is one series per possible value, 1 for the current one, so a query picks a state by its label.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { QuoteStreamState } from '../../broker/quote-stream.js';
 import type { BrokerStatus } from '../../broker/broker.js';
 import type { AppDeps } from '../../deps.js';
@@ -164,8 +164,11 @@ export function registerOperationsMetrics(registry: Registry, deps: AppDeps): vo
   });
 }
 
-/** The streams this server holds against STREAM_MAX_CONNECTIONS; registered by the stream route, which holds them. */
-export function registerStreamMetrics(registry: Registry, connections: () => number, max: number): void {
+/**
+ * The streams this server holds against STREAM_MAX_CONNECTIONS, and how long a pass over a topic's viewers takes;
+ * registered by the stream route, which holds them. Returns what the hub reports each pass to.
+ */
+export function registerStreamMetrics(registry: Registry, connections: () => number, max: number): (ms: number) => void {
   new Gauge({
     name: 'mdp_stream_viewers',
     help: 'Open /api/stream connections on this server.',
@@ -182,4 +185,11 @@ export function registerStreamMetrics(registry: Registry, connections: () => num
       this.set(max);
     },
   });
+  const passes = new Histogram({
+    name: 'mdp_stream_fan_out_seconds',
+    help: "Time to write a topic's newest event to each of its viewers on this server that lacks it (one pass). A viewer waits up to a pass: passes longer than the gap between a topic's events mean more viewers than this server can write to.",
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  return (ms) => passes.observe(ms / 1000);
 }
