@@ -3,7 +3,7 @@
 // processes that count the bytes and nothing else. What a pass over 10,000 viewers costs here before the
 // service does any work of its own: on loopback each write also does the receiving side's kernel work
 // (the reader's TCP receive and its wake-up run in the writer's system call), so most of it is the kernel's.
-// The broker stream bench's "CPU per write" column is read against it.
+// The broker stream bench's "CPU a write" column and its pass times are read against it.
 // Per level: the median over BENCH_FLOOR_PASSES (default 20) passes of the pass's wall time and the server's
 // user and system CPU per write. BENCH_PIN=on puts the server on CPU 1 and the readers on CPU 0.
 //   npx tsx bench/fan-out-floor.ts   (in npm run bench)
