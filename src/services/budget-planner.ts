@@ -6,7 +6,9 @@
 //  - a refresh waits while callers asking for a key with no value at all are being refused: serving
 //    something beats serving the hot keys a little fresher;
 //  - among keys with no value, a call goes to the one most asked for: a key is not loaded while a hotter
-//    one, refused within the last minute, still waits for its first value;
+//    one, refused within the last minute, still waits for its first value; hotter for the asking caller too, so
+//    that one caller's requests for a key it cannot have yet never hold another caller's first call back (each
+//    spends its own share: fair-share.ts);
 //  - with a fallback source, a key with no fresh value goes to provider A only when it is among the
 //    hottest; the rest are answered by the fallback first;
 //  - "hottest" is judged over every caller's demand, and also over each caller's own: one caller asking for
@@ -94,13 +96,24 @@ export class BudgetPlanner {
     this.waiting.delete(key);
   }
 
-  /** May a key with no value spend a call now, or does a hotter one, refused lately, come first? */
+  /**
+   * May a key with no value spend a call now, or does a hotter one, refused lately, come first? Hotter over every
+   * caller's demand and, when the asking callers are known, over one of theirs: a key hot only through a flood of
+   * another caller's requests does not make them wait. Work for nobody (SERVICE) is judged by every caller's demand.
+   */
   mayLoad(key: string): boolean {
     const now = this.now();
     const demand = this.demand.value(key);
+    const asking = currentCallers().filter((caller) => caller !== SERVICE);
+    const hotterForAsking = (other: string) =>
+      asking.length === 0 ||
+      asking.some((caller) => {
+        const own = this.byCaller.get(caller.account);
+        return own !== undefined && own.value(other) > own.value(key);
+      });
     for (const [other, at] of this.waiting) {
       if (now - at > this.minuteMs) this.waiting.delete(other);
-      else if (other !== key && this.demand.value(other) > demand) return false;
+      else if (other !== key && this.demand.value(other) > demand && hotterForAsking(other)) return false;
     }
     return true;
   }

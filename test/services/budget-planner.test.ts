@@ -82,6 +82,35 @@ test('among keys with no value, the hottest one refused lately gets the next cal
   assert.equal(planner.mayLoad('TAIL'), true, 'a refusal a minute old no longer holds the budget');
 });
 
+test("a key one caller floods while it waits for a value holds back that caller's other keys, not another caller's first call", () => {
+  const c = clock();
+  const planner = new BudgetPlanner({ perMinute: 5, perDay: 500, minIntervalMs: 0 }, MINUTE, c.fn);
+  const flooder = addressCaller('203.0.113.9');
+  const newcomer = addressCaller('198.51.100.4');
+  runAs([flooder], () => {
+    for (let i = 0; i < 100; i += 1) planner.note('JUNK');
+    planner.noteRefusal('JUNK');
+    planner.note('OTHER');
+  });
+  runAs([newcomer], () => planner.note('IBM'));
+  assert.equal(
+    runAs([newcomer], () => planner.mayLoad('IBM')),
+    true,
+    "JUNK is hotter only through the flooder's requests: the newcomer's key takes a call of its own share",
+  );
+  assert.equal(
+    runAs([flooder], () => planner.mayLoad('OTHER')),
+    false,
+    "the flooder's cooler key waits behind its own hottest",
+  );
+  assert.equal(planner.mayLoad('IBM'), false, "work for nobody is judged by every caller's demand, as before");
+  assert.equal(
+    runAs([newcomer, flooder], () => planner.mayLoad('IBM')),
+    false,
+    'a topic held by both: JUNK is hotter for one of its holders',
+  );
+});
+
 test("one caller's many requests cannot push another caller's keys out of the hot set: each caller's hottest keys stay hot for it", () => {
   const c = clock();
   // A budget that keeps one key fresh.
