@@ -193,7 +193,7 @@ interface Passes {
 
 const METRICS_TOKEN = 'a-bench-metrics-token-of-32-chars';
 
-/** Reads prom-client's default metrics on the public /metrics (the event loop's delay is reset by each read). */
+/** Reads prom-client's default metrics and the hub's passes on the public /metrics (the event loop's delay is reset by each read). */
 async function scrape(service: Child): Promise<{ gcSeconds: number; loopP99: number; loopMax: number; passes: Passes }> {
   const res = await request(`${service.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
   const text = await res.body.text();
