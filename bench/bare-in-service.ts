@@ -5,6 +5,7 @@
 // so that the request log is not what differs). A bare server inside the service pays what the process costs
 // every request (a larger heap to collect, Node's HTTP code shared with Fastify and the hot path, the service's
 // timers); what the service pays beyond that is its own work on the hit.
+// BENCH_PIPELINE_REQUESTS (default 50): how many quote requests the service in that process answers first.
 //   npm run build && npx tsx bench/bare-in-service.ts
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +22,8 @@ import { type Child, freePort, serviceEntry, startService } from './processes.js
 
 const PATH = '/api/provider-a/quote?symbol=IBM';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+/** Quote requests the service in the shared process answers before the rounds (0: only the readiness probes). */
+const PIPELINE_REQUESTS = Number(process.env.BENCH_PIPELINE_REQUESTS ?? 50);
 
 /** In the child: the service as `npm start` runs it, then a bare server beside it in the same process. */
 async function child(): Promise<void> {
@@ -92,7 +95,7 @@ async function bench(): Promise<void> {
       await sleep(100);
     }
     // The service in that process answers through its pipeline first (a miss, then the hits it remembers).
-    for (let i = 0; i < 50; i += 1) await warmUp(`http://127.0.0.1:${port}${PATH}`);
+    for (let i = 0; i < PIPELINE_REQUESTS; i += 1) await warmUp(`http://127.0.0.1:${port}${PATH}`);
     const measured: [string, Child][] = [
       ['bare server alone', bare],
       ["bare server inside the service's process", inside],
@@ -102,7 +105,7 @@ async function bench(): Promise<void> {
     const rounds: Round[][] = measured.map(() => []);
     for (let i = 0; i < ROUNDS; i += 1) for (const [k, [, server]] of measured.entries()) rounds[k]!.push(await round(server, {}, load));
     console.log(
-      `\nbare server inside the service's process (defaults, LOG_LEVEL=${env.LOG_LEVEL}): ${load.description}; median of ${ROUNDS} alternating rounds`,
+      `\nbare server inside the service's process (defaults, LOG_LEVEL=${env.LOG_LEVEL}, after ${PIPELINE_REQUESTS} quote requests to the service): ${load.description}; median of ${ROUNDS} alternating rounds`,
     );
     for (const [k, [name]] of measured.entries()) {
       const ratio = median(rounds[k]!.map((r, i) => r.requestsPerSecond / rounds[0]![i]!.requestsPerSecond));
