@@ -7,42 +7,19 @@
 // timers); what the service pays beyond that is its own work on the hit.
 // BENCH_PIPELINE_REQUESTS (default 50): how many quote requests the service in that process answers first.
 //   npm run build && npx tsx bench/bare-in-service.ts
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median } from './autocannon-run.js';
 import { liveEnv, type Round, round, startBare, startProviderA, warmUp } from './cache-hit.js';
 import { loadGenerator } from './load-generator.js';
-import { type Child, freePort, serviceEntry, startService } from './processes.js';
+import { type Child, freePort, startChild, startService } from './processes.js';
 
 const PATH = '/api/provider-a/quote?symbol=IBM';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 /** Quote requests the service in the shared process answers before the rounds (0: only the readiness probes). */
 const PIPELINE_REQUESTS = Number(process.env.BENCH_PIPELINE_REQUESTS ?? 50);
-
-/** In the child: the service as `npm start` runs it, then a bare server beside it in the same process. */
-async function child(): Promise<void> {
-  await import(join(process.cwd(), serviceEntry()));
-  const body = process.env.BARE_BODY ?? '{}';
-  const given = JSON.parse(process.env.BARE_HEADERS ?? '{}') as Record<string, string>;
-  const head = [
-    ...Object.entries(given).flat(),
-    'content-type',
-    'application/json; charset=utf-8',
-    'content-length',
-    String(Buffer.byteLength(body)),
-  ];
-  const server = createServer((_req, res) => {
-    res.writeHead(200, head).end(body);
-  });
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => process.stderr.write(`BARE ${(server.address() as { port: number }).port}\n`));
-}
 
 async function bench(): Promise<void> {
   const load = loadGenerator();
@@ -57,33 +34,13 @@ async function bench(): Promise<void> {
     servers.push(bare);
     const warm = await warmUp(service.url + PATH);
     const port = await freePort();
-    const [command = process.execPath, ...prefix] = [...(load.serverLaunch.prefix ?? []), process.execPath];
-    const both = spawn(command, [...prefix, '--import', 'tsx', fileURLToPath(import.meta.url), '--child'], {
-      env: {
-        ...process.env,
-        ...env,
-        PORT: String(port),
-        METRICS_PORT: '0',
-        BARE_BODY: warm.body,
-        BARE_HEADERS: JSON.stringify(warm.headers),
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    const inside: Child = {
-      url: '',
-      process: both,
-      stop: async () => {
-        both.kill('SIGTERM');
-      },
-    };
+    const inside = await startChild(
+      'bench/bare-in-service-child.ts',
+      { ...env, PORT: String(port), METRICS_PORT: '0', BARE_BODY: warm.body, BARE_HEADERS: JSON.stringify(warm.headers) },
+      /^LISTENING (\d+)$/,
+      load.serverLaunch,
+    );
     servers.push(inside);
-    inside.url = await new Promise<string>((resolve, reject) => {
-      both.once('exit', (code) => reject(new Error(`the service with a bare server inside exited with ${code}`)));
-      createInterface({ input: both.stderr! }).on('line', (line) => {
-        const match = /^BARE (\d+)$/.exec(line);
-        if (match) resolve(`http://127.0.0.1:${match[1]}`);
-      });
-    });
     // The bare server listens before the service has finished starting.
     for (let tries = 0; ; tries += 1) {
       const ready = await warmUp(`http://127.0.0.1:${port}/api/system/live`).then(
@@ -120,5 +77,4 @@ async function bench(): Promise<void> {
   }
 }
 
-if (process.argv.includes('--child')) await child();
-else if (import.meta.url === `file://${process.argv[1]}`) await bench();
+if (import.meta.url === `file://${process.argv[1]}`) await bench();

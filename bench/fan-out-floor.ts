@@ -20,6 +20,8 @@ const PASSES = Number(process.env.BENCH_FLOOR_PASSES ?? 20);
 /** A 10-symbol brokerQuotes event as the service frames it (bench/broker-stream.ts's topic), in bytes. */
 const FRAME_BYTES = Number(process.env.BENCH_FLOOR_FRAME_BYTES ?? 2_000);
 const READERS = 4;
+/** BENCH_PIN=on: the server (this process) on CPU 1, as the service is in the broker stream bench; the readers on CPU 0. */
+const PINNING = pinning(false);
 /** Between passes, long enough for the readers to drain: a pass measures writes, not a full socket. */
 const PAUSE_MS = 150;
 
@@ -50,7 +52,6 @@ interface Pass {
 }
 
 async function level(viewers: number): Promise<Pass[]> {
-  const pin = pinning(false);
   const sockets: Socket[] = [];
   const server = createServer((socket) => sockets.push(socket));
   server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 });
@@ -58,7 +59,7 @@ async function level(viewers: number): Promise<Pass[]> {
   const { port } = server.address() as { port: number };
   const readers: ChildProcess[] = Array.from({ length: READERS }, (_, i) => {
     const count = Math.floor(viewers / READERS) + (i < viewers % READERS ? 1 : 0);
-    const [execPath, execArgv] = pin.onLoadCpu(process.execPath, ['--import', 'tsx']);
+    const [execPath, execArgv] = PINNING.onLoadCpu(process.execPath, ['--import', 'tsx']);
     return fork(fileURLToPath(import.meta.url), ['--reader', String(port), String(count)], { execPath, execArgv });
   });
   await Promise.all(readers.map((r) => once(r, 'message')));
@@ -86,11 +87,9 @@ async function level(viewers: number): Promise<Pass[]> {
 }
 
 export default async function fanOutFloorBench(): Promise<void> {
-  const pin = pinning(false);
-  // The server (this process) on its CPU, as the service is in the broker stream bench with BENCH_PIN=on.
-  pin.pinToServerCpu(process.pid);
+  PINNING.pinToServerCpu(process.pid);
   console.log(
-    `\nfan-out floor: one ${FRAME_BYTES}-byte frame to every loopback socket, a loop of socket.write; ${READERS} reader processes; ${pin.description}; median of ${PASSES} passes (node ${process.version})`,
+    `\nfan-out floor: one ${FRAME_BYTES}-byte frame to every loopback socket, a loop of socket.write; ${READERS} reader processes; ${PINNING.description}; median of ${PASSES} passes (node ${process.version})`,
   );
   console.log(' viewers | pass ms | µs a write (user + system)');
   for (const viewers of LEVELS) {
