@@ -1,6 +1,12 @@
 // The relays' pub/sub connection (a subscribed connection can run nothing else), as one object that
-// outlives its ioredis client: it remembers its channels, so that when the primary watch replaces an
-// ended or stuck client, the new one subscribes to them again and its messages reach the same listeners.
+// outlives its ioredis client: it remembers its channels and gives them to every link that becomes ready, so
+// that a reconnected client, or a new one when the primary watch replaces an ended or stuck client, hears
+// them all and its messages reach the same listeners.
+//
+// ioredis alone is not enough: it subscribes again only to the channels the server had confirmed. A
+// SUBSCRIBE still queued when the link's handshake times out (a loaded replica starting) is rejected with
+// the queue, and the channel stayed silent for good: a replica relaying no broker ticks, its viewers on
+// snapshots (test/store/redis-subscriber.test.ts). A channel given twice is subscribed once.
 import { EventEmitter } from 'node:events';
 import type { RedisClient } from './redis-client-factory.js';
 import type { WatchedClient } from './primary-watch.js';
@@ -38,8 +44,6 @@ export class RedisSubscriber extends EventEmitter implements WatchedClient {
     const old = this.current;
     this.current = this.attach(this.open());
     old.disconnect();
-    // Queued until the new client is connected (pub/sub clients keep an offline queue).
-    if (this.channels.size > 0) this.current.subscribe(...this.channels).catch(() => {});
   }
 
   disconnect(): void {
@@ -50,6 +54,10 @@ export class RedisSubscriber extends EventEmitter implements WatchedClient {
   private attach(client: RedisClient): RedisClient {
     // Its failures show as the relays' failed commands and in the watch's verdict, not as unhandled events.
     client.on('error', () => {});
+    client.on('ready', () => {
+      // A failure here shows as the link's next fault; the next ready link is given the channels again.
+      if (client === this.current && this.channels.size > 0) client.subscribe(...this.channels).catch(() => {});
+    });
     client.on('message', (channel: string, text: string) => {
       if (client === this.current) this.emit('message', channel, text);
     });

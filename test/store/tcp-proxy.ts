@@ -9,7 +9,7 @@ import { REDIS_URL } from './redis-helper.js';
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
-  private hold: { ms: number; arrived: () => void } | undefined;
+  private hold: { ms: number; arrived: () => void; matches: (chunk: Buffer) => boolean } | undefined;
   private held: { sent: () => void; waiting: (() => void)[] } | undefined;
   port = 0;
 
@@ -77,7 +77,7 @@ export class TcpProxy {
     client.pipe(upstream);
     upstream.on('data', (chunk: Buffer) => {
       const hold = this.hold;
-      if (hold === undefined) {
+      if (hold === undefined || !hold.matches(chunk)) {
         client.write(chunk);
         return;
       }
@@ -92,10 +92,13 @@ export class TcpProxy {
     });
   }
 
-  /** Delays the next chunk Redis sends back by `ms` (a slow link); resolves when that chunk has reached the proxy. */
-  holdNextReply(ms: number): Promise<void> {
+  /**
+   * Delays the next chunk Redis sends back (the next that `matches`, if given) by `ms` (a slow link); resolves when
+   * that chunk has reached the proxy.
+   */
+  holdNextReply(ms: number, matches: (chunk: Buffer) => boolean = () => true): Promise<void> {
     return new Promise((arrived) => {
-      this.hold = { ms, arrived };
+      this.hold = { ms, arrived, matches };
     });
   }
 
