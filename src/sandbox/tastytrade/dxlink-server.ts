@@ -78,8 +78,12 @@ interface Connection {
 
 export class DxlinkServer {
   readonly faults: DxlinkFaults = { refuseUpgrade: false, refuseAuth: false, silent: false };
-  /** Upgrades accepted, AUTH refusals, keepalive timeouts, FEED_SUBSCRIPTION messages and their longest, frames sent. */
+  /**
+   * Upgrades accepted, AUTHs accepted and refused, keepalive timeouts, FEED_SUBSCRIPTION messages and their longest,
+   * frames sent.
+   */
   accepted = 0;
+  authsAccepted = 0;
   authRefusals = 0;
   timeouts = 0;
   subscriptionMessages = 0;
@@ -248,6 +252,7 @@ export class DxlinkServer {
       c.channels.clear();
       return this.send(c, { type: 'AUTH_STATE', channel: 0, state: 'UNAUTHORIZED' });
     }
+    this.authsAccepted += 1;
     c.token = token as string;
     c.authorized = true;
     this.send(c, { type: 'AUTH_STATE', channel: 0, state: 'AUTHORIZED', userId: 'sandbox-user' });

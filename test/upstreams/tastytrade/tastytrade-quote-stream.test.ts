@@ -134,7 +134,9 @@ test('the quote token is renewed before its 24 hours on the open socket (a secon
   await eventually(() => stream.authsSent >= 2, 'a renewal AUTH half an hour before the end', 5_000);
   // (The OAuth access token had expired on the moved clock too: refreshed on its 401, as for any call.)
   assert.equal(sim.stream.issuedTokens().length, 2);
-  // Past the first token's end: the socket lives on the renewed one.
+  // Past the first token's end once DXLink holds the renewed one (sent is not yet received: moved earlier, DXLink's
+  // expiry check could still find the first token on the socket): the socket lives on the renewed one.
+  await eventually(() => sim.stream.authsAccepted === 2, 'the renewal accepted by DXLink', 5_000);
   offset = QUOTE_TOKEN_LIFETIME_MS + 60_000;
   const ticks = stream.latest('AAPL')?.tickAt ?? 0;
   await eventually(() => (stream.latest('AAPL')?.tickAt ?? 0) > ticks, 'ticks past the first token', 5_000);
@@ -146,7 +148,9 @@ test('the quote token is renewed before its 24 hours on the open socket (a secon
 test('a token left to expire under the socket: UNAUTHORIZED, and a new connection with a new token', async (t) => {
   let offset = 0;
   const now = () => Date.now() + offset;
-  const { sim, stream } = await setup(t, { sim: { now }, stream: { now, tokenRenewMarginMs: 0 } });
+  // Only DXLink's clock passes the token's end, so the stream has no renewal due and the token is left to expire.
+  // (Both clocks at the end raced: a renewal AUTH that reached DXLink before its expiry check kept the socket.)
+  const { sim, stream } = await setup(t, { sim: { now } });
   stream.start();
   stream.subscribe(['AAPL']);
   await connected(stream);
