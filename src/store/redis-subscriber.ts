@@ -4,8 +4,8 @@
 // them all and its messages reach the same listeners.
 //
 // ioredis alone is not enough: it subscribes again only to the channels the server had confirmed. A
-// SUBSCRIBE still queued when the link's handshake times out (a loaded replica starting) is rejected with
-// the queue, and the channel stayed silent for good: a replica relaying no broker ticks, its viewers on
+// SUBSCRIBE still queued when the link's ready check times out (a loaded replica starting) is rejected with
+// the queue, and the channel would stay silent for good: a replica relaying no broker ticks, its viewers on
 // snapshots (test/store/redis-subscriber.test.ts). A channel given twice is subscribed once.
 import { EventEmitter } from 'node:events';
 import type { RedisClient } from './redis-client-factory.js';

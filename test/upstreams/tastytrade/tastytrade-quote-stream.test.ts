@@ -134,7 +134,7 @@ test('the quote token is renewed before its 24 hours on the open socket (a secon
   await eventually(() => stream.authsSent >= 2, 'a renewal AUTH half an hour before the end', 5_000);
   // (The OAuth access token had expired on the moved clock too: refreshed on its 401, as for any call.)
   assert.equal(sim.stream.issuedTokens().length, 2);
-  // Past the first token's end once DXLink holds the renewed one (sent is not yet received: moved earlier, DXLink's
+  // Past the first token's end once DXLink holds the renewed one (an AUTH sent is not yet one received: DXLink's
   // expiry check could still find the first token on the socket): the socket lives on the renewed one.
   await eventually(() => sim.stream.authsAccepted === 2, 'the renewal accepted by DXLink', 5_000);
   offset = QUOTE_TOKEN_LIFETIME_MS + 60_000;
@@ -149,7 +149,7 @@ test('a token left to expire under the socket: UNAUTHORIZED, and a new connectio
   let offset = 0;
   const now = () => Date.now() + offset;
   // Only DXLink's clock passes the token's end, so the stream has no renewal due and the token is left to expire.
-  // (Both clocks at the end raced: a renewal AUTH that reached DXLink before its expiry check kept the socket.)
+  // (With both clocks at the end, a renewal AUTH that reaches DXLink before its expiry check keeps the socket.)
   const { sim, stream } = await setup(t, { sim: { now } });
   stream.start();
   stream.subscribe(['AAPL']);
